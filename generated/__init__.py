@@ -1,0 +1,1 @@
+"""Generated kernels: written only by `symdp codegen`; do not edit."""

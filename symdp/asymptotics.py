@@ -1,0 +1,99 @@
+r"""Series, leading-order terms, limits of ratios and O-comparisons.
+
+>>> import sympy as sp
+>>> from symdp.symbols import eps
+>>> leading_term(eps * sp.tanh(eps / 2), eps, 0)
+epsilon**2/2
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from .errors import InvalidParameterError
+from .theorem import Kind, Theorem
+
+
+def _point(point: Any) -> sp.Expr:
+    if isinstance(point, str):
+        point = point.strip()
+        if point in ("oo", "inf", "+oo", "infinity"):
+            return sp.oo
+        if point in ("-oo", "-inf"):
+            return -sp.oo
+    return sp.sympify(point)
+
+
+def series(expr: sp.Expr, var: sp.Symbol, point: Any = 0, order: int = 3) -> sp.Expr:
+    """Series of ``expr`` in ``var`` at ``point`` up to (excluding) ``order``, with its O-term."""
+    return sp.series(expr, var, _point(point), order)
+
+
+def leading_term(expr: sp.Expr, var: sp.Symbol, point: Any = 0) -> sp.Expr:
+    """The leading-order term of ``expr`` as ``var -> point``."""
+    p0 = _point(point)
+    if p0 in (sp.oo, -sp.oo):
+        # substitute var = 1/u, expand at u -> 0+
+        u = sp.Dummy("u", positive=True)
+        lt = sp.simplify(expr.subs(var, 1 / u)).as_leading_term(u)
+        return sp.simplify(lt.subs(u, 1 / var))
+    return sp.simplify(expr.subs(var, var + p0).as_leading_term(var).subs(var, var - p0)) if p0 != 0 else sp.simplify(
+        expr.as_leading_term(var)
+    )
+
+
+def ratio_limit(a: sp.Expr, b: sp.Expr, var: sp.Symbol, point: Any = 0) -> sp.Expr:
+    """``lim a/b`` as ``var -> point`` (from above at finite points)."""
+    p0 = _point(point)
+    direction = "+" if p0 not in (sp.oo, -sp.oo) else None
+    if direction:
+        return sp.limit(sp.simplify(a / b), var, p0, dir=direction)
+    return sp.limit(sp.simplify(a / b), var, p0)
+
+
+def is_big_o(a: sp.Expr, b: sp.Expr, var: sp.Symbol, point: Any = 0) -> bool:
+    """True when ``a = O(b)`` as ``var -> point`` (the ratio has a finite limit)."""
+    lim = ratio_limit(a, b, var, point)
+    return bool(lim.is_finite)
+
+
+def check_expansion(th: Theorem) -> tuple[bool, sp.Expr]:
+    """Check an expansion entry: ``lhs - rhs = O(remainder)``.  Returns (holds, lhs - rhs series)."""
+    if th.kind is not Kind.EXPANSION or th.expansion is None:
+        raise InvalidParameterError(f"theorem {th.id} is a {th.kind.value}, not an expansion")
+    ex = th.expansion
+    v, p0 = ex.var, _point(ex.point)
+    diff = sp.simplify(th.lhs - th.rhs)
+    if p0 in (sp.oo, -sp.oo):
+        remainder = v ** (-ex.order)
+    else:
+        remainder = (v - p0) ** ex.order
+    if diff == 0:
+        return True, sp.Integer(0)
+    lim = ratio_limit(diff, remainder, v, p0)
+    ok = bool(lim.is_finite)
+    return ok, lim
+
+
+def derive(th: Theorem, var: str | None = None, point: Any = "0", order: int = 3, side: str = "rhs") -> dict[str, str]:
+    """What ``symdp derive`` prints: simplified form, and (with ``var``) series and leading term."""
+    expr = th.rhs if side == "rhs" else th.lhs
+    if expr is None or not th.formula_available:
+        raise InvalidParameterError(f"theorem {th.id} has no {side} formula to derive from")
+    out: dict[str, str] = {"id": th.id, "expression": sp.sstr(expr), "simplified": sp.sstr(sp.simplify(expr))}
+    if var is not None:
+        syms = {s.name: s for s in expr.free_symbols if isinstance(s, sp.Symbol)}
+        if var not in syms:
+            raise InvalidParameterError(f"var={var!r} is not a symbol of {th.id}; allowed: {sorted(syms)}")
+        v = syms[var]
+        out["series"] = sp.sstr(series(expr, v, point, order))
+        out["leading_term"] = sp.sstr(leading_term(expr, v, point))
+    if th.kind is Kind.EXPANSION:
+        ok, lim = check_expansion(th)
+        out["expansion_holds"] = str(ok)
+    return out
+
+
+__all__ = ["series", "leading_term", "ratio_limit", "is_big_o", "check_expansion", "derive"]

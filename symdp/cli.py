@@ -1,0 +1,157 @@
+"""The ``symdp`` command.
+
+Subcommands owned by sub-packages are loaded lazily (``symdp.<pkg>.cli``), so
+``symdp list`` never imports torch or z3.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+
+import click
+
+from .errors import SymdpError, UnknownTheoremError
+
+#: subcommand name -> "module:attribute" of a click.Command
+LAZY = {
+    "codegen": "symdp.codegen.cli:codegen",
+    "verify": "symdp.verify.cli:verify",
+    "audit": "symdp.audit.cli:audit",
+    "account": "symdp.accountants.cli:account",
+    "calibrate": "symdp.accountants.cli:calibrate",
+    "certify": "symdp.certify.cli:certify",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(LAZY))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in LAZY:
+            mod, attr = LAZY[name].split(":")
+            try:
+                return getattr(importlib.import_module(mod), attr)
+            except (ModuleNotFoundError, AttributeError) as exc:
+                raise click.ClickException(f"'symdp {name}' is not available in this build: {exc}") from exc
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup)
+@click.version_option(package_name="symdp")
+def main() -> None:
+    """symdp: executable, checkable theorems linking differential privacy and generalization."""
+
+
+def _get_or_exit(id: str):
+    from .library import get
+
+    try:
+        return get(id)
+    except UnknownTheoremError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+@main.command("list")
+@click.option("--source", default=None, help="only entries of this source key (e.g. he2021-uai, bu2020) or id prefix")
+@click.option("--kind", default=None, help="only entries of this kind (bound, definition, comparison, ...)")
+@click.option("--json", "as_json", is_flag=True, help="machine-readable output")
+def list_cmd(source: str | None, kind: str | None, as_json: bool) -> None:
+    """List the theorem library."""
+    from .library import all_theorems
+
+    ths = [t for t in all_theorems(source) if kind is None or t.kind.value == kind]
+    if as_json:
+        click.echo(json.dumps([t.summary() for t in ths], indent=1))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"symdp theorem library ({len(ths)} entries)")
+    for col in ("id", "kind", "source", "locator", "status", "title"):
+        table.add_column(col, overflow="fold")
+    for t in ths:
+        table.add_row(t.id, t.kind.value, t.source.paper, t.source.locator, t.status, t.title)
+    Console().print(table)
+
+
+@main.command("show")
+@click.argument("id")
+@click.option("--latex", is_flag=True, help="print the LaTeX statement only")
+@click.option("--json", "as_json", is_flag=True)
+def show_cmd(id: str, latex: bool, as_json: bool) -> None:
+    """Show one entry: statement, hypotheses, provenance, status."""
+    import sympy as sp
+
+    th = _get_or_exit(id)
+    if latex:
+        click.echo(th.latex())
+        return
+    if as_json:
+        click.echo(json.dumps(th.summary(), indent=1))
+        return
+    click.echo(f"{th.id}: {th.title}")
+    click.echo(f"  kind:       {th.kind.value}")
+    click.echo(f"  source:     {th.source.cite()} ({th.source.file})")
+    if th.quantity:
+        click.echo(f"  quantity:   {th.quantity}")
+    if th.formula_available:
+        st = th.statement()
+        click.echo("  statement:")
+        click.echo("    " + (sp.pretty(st, use_unicode=True).replace("\n", "\n    ") if st is not None else th.notes))
+        if th.expansion is not None:
+            ex = th.expansion
+            click.echo(f"    + O(({ex.var} - {ex.point})^{ex.order}) as {ex.var} -> {ex.point}")
+    else:
+        click.echo(f"  statement:  unavailable ({th.unavailable_reason})")
+    for h in th.hypotheses:
+        click.echo(f"  assume:     {sp.sstr(h)}")
+    for pr in th.premises:
+        click.echo(f"  premise:    {pr}")
+    if th.conclusion:
+        click.echo(f"  conclusion: {th.conclusion}")
+    if th.refs:
+        click.echo(f"  refs:       {', '.join(th.refs)}")
+    ev = th.evidence
+    click.echo(f"  status:     {ev.verdict.value}" + (f" ({ev.rung})" if ev.rung else "") + (f": {ev.detail}" if ev.detail else ""))
+    if th.notes:
+        click.echo(f"  notes:      {th.notes}")
+
+
+@main.command("derive")
+@click.argument("id")
+@click.option("--series", "var", default=None, help="expand in this symbol (by name)")
+@click.option("--at", "point", default="0", help="expansion point (number or oo)")
+@click.option("--order", default=3, type=int, help="order of the remainder term")
+@click.option("--side", default="rhs", type=click.Choice(["rhs", "lhs"]))
+@click.option("--json", "as_json", is_flag=True)
+def derive_cmd(id: str, var: str | None, point: str, order: int, side: str, as_json: bool) -> None:
+    """Simplify an entry, or expand it in a variable (leading-order behaviour)."""
+    from . import asymptotics
+
+    th = _get_or_exit(id)
+    try:
+        res = asymptotics.derive(th, var=var, point=point, order=order, side=side)
+    except SymdpError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    if as_json:
+        click.echo(json.dumps(res, indent=1))
+    else:
+        for k, v in res.items():
+            click.echo(f"{k}: {v}")
+
+
+def run() -> None:  # console-script entry with SymdpError -> exit 2
+    try:
+        main(standalone_mode=True)
+    except SymdpError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,73 @@
+"""The theorem library: one module per source or topic, each exporting ``THEOREMS``.
+
+>>> from symdp.library import get
+>>> get("he2021.lemma_kl").kind.value
+'bound'
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from functools import lru_cache
+
+from ..errors import UnknownTheoremError
+from ..theorem import Theorem
+
+#: library modules, in display order; each defines ``THEOREMS: list[Theorem]``
+MODULES = (
+    "he_tao",
+    "he_tao_long",
+    "classical",
+    "gdp",
+    "max_information",
+    "kl_privacy",
+    "accounting",
+)
+
+
+@lru_cache(maxsize=1)
+def _load() -> dict[str, Theorem]:
+    out: dict[str, Theorem] = {}
+    for name in MODULES:
+        try:
+            mod = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:  # a module not written yet
+            if exc.name == f"{__name__}.{name}":
+                continue
+            raise
+        for th in mod.THEOREMS:
+            if th.id in out:
+                raise ValueError(f"duplicate theorem id {th.id!r} (in {name})")
+            out[th.id] = th
+    return out
+
+
+def _with_evidence(th: Theorem) -> Theorem:
+    from ..verify.ledger import evidence_for  # local import: verify is a consumer
+
+    ev = evidence_for(th)
+    return th.with_evidence(ev) if ev is not None else th
+
+
+def all_theorems(source: str | None = None, *, with_evidence: bool = True) -> list[Theorem]:
+    """Every entry (optionally of one source key such as ``"he2021-uai"``), in library order."""
+    ths = [t for t in _load().values() if source is None or t.source.paper == source or t.id.startswith(source)]
+    return [_with_evidence(t) for t in ths] if with_evidence else ths
+
+
+def ids() -> list[str]:
+    return list(_load())
+
+
+def get(id: str, *, with_evidence: bool = True) -> Theorem:
+    """The entry with this id; unknown ids raise with the nearest suggestions."""
+    lib = _load()
+    if id not in lib:
+        close = difflib.get_close_matches(id, list(lib), n=5, cutoff=0.4)
+        hint = f"; did you mean: {', '.join(close)}" if close else ""
+        raise UnknownTheoremError(f"unknown theorem id {id!r}{hint}")
+    return _with_evidence(lib[id]) if with_evidence else lib[id]
+
+
+__all__ = ["MODULES", "all_theorems", "get", "ids"]

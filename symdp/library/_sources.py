@@ -1,0 +1,25 @@
+"""Source records shared by library modules (one per text variant)."""
+
+from ..theorem import Source
+
+HE_UAI = "he2021-uai"  # 000: short (UAI) version
+HE_LONG = "he2021-long"  # 001: long (journal) version
+LAMPERT = "lampert2026"  # 002
+BU = "bu2020"  # 003
+WANG = "wang2016"  # 004
+CLASSICAL = "classical"  # prior work quoted by the sources, and standard references
+
+FILES = {
+    HE_UAI: ("000_73677f7a754fd778.txt", "UAI (short) version"),
+    HE_LONG: ("001_e8ee374f2acb240b.txt", "journal (long) version"),
+    LAMPERT: ("002_249e4cff91a654b7.txt", "2026 preprint"),
+    BU: ("003_066a862b3a3a386a.txt", "2020 journal version"),
+    WANG: ("004_a3b6829b52f5b5b4.txt", "2016 version"),
+    CLASSICAL: ("", "as quoted / standard statement"),
+}
+
+
+def src(paper: str, locator: str, cites: str | None = None, *, file: str | None = None) -> Source:
+    """A :class:`Source` for ``paper`` (one of the keys above) at ``locator`` (e.g. ``"Lemma 2"``)."""
+    f, version = FILES[paper]
+    return Source(paper=paper, file=file if file is not None else f, version=version, locator=locator, cites=cites)
