@@ -1,0 +1,531 @@
+r"""User-facing accountants for DP-SGD: ``epsilon``, ``delta``, ``calibrate_noise``, ``max_steps``, ``odometer``.
+
+Accountants (``accountant=``):
+
+* ``"tight"`` (alias ``"pld"``): privacy-loss distributions with pessimistic
+  connect-the-dots discretisation composed by FFT (:mod:`.pld`); an upper bound
+  on epsilon(delta) / delta(epsilon) for add/remove adjacency (both directions,
+  the worse is reported).  ``q = 1`` with one segment uses the exact Gaussian
+  profile (T Gaussian steps are exactly ``sqrt(T)/sigma``-GDP).
+* ``"rdp"``: Renyi DP of the sampled Gaussian (:mod:`.rdp`) with the
+  Canonne-Kamath-Steinke conversion; an upper bound.
+* ``"clt"``: the GDP central-limit approximation of Bu et al. 2020, eq. (3.1);
+  **not** an upper bound (``is_upper_bound=False``, a warning is issued).
+* ``"advanced"``: Dwork-Roth advanced composition of per-step (eps0, delta0)
+  guarantees (exact per-step profile), as quoted by He et al. (000 Sec. 3.2.2);
+  ``"he2021"``: He et al. Composition Theorem I (Thm 4, Cor 1).  Their outputs
+  carry the library verdict of the theorem they rest on; an entry REFUTED by
+  the verifier makes the output ``is_upper_bound=False``.
+
+Sampling: ``"poisson"`` (default, add/remove), ``"without_replacement"``
+(fixed-size batches, replace-one; RDP only, Wang-Balle-Kasiviswanathan 2019).
+``"shuffle"`` is refused: see :data:`SHUFFLE_MESSAGE`.
+
+>>> r = epsilon(noise_multiplier=1.1, sample_rate=256 / 60000, steps=2340, delta=1e-5, accountant="rdp")
+>>> r.is_upper_bound, r.accountant
+(True, 'rdp')
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import ConvergenceError, InvalidParameterError, UnsupportedError
+from ..validation import check_int, check_probability, check_real
+from . import pld as _pld
+from . import rdp as _rdp
+from ._kernels import _kernel, verdict
+
+ACCOUNTANTS = ("tight", "pld", "rdp", "clt", "advanced", "he2021")
+SAMPLINGS = ("poisson", "without_replacement", "shuffle")
+
+SHUFFLE_MESSAGE = (
+    "sampling='shuffle' is not supported: the Poisson-subsampling analyses (PLD, RDP, CLT) assume each example "
+    "joins each batch independently with probability q, and fixed-size sampling without replacement needs a fresh "
+    "random batch every step; shuffling once per epoch and walking disjoint batches is a different mechanism "
+    "(each example is used exactly once per epoch), for which these amplification bounds do not hold. "
+    "Use sampling='poisson' (and train with Poisson sampling) or account for the run without amplification."
+)
+
+CLT_WARNING = (
+    "the CLT accountant is an APPROXIMATION (Bu et al. 2020, eq. 3.1): it is not an upper bound and can "
+    "under-report epsilon; use accountant='tight' or 'rdp' for a guarantee"
+)
+
+#: library entries each accountant rests on
+IDS = {
+    "tight": ("accounting.sgm_loss_remove", "accounting.sgm_loss_remove_inverse", "bu2020.delta_of_eps_gdp"),
+    "rdp": ("accounting.sgm_rdp_log_term", "accounting.gaussian_rdp", "accounting.rdp_to_dp_cks", "accounting.rdp_to_delta_cks"),
+    "rdp_wor": ("accounting.wor_rdp_term2", "accounting.wor_rdp_termj", "accounting.rdp_to_dp_cks", "accounting.rdp_to_delta_cks"),
+    "clt": ("bu2020.clt_mu", "bu2020.delta_of_eps_gdp"),
+    "advanced": ("classical.dwork_roth_advanced_composition_eps", "classical.dwork_roth_advanced_composition_delta"),
+    "he2021": ("he2021.thm4_eps_prime", "he2021.cor1_delta"),
+}
+
+
+@dataclass(frozen=True)
+class AccountingResult:
+    """What an accountant reports.  Arrays when the inputs were arrays (broadcast shape)."""
+
+    epsilon: Any
+    delta: Any
+    accountant: str
+    is_upper_bound: bool
+    error_bound: Any = None
+    error_bound_kind: str = ""
+    verdicts: Mapping[str, str] = field(default_factory=dict)
+    approximation: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        def conv(v: Any) -> Any:
+            if isinstance(v, np.ndarray):
+                return v.tolist()
+            if isinstance(v, (np.floating, np.integer)):
+                return v.item()
+            return v
+
+        return {
+            "epsilon": conv(self.epsilon),
+            "delta": conv(self.delta),
+            "accountant": self.accountant,
+            "is_upper_bound": self.is_upper_bound,
+            "error_bound": conv(self.error_bound),
+            "error_bound_kind": self.error_bound_kind,
+            "verdicts": dict(self.verdicts),
+            "approximation": self.approximation,
+            "details": {k: conv(v) for k, v in self.details.items()},
+        }
+
+
+# ---------------------------------------------------------------- validation
+Segment = tuple[float, float, int]
+
+
+def _check_sigma(v: Any) -> Any:
+    return check_real("noise_multiplier", v, 0.0, lo_open=True, hi=None)
+
+
+def _check_q(v: Any) -> Any:
+    return check_real("sample_rate", v, 0.0, 1.0, lo_open=True)
+
+
+def _check_steps(v: Any) -> Any:
+    return check_int("steps", v, 0)
+
+
+def _check_schedule(schedule: Sequence[Any]) -> list[Segment]:
+    segs: list[Segment] = []
+    if len(schedule) == 0:
+        raise InvalidParameterError("schedule=[] must hold at least one (noise_multiplier, sample_rate, steps) segment")
+    for i, seg in enumerate(schedule):
+        try:
+            s, qq, T = seg
+        except (TypeError, ValueError) as exc:
+            raise InvalidParameterError(f"schedule[{i}]={seg!r} must be a (noise_multiplier, sample_rate, steps) triple") from exc
+        _check_sigma(s)
+        _check_q(qq)
+        T = _check_steps(T)
+        segs.append((float(s), float(qq), int(T)))
+    return segs
+
+
+def _resolve(accountant: str, sampling: str) -> str:
+    if sampling not in SAMPLINGS:
+        raise InvalidParameterError(f"sampling={sampling!r} is not one of {SAMPLINGS}")
+    if sampling == "shuffle":
+        raise UnsupportedError(SHUFFLE_MESSAGE)
+    if accountant not in ACCOUNTANTS:
+        raise InvalidParameterError(f"accountant={accountant!r} is not one of {ACCOUNTANTS}")
+    acc = "tight" if accountant == "pld" else accountant
+    if sampling == "without_replacement" and acc != "rdp":
+        raise UnsupportedError(
+            f"sampling='without_replacement' (replace-one adjacency) is covered by the RDP accountant only "
+            f"(Wang, Balle, Kasiviswanathan 2019); accountant={accountant!r} assumes Poisson sampling"
+        )
+    return acc
+
+
+def _configs(noise_multiplier: Any, sample_rate: Any, steps: Any, schedule: Any) -> tuple[tuple[int, ...], list[list[Segment]]]:
+    """Validate everything; return (broadcast shape, list of configs as segment lists)."""
+    if schedule is not None:
+        if noise_multiplier is not None or sample_rate is not None or steps is not None:
+            raise InvalidParameterError("give either schedule=[(noise_multiplier, sample_rate, steps), ...] or the three scalars/arrays, not both")
+        return (), [_check_schedule(schedule)]
+    if noise_multiplier is None or sample_rate is None or steps is None:
+        raise InvalidParameterError("noise_multiplier, sample_rate and steps are required (or schedule=...)")
+    s = np.asarray(_check_sigma(noise_multiplier), dtype=float)
+    qq = np.asarray(_check_q(sample_rate), dtype=float)
+    T = np.asarray(_check_steps(steps), dtype=np.int64)
+    s, qq, T = np.broadcast_arrays(s, qq, T)
+    cfgs = [[(float(a), float(b), int(c))] for a, b, c in zip(s.ravel(), qq.ravel(), T.ravel())]
+    return s.shape, cfgs
+
+
+def _verdicts(acc: str) -> dict[str, str]:
+    return {i: verdict(i) for i in IDS[acc]}
+
+
+# ---------------------------------------------------------------- RDP
+def _rdp_curve(segs: list[Segment], orders: np.ndarray, sampling: str) -> np.ndarray:
+    tot = np.zeros(len(orders))
+    fn = _rdp.wor_rdp if sampling == "without_replacement" else _rdp.sgm_rdp
+    for s, qq, T in segs:
+        if T:
+            tot = tot + T * fn(noise_multiplier=s, sample_rate=qq, orders=orders)
+    return tot
+
+
+def _rdp_batch(cfgs: list[list[Segment]], orders: np.ndarray, sampling: str) -> np.ndarray:
+    """Composed RDP curves (n_configs, n_orders); single-segment configs vectorised with deduplication."""
+    if all(len(c) == 1 for c in cfgs):
+        arr = np.array([c[0] for c in cfgs], dtype=float).reshape(-1, 3)
+        pairs, inv = np.unique(arr[:, :2], axis=0, return_inverse=True)
+        fn = _rdp.wor_rdp if sampling == "without_replacement" else _rdp.sgm_rdp
+        per = fn(noise_multiplier=pairs[:, 0], sample_rate=pairs[:, 1], orders=orders)
+        return arr[:, 2:3] * per[inv.ravel()]
+    return np.stack([_rdp_curve(c, orders, sampling) for c in cfgs])
+
+
+# ---------------------------------------------------------------- tight
+_TARGET_REL = 2e-3  # refine the grid until the estimated discretisation error is below this (relative)
+
+
+def _initial_h(segs: list[Segment], eps_guess: float) -> float:
+    active = [(s, qq, T) for s, qq, T in segs if T > 0]
+    T = sum(t for _, _, t in active)
+    with np.errstate(over="ignore"):
+        s1 = min(qq * math.sqrt(math.expm1(min(1 / s**2, 700.0))) for s, qq, _ in active)
+    h = math.sqrt(_TARGET_REL * max(eps_guess, 0.05) * max(s1, 1e-12) / (0.005 * T))
+    return float(min(max(h, 2e-5), 5e-2))
+
+
+def _compose_dirs(segs: list[Segment], h: float) -> list[_pld.ComposedPLD]:
+    out = []
+    for d in ("remove", "add"):
+        parts = [(_pld.discretize_step(s, qq, h, d), T) for s, qq, T in segs if T > 0]
+        out.append(_pld.compose(parts))
+    return out
+
+
+def _gauss_exact(segs: list[Segment]) -> float | None:
+    """mu of T full-batch Gaussian steps (exact), or None when some segment subsamples."""
+    if all(qq == 1.0 for _, qq, T in segs if T > 0):
+        return math.sqrt(sum(T / s**2 for s, _, T in segs))
+    return None
+
+
+def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndarray | None, h: float | None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """(values, error estimates, details) for one config: eps at ``deltas`` or delta at ``epsilons``."""
+    from ..codegen import roots
+
+    if sum(T for *_, T in segs) == 0:
+        n = len(deltas) if deltas is not None else len(epsilons)  # type: ignore[arg-type]
+        return np.zeros(n), np.zeros(n), {"method": "no steps"}
+    mu = _gauss_exact(segs)
+    if mu is not None:
+        if deltas is not None:
+            r = roots.gdp_eps_for_delta(mu, deltas)
+            if not np.all(r.converged):
+                raise ConvergenceError(f"tight accountant: inverting the Gaussian profile (mu={mu}) did not converge")
+            vals = np.asarray(r.root, dtype=float)
+            err = np.asarray(r.hi, dtype=float) - np.asarray(r.lo, dtype=float)
+        else:
+            vals = np.minimum(np.asarray(roots.gdp_delta(epsilons, mu), dtype=float) * (1 + 1e-12), 1.0)
+            err = np.zeros_like(vals)
+        return vals, err, {"method": "exact Gaussian profile (q = 1)", "mu": mu}
+    # initial grid from the RDP epsilon (cheap)
+    if h is None:
+        rd = _rdp_curve(segs, _rdp.DEFAULT_ORDERS, "poisson")
+        dg = float(np.min(deltas)) if deltas is not None else 1e-5
+        eg = float(_rdp.rdp_to_epsilon(rdp=rd, orders=_rdp.DEFAULT_ORDERS, delta=dg)[0])
+        h_cur = _initial_h(segs, eg if np.isfinite(eg) else 50.0)
+        adaptive = True
+    else:
+        h_cur = float(h)
+        adaptive = False
+
+    def evaluate(hh: float) -> tuple[np.ndarray, list[_pld.ComposedPLD]]:
+        comps = _compose_dirs(segs, hh)
+        if deltas is not None:
+            v = np.max([c.epsilon(deltas) for c in comps], axis=0)
+        else:
+            v = np.max([c.delta(epsilons) for c in comps], axis=0)
+        return v, comps
+
+    for _attempt in range(6):
+        try:
+            vals, comps = evaluate(h_cur)
+            break
+        except ConvergenceError:
+            h_cur *= 4  # the composed range is huge: a coarser grid (still an upper bound)
+    else:  # pragma: no cover - needs absurd parameters
+        raise ConvergenceError("tight accountant: could not fit the composed privacy loss on an FFT grid")
+    est = np.full(vals.shape, np.nan)
+    for _refine in range(3 if adaptive else 1):
+        coarse, _ = evaluate(2 * h_cur)
+        with np.errstate(invalid="ignore"):
+            est = np.maximum(coarse - vals, 0.0) / 3.0  # O(h^2) error: e(2h) - e(h) ~ 3 e(h)
+        rel = est / np.maximum(np.abs(vals), 1e-300)
+        if not adaptive or not np.any(rel > _TARGET_REL) or h_cur <= 2.5e-5:
+            break
+        worst = float(np.nanmax(rel))
+        h_new = max(h_cur * math.sqrt(_TARGET_REL / worst) * 0.8, h_cur / 8, 2e-5)
+        try:
+            v2, c2 = evaluate(h_new)
+        except ConvergenceError:
+            break
+        vals, comps, h_cur = np.minimum(vals, v2), c2, h_new  # both are upper bounds: keep the smaller
+    details = {
+        "method": "PLD, connect-the-dots (pessimistic), FFT composition",
+        "discretization": h_cur,
+        "fft_length": max(c.n_fft for c in comps),
+        "tail_mass_added": max(c.upper_tail + c.inf_mass for c in comps),
+        "alias_bound": max(c.alias for c in comps),
+        "roundoff_added": max(c.roundoff for c in comps),
+    }
+    return vals, est, details
+
+
+# ---------------------------------------------------------------- CLT
+def _clt_mu(segs: list[Segment]) -> float:
+    k = _kernel("bu2020.clt_mu", "numpy")
+    # heterogeneous segments: mu^2 adds (composition of approximately-GDP pieces)
+    return float(math.sqrt(sum(float(k(p=qq, T=T, sigma=s)) ** 2 for s, qq, T in segs if T > 0)))
+
+
+# ---------------------------------------------------------------- composition theorems
+def _step_eps(s: float, qq: float, d0: np.ndarray) -> np.ndarray:
+    """Exact per-step epsilon at delta0 (one step, both directions; upper bound)."""
+    vals, _, _ = _tight_one([(s, qq, 1)], d0, None, 1e-4)
+    return vals
+
+
+def _composition(acc: str, segs: list[Segment], deltas: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+    if len(segs) != 1:
+        raise UnsupportedError(f"accountant={acc!r} implements the homogeneous theorem (one segment); use 'tight' or 'rdp' for schedules")
+    s, qq, T = segs[0]
+    if T == 0:
+        return np.zeros(len(deltas)), {}
+    out = np.full(len(deltas), np.inf)
+    best_split = np.zeros(len(deltas))
+    for frac in (0.1, 0.25, 0.5, 0.75, 0.9):  # split of delta: delta~ = frac delta, T delta0 = (1 - frac) delta
+        dt = frac * deltas
+        d0 = (1 - frac) * deltas / T
+        e0 = _step_eps(s, qq, d0)
+        if acc == "advanced":
+            k = _kernel("classical.dwork_roth_advanced_composition_eps", "numpy")
+            e = np.asarray(k(T=T, deltatilde=dt, epsilon=e0), dtype=float)
+        else:
+            k = _kernel("he2021.thm4_eps_prime", "numpy")
+            e = np.asarray(k(T=T, deltatilde=dt, epsilon=e0), dtype=float)
+        e = np.minimum(e, T * e0)  # basic composition also holds
+        better = e < out
+        best_split = np.where(better, frac, best_split)
+        out = np.where(better, e, out)
+    return out * (1 + 1e-12), {"delta_split_slack_fraction": best_split}
+
+
+# ---------------------------------------------------------------- public API
+def epsilon(
+    *,
+    noise_multiplier: Any = None,
+    sample_rate: Any = None,
+    steps: Any = None,
+    delta: Any,
+    accountant: str = "tight",
+    schedule: Sequence[tuple[float, float, int]] | None = None,
+    sampling: str = "poisson",
+    orders: Any = None,
+    discretization: float | None = None,
+) -> AccountingResult:
+    r"""Epsilon of DP-SGD (Poisson-subsampled Gaussian, add/remove adjacency) at ``delta``.
+
+    ``noise_multiplier`` (sigma > 0), ``sample_rate`` (q in (0, 1]), ``steps``
+    (integer T >= 0) and ``delta`` (in (0, 1)) broadcast as arrays; or give
+    ``schedule=[(sigma, q, steps), ...]`` for a run whose noise or rate changes.
+
+    >>> epsilon(noise_multiplier=1.0, sample_rate=0.01, steps=1000, delta=1e-5).epsilon > 0
+    True
+    """
+    acc = _resolve(accountant, sampling)
+    shape, cfgs = _configs(noise_multiplier, sample_rate, steps, schedule)
+    d = np.asarray(check_probability("delta", delta), dtype=float)
+    if discretization is not None:
+        check_real("discretization", discretization, 0.0, 1.0, lo_open=True)
+    if schedule is not None:
+        shape = d.shape
+        dflat = d.ravel()
+        cfg_d = [(cfgs[0], dflat)]
+    else:
+        shape = np.broadcast_shapes(shape, d.shape)
+        idx = np.arange(len(cfgs)).reshape(np.broadcast_shapes(np.shape(noise_multiplier), np.shape(sample_rate), np.shape(steps)) or ())
+        idx_b, d_b = np.broadcast_arrays(idx, d)
+        cfg_d = [(cfgs[int(i)], np.array([dd])) for i, dd in zip(idx_b.ravel(), d_b.ravel())]
+    n = len(cfg_d)
+    eps_out = np.empty(n)
+    err_out = np.zeros(n)
+    details: dict[str, Any] = {}
+    approx = None
+    upper = True
+    kind = ""
+    if acc == "rdp":
+        ords = _rdp.DEFAULT_ORDERS if orders is None else np.asarray(check_real("orders", orders, 1.0, lo_open=True), dtype=float).ravel()
+        curves = _rdp_batch([c for c, _ in cfg_d], ords, sampling)
+        dd = np.concatenate([x for _, x in cfg_d]) if schedule is None else cfg_d[0][1]
+        if schedule is None:
+            e, o = _rdp.rdp_to_epsilon(rdp=curves, orders=ords, delta=dd)
+        else:
+            e, o = _rdp.rdp_to_epsilon(rdp=np.broadcast_to(curves[0], (len(dd), len(ords))), orders=ords, delta=dd)
+        eps_out = np.asarray(e, dtype=float).ravel()
+        n = eps_out.size
+        err_out = np.full(n, np.nan)
+        details["optimal_order"] = o
+        kind = "none (RDP conversion; the gap to the optimum is not bounded)"
+        vkey = "rdp_wor" if sampling == "without_replacement" else "rdp"
+    elif acc == "tight":
+        if schedule is not None:
+            v, est, details = _tight_one(cfg_d[0][0], cfg_d[0][1], None, discretization)
+            eps_out, err_out = v, est
+        else:
+            cache: dict[tuple, tuple[np.ndarray, np.ndarray, dict]] = {}
+            groups: dict[tuple, list[int]] = {}
+            for i, (c, dd) in enumerate(cfg_d):
+                groups.setdefault(tuple(c), []).append(i)
+            for key, members in groups.items():
+                ds = np.array([cfg_d[i][1][0] for i in members])
+                v, est, det = _tight_one(list(key), ds, None, discretization)
+                eps_out[members] = v
+                err_out[members] = est
+                cache[key] = (v, est, det)
+            if len(groups) == 1:
+                details = next(iter(cache.values()))[2]
+        kind = "estimated discretisation error (Richardson, O(h^2)); tails and wrap-around are bounded and added"
+        vkey = "tight"
+    elif acc == "clt":
+        mus = np.array([_clt_mu(c) for c, _ in cfg_d])
+        dd = np.concatenate([x for _, x in cfg_d])
+        from ..codegen import roots
+
+        r = roots.gdp_eps_for_delta(np.where(mus > 0, mus, 1e-300), dd)
+        eps_out = np.where(mus > 0, np.asarray(r.root, dtype=float), 0.0)
+        if schedule is not None:
+            eps_out = np.asarray(roots.gdp_eps_for_delta(mus[0], cfg_d[0][1]).root, dtype=float)
+        err_out = np.full(eps_out.shape, np.nan)
+        details["mu"] = mus if len(mus) > 1 else float(mus[0])
+        approx = CLT_WARNING
+        upper = False
+        kind = "none (approximation)"
+        vkey = "clt"
+        warnings.warn(CLT_WARNING, stacklevel=2)
+    else:  # composition theorems
+        vals = []
+        for c, dd in cfg_d:
+            v, det = _composition(acc, c, dd)
+            vals.append(v)
+        eps_out = np.concatenate(vals)
+        err_out = np.full(eps_out.shape, np.nan)
+        kind = "none (closed-form composition theorem)"
+        vkey = acc
+    verd = _verdicts(vkey)
+    if any(v == "REFUTED" for v in verd.values()):
+        upper = False
+        approx = (approx or "") + " an entry this accountant rests on is REFUTED by the verifier; not a guarantee"
+    eps_arr = np.asarray(eps_out, dtype=float).reshape(shape)
+    err_arr = np.asarray(err_out, dtype=float).reshape(shape)
+    d_arr = np.broadcast_to(d, shape)
+    scalar = shape == ()
+    return AccountingResult(
+        epsilon=float(eps_arr) if scalar else eps_arr,
+        delta=float(d_arr) if scalar else np.array(d_arr),
+        accountant=acc,
+        is_upper_bound=upper,
+        error_bound=float(err_arr) if scalar else err_arr,
+        error_bound_kind=kind,
+        verdicts=verd,
+        approximation=approx,
+        details=details,
+    )
+
+
+def delta(
+    *,
+    noise_multiplier: Any = None,
+    sample_rate: Any = None,
+    steps: Any = None,
+    epsilon: Any,
+    accountant: str = "tight",
+    schedule: Sequence[tuple[float, float, int]] | None = None,
+    sampling: str = "poisson",
+    orders: Any = None,
+    discretization: float | None = None,
+) -> AccountingResult:
+    """Delta of DP-SGD at ``epsilon`` (>= 0); same conventions as :func:`epsilon`."""
+    acc = _resolve(accountant, sampling)
+    if acc in ("advanced", "he2021"):
+        raise UnsupportedError(f"accountant={acc!r} reports epsilon for a delta split; use epsilon(...)")
+    shape, cfgs = _configs(noise_multiplier, sample_rate, steps, schedule)
+    e = np.asarray(check_real("epsilon", epsilon, 0.0), dtype=float)
+    if schedule is not None:
+        shape = e.shape
+        cfg_e = [(cfgs[0], e.ravel())]
+    else:
+        shape = np.broadcast_shapes(shape, e.shape)
+        idx = np.arange(len(cfgs)).reshape(np.broadcast_shapes(np.shape(noise_multiplier), np.shape(sample_rate), np.shape(steps)) or ())
+        idx_b, e_b = np.broadcast_arrays(idx, e)
+        cfg_e = [(cfgs[int(i)], np.array([x])) for i, x in zip(idx_b.ravel(), e_b.ravel())]
+    upper, approx, details = True, None, {}
+    if acc == "rdp":
+        ords = _rdp.DEFAULT_ORDERS if orders is None else np.asarray(orders, dtype=float).ravel()
+        curves = _rdp_batch([c for c, _ in cfg_e], ords, sampling)
+        ee = np.concatenate([x for _, x in cfg_e])
+        if schedule is not None:
+            curves = np.broadcast_to(curves[0], (len(ee), len(ords)))
+        dv, o = _rdp.rdp_to_delta(rdp=curves, orders=ords, epsilon=ee)
+        out = np.where(np.array([sum(T for *_, T in c) for c, x in cfg_e for _ in x]) == 0, 0.0, dv)
+        details["optimal_order"] = o
+        err = np.full(out.shape, np.nan)
+        vkey = "rdp_wor" if sampling == "without_replacement" else "rdp"
+    elif acc == "tight":
+        outs, errs = [], []
+        for c, x in cfg_e:
+            v, est, details = _tight_one(c, None, x, discretization)
+            outs.append(v)
+            errs.append(est)
+        out, err = np.concatenate(outs), np.concatenate(errs)
+        vkey = "tight"
+    else:  # clt
+        from ..codegen import roots
+
+        mus = np.array([_clt_mu(c) for c, x in cfg_e for _ in x])
+        ee = np.concatenate([x for _, x in cfg_e])
+        out = np.where(mus > 0, np.asarray(roots.gdp_delta(ee, np.where(mus > 0, mus, 1.0)), dtype=float), 0.0)
+        err = np.full(out.shape, np.nan)
+        upper, approx = False, CLT_WARNING
+        warnings.warn(CLT_WARNING, stacklevel=2)
+        vkey = "clt"
+    verd = _verdicts(vkey)
+    if any(v == "REFUTED" for v in verd.values()):
+        upper = False
+    out = np.asarray(out, dtype=float).reshape(shape)
+    err = np.asarray(err, dtype=float).reshape(shape)
+    scalar = shape == ()
+    return AccountingResult(
+        epsilon=float(e) if e.shape == () and scalar else np.broadcast_to(e, shape).copy(),
+        delta=float(out) if scalar else out,
+        accountant=acc,
+        is_upper_bound=upper,
+        error_bound=float(err) if scalar else err,
+        error_bound_kind="estimated discretisation error" if acc == "tight" else "none",
+        verdicts=verd,
+        approximation=approx,
+        details=details,
+    )
+
+
+__all__ = ["ACCOUNTANTS", "AccountingResult", "CLT_WARNING", "SHUFFLE_MESSAGE", "delta", "epsilon"]

@@ -1,0 +1,261 @@
+r"""RDP accounting in torch: a device-resident odometer for training loops and a batched kernel.
+
+:class:`RDPOdometer` keeps the composed RDP curve of a DP-SGD run as a tensor on
+the training device; ``step(sigma, q)`` adds one step's RDP (library kernel
+``accounting.sgm_rdp_log_term``, torch back-end) without synchronising with the
+host, and ``epsilon(delta)`` returns a 0-d tensor (``accounting.rdp_to_dp_cks``,
+best order).  Numbers agree with :func:`symdp.accountants.epsilon` with
+``accountant="rdp"`` (same orders, same interpolation for fractional orders).
+
+>>> odo = RDPOdometer()
+>>> odo.step(1.1, 0.01)
+>>> float(odo.epsilon(1e-5)) > 0
+True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from ..validation import check_int, check_probability, check_real
+from . import rdp as _rdp
+from ._kernels import _kernel
+
+
+def _plan(orders: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Integer orders, flat (alpha, j) pairs with segment ids, and the interpolation matrix W.
+
+    ``(orders - 1) * eps(orders) = W @ ((int_orders - 1) * eps(int_orders))`` (upper bound by convexity).
+    """
+    ints = _rdp._int_orders_needed(orders)
+    alphas = np.concatenate([np.full(int(a) + 1, a) for a in ints])
+    js = np.concatenate([np.arange(int(a) + 1, dtype=float) for a in ints])
+    seg = np.concatenate([np.full(int(a) + 1, i) for i, a in enumerate(ints)])
+    pos = {float(a): i for i, a in enumerate(ints)}
+    W = np.zeros((len(orders), len(ints)))
+    for r, a in enumerate(orders):
+        if float(a) in pos:
+            W[r, pos[float(a)]] = 1.0
+            continue
+        lo, hi = float(np.floor(a)), float(np.ceil(a))
+        th = (a - lo) / (hi - lo)
+        W[r, pos[max(hi, 2.0)]] += th
+        if lo >= 2:
+            W[r, pos[lo]] += 1 - th
+    return ints, np.stack([alphas, js]), seg, W
+
+
+def _torch_device(device: Any = None) -> Any:
+    import torch
+
+    if device is not None:
+        return torch.device(device)
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class _TorchRDP:
+    """Per-step RDP at integer orders for tensors of (sigma, q), all on one device."""
+
+    def __init__(self, orders: np.ndarray, device: Any, dtype: Any) -> None:
+        import torch
+
+        self.orders_np = np.asarray(orders, dtype=float)
+        ints, aj, seg, W = _plan(self.orders_np)
+        self.ints_np = ints
+        self.device, self.dtype = device, dtype
+        t = lambda a: torch.as_tensor(a, device=device, dtype=dtype)  # noqa: E731
+        self.alpha, self.j = t(aj[0]), t(aj[1])
+        self.seg = torch.as_tensor(seg, device=device, dtype=torch.long)
+        self.n_int = len(ints)
+        self.ints = t(ints)
+        self.W = t(W)
+        self.orders = t(self.orders_np)
+        self.term = _kernel("accounting.sgm_rdp_log_term", "torch")
+        self.gauss = _kernel("accounting.gaussian_rdp", "torch")
+        self.conv = _kernel("accounting.rdp_to_dp_cks", "torch")
+        self.conv_delta = _kernel("accounting.rdp_to_delta_cks", "torch")
+
+    def per_step_int(self, sigma: Any, q: Any) -> Any:
+        """RDP of one step at the integer orders; sigma, q tensors of shape (...); result (..., n_int)."""
+        import torch
+
+        sigma = sigma[..., None]
+        qc = torch.clamp(q, max=1.0 - 2**-53)[..., None]
+        t = self.term(alpha=self.alpha, j=self.j, q=qc, sigma=sigma)  # (..., P)
+        shape = t.shape[:-1] + (self.n_int,)
+        idx = self.seg.expand(t.shape)
+        m = torch.full(shape, -math.inf, device=t.device, dtype=t.dtype).scatter_reduce(-1, idx, t, reduce="amax", include_self=True)
+        e = torch.exp(t - torch.gather(m, -1, idx))
+        s = torch.zeros(shape, device=t.device, dtype=t.dtype).scatter_add(-1, idx, e)
+        r = (torch.log(s) + m) / (self.ints - 1)
+        full = self.gauss(alpha=self.ints, sigma=sigma)
+        r = torch.where(q[..., None] >= 1.0, full, r)
+        r = torch.clamp(r, min=0.0)
+        return r * (1 + _rdp._REL_MARGIN) + 1e-300
+
+    def interpolate(self, rdp_int: Any) -> Any:
+        g = (self.ints - 1) * rdp_int
+        return (g @ self.W.T) / (self.orders - 1) * (1 + _rdp._REL_MARGIN)
+
+    def epsilon(self, rdp_int: Any, delta: Any) -> Any:
+        import torch
+
+        r = self.interpolate(rdp_int)
+        e = self.conv(epsilon_alpha=r, alpha=self.orders, delta=torch.as_tensor(delta, device=r.device, dtype=r.dtype)[..., None])
+        e = torch.where(torch.isnan(e), torch.full_like(e, math.inf), e)
+        return torch.clamp(e.min(dim=-1).values, min=0.0)
+
+    def delta(self, rdp_int: Any, epsilon: Any) -> Any:
+        import torch
+
+        r = self.interpolate(rdp_int)
+        d = self.conv_delta(epsilon_alpha=r, alpha=self.orders, epsilon=torch.as_tensor(epsilon, device=r.device, dtype=r.dtype)[..., None])
+        d = torch.where(torch.isnan(d), torch.full_like(d, math.inf), d)
+        return torch.clamp(d.min(dim=-1).values, max=1.0)
+
+
+class RDPOdometer:
+    r"""Running RDP account of a DP-SGD run, on the training device.
+
+    ``step(noise_multiplier, sample_rate, steps=1)`` validates its arguments
+    first (Python numbers and CPU tensors on the host; CUDA tensors with an
+    asynchronous device assertion, and an invalid step leaves the state
+    unchanged), then adds the step's RDP; it never calls ``.item()`` on device
+    data.  ``epsilon(delta)`` / ``delta(epsilon)`` return 0-d tensors
+    (upper bounds: CKS conversion, best order).
+    """
+
+    def __init__(self, *, orders: Any = None, device: Any = None, dtype: Any = None) -> None:
+        import torch
+
+        self.device = _torch_device(device)
+        self.dtype = dtype or torch.float64
+        ords = _rdp.DEFAULT_ORDERS if orders is None else np.asarray(check_real("orders", orders, 1.0, lo_open=True), dtype=float).ravel()
+        self._core = _TorchRDP(ords, self.device, self.dtype)
+        self._rdp = torch.zeros(self._core.n_int, device=self.device, dtype=self.dtype)
+        self.steps = 0
+        self._cache: dict[tuple[float, float], Any] = {}
+
+    @property
+    def orders(self) -> np.ndarray:
+        return self._core.orders_np
+
+    def _tensor(self, name: str, v: Any, lo: float, hi: float | None) -> tuple[Any, Any]:
+        """(tensor, validity tensor or None); host-side check where it costs no sync."""
+        import torch
+
+        if isinstance(v, torch.Tensor):
+            if v.numel() != 1:
+                raise InvalidParameterError(f"{name} must be a scalar, got a tensor of shape {tuple(v.shape)}")
+            if v.device.type == "cpu":
+                check_real(name, float(v), lo, hi, lo_open=True)
+                return v.to(self.device, self.dtype).reshape(()), None
+            t = v.to(self.device, self.dtype).reshape(())
+            ok = (t > lo) & torch.isfinite(t)
+            if hi is not None:
+                ok = ok & (t <= hi)
+            return t, ok
+        check_real(name, v, lo, hi, lo_open=True)
+        return torch.tensor(float(v), device=self.device, dtype=self.dtype), None
+
+    def step(self, noise_multiplier: Any, sample_rate: Any, steps: int = 1) -> None:
+        """Account ``steps`` DP-SGD steps with this noise multiplier and Poisson rate."""
+        import torch
+
+        steps = check_int("steps", steps, 0)
+        key = None
+        if not isinstance(noise_multiplier, torch.Tensor) and not isinstance(sample_rate, torch.Tensor):
+            check_real("noise_multiplier", noise_multiplier, 0.0, lo_open=True)
+            check_real("sample_rate", sample_rate, 0.0, 1.0, lo_open=True)
+            key = (float(noise_multiplier), float(sample_rate))
+        if key is not None and key in self._cache:
+            r = self._cache[key]
+            ok = None
+        else:
+            s, ok_s = self._tensor("noise_multiplier", noise_multiplier, 0.0, None)
+            qq, ok_q = self._tensor("sample_rate", sample_rate, 0.0, 1.0)
+            oks = [o for o in (ok_s, ok_q) if o is not None]
+            ok = None
+            if oks:
+                ok = oks[0] if len(oks) == 1 else oks[0] & oks[1]
+                torch._assert_async(ok, "RDPOdometer.step: noise_multiplier must be > 0 and sample_rate in (0, 1]")
+                s = torch.where(ok, s, torch.ones_like(s))
+                qq = torch.where(ok, qq, torch.full_like(qq, 0.5))
+            r = self._core.per_step_int(s, qq)
+            if key is not None:
+                if len(self._cache) > 64:
+                    self._cache.clear()
+                self._cache[key] = r
+        if steps == 0:
+            return
+        upd = self._rdp + steps * r
+        self._rdp = upd if ok is None else torch.where(ok, upd, self._rdp)
+        self.steps += steps
+
+    def epsilon(self, delta: float) -> Any:
+        """Upper bound on epsilon at ``delta`` after the steps so far (0-d tensor)."""
+        check_probability("delta", delta)
+        return self._core.epsilon(self._rdp, delta)
+
+    def delta(self, epsilon: float) -> Any:
+        check_real("epsilon", epsilon, 0.0)
+        return self._core.delta(self._rdp, epsilon)
+
+    def rdp(self) -> Any:
+        """Composed RDP at :attr:`orders` (tensor)."""
+        return self._core.interpolate(self._rdp)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"rdp_int": self._rdp.detach().clone(), "steps": self.steps, "orders": self.orders.tolist()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        import torch
+
+        if list(map(float, state["orders"])) != list(map(float, self.orders)):
+            raise InvalidParameterError("state_dict orders differ from this odometer's orders")
+        rdp_int = torch.as_tensor(state["rdp_int"], device=self.device, dtype=self.dtype)
+        if rdp_int.shape != self._rdp.shape:
+            raise InvalidParameterError(f"state_dict rdp_int has shape {tuple(rdp_int.shape)}, expected {tuple(self._rdp.shape)}")
+        self._rdp = rdp_int.clone()
+        self.steps = check_int("steps", state["steps"], 0)
+
+
+def rdp_torch(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None, device: Any = None) -> Any:
+    """Batched per-step RDP in torch: tensors/arrays (N,) -> (N, n_orders) on ``device`` (CUDA when present)."""
+    import torch
+
+    dev = _torch_device(device)
+    ords = _rdp.DEFAULT_ORDERS if orders is None else np.asarray(orders, dtype=float)
+    core = _core_for(tuple(ords.tolist()), str(dev))
+    s = torch.as_tensor(noise_multiplier, device=dev, dtype=torch.float64)
+    qq = torch.as_tensor(sample_rate, device=dev, dtype=torch.float64)
+    s, qq = torch.broadcast_tensors(s, qq)
+    qc = torch.clamp(qq, max=1.0 - 2**-53)[..., None]
+    cols = []
+    for a in core.ints_np:
+        jj = torch.arange(int(a) + 1, device=dev, dtype=torch.float64)
+        t = core.term(alpha=torch.tensor(float(a), device=dev, dtype=torch.float64), j=jj, q=qc, sigma=s[..., None])
+        cols.append(torch.logsumexp(t, dim=-1) / (a - 1))
+    r = torch.stack(cols, dim=-1)
+    r = torch.where(qq[..., None] >= 1.0, core.gauss(alpha=core.ints, sigma=s[..., None]), r)
+    r = torch.clamp(r, min=0.0) * (1 + _rdp._REL_MARGIN) + 1e-300
+    return core.interpolate(r)
+
+
+_CORES: dict[tuple, _TorchRDP] = {}
+
+
+def _core_for(orders: tuple, device: str) -> _TorchRDP:
+    import torch
+
+    key = (orders, device)
+    if key not in _CORES:
+        _CORES[key] = _TorchRDP(np.array(orders), torch.device(device), torch.float64)
+    return _CORES[key]
+
+
+__all__ = ["RDPOdometer", "rdp_torch"]

@@ -1,0 +1,93 @@
+"""``symdp audit``: the main job. Audits every claim of the built-in library (or user claim files)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from ..errors import ClaimFileError, SymdpError
+
+
+@click.command("audit")
+@click.argument("ids", nargs=-1)
+@click.option("--claims", "claim_files", multiple=True, type=click.Path(dir_okay=False),
+              help="audit the claims of this TOML file instead of the library (repeatable)")
+@click.option("--source", default=None, help="only library entries of this source key or id prefix")
+@click.option("--out", "out_dir", default="symdp-report", show_default=True, type=click.Path(file_okay=False),
+              help="directory for audit.md, audit.html, audit.json and plots/")
+@click.option("--json", "json_path", default=None, type=click.Path(dir_okay=False), help="also write the JSON report here ('-' for stdout)")
+@click.option("--quick", is_flag=True, help="reuse current verdicts from proofs/ledger.json; verify only stale or missing entries")
+@click.option("--deep", is_flag=True, help="search longer for counterexamples")
+@click.option("--no-plots", is_flag=True, help="skip matplotlib plots")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--fail-on", type=click.Choice(["never", "refuted", "partial"]), default="never", show_default=True,
+              help="exit 1 when a claim FAILS (refuted) or FAILS / holds only partly (partial)")
+def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, seed, fail_on) -> None:
+    """Audit bound claims: HOLDS (proved or supported), FAILS (counterexample), PARTIAL (where), UNDECIDED (why)."""
+    from rich.console import Console
+
+    from .engine import audit_claim_file, audit_theorems, library_claims, quick_from_ledger
+    from .engine import _plot  # noqa: PLC2701
+    from .report import print_table, write_html, write_json, write_markdown
+
+    console = Console(stderr=json_path == "-")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    plots = not no_plots
+    t0 = time.monotonic()
+    try:
+        if claim_files:
+            results = []
+            for f in claim_files:
+                results += audit_claim_file(f, deep=deep, seed=seed, plots=plots, report_dir=out)
+            title = "symdp audit of " + ", ".join(Path(f).name for f in claim_files)
+        else:
+            from ..library import get
+
+            ths = [get(i, with_evidence=False) for i in ids] if ids else library_claims(source)
+            results = []
+            todo = ths
+            if quick:
+                done, todo = quick_from_ledger(ths)
+                for r in done:
+                    if plots and r.verdict in ("FAILS", "PARTIAL"):
+                        try:
+                            _plot(get(r.id, with_evidence=False), r, out / "plots", out)
+                        except Exception as exc:  # noqa: BLE001
+                            r.extra["plot_error"] = str(exc)[:200]
+                results += done
+            results += audit_theorems(todo, deep=deep, seed=seed, plots=plots, report_dir=out, progress=sys.stderr.isatty())
+            order = {t.id: i for i, t in enumerate(ths)}
+            results.sort(key=lambda r: order[r.id])
+            title = "symdp audit of the built-in theorem library"
+    except ClaimFileError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except SymdpError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    from .. import __version__
+
+    meta = {
+        "symdp": __version__,
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "claims": len(results),
+        "mode": "quick (ledger reuse)" if quick else ("deep" if deep else "default"),
+        "seconds": round(time.monotonic() - t0, 1),
+    }
+    write_json(results, out / "audit.json", meta=meta)
+    write_markdown(results, out / "audit.md", title=title, meta=meta)
+    write_html(results, out / "audit.html", title=title, meta=meta)
+    if json_path == "-":
+        click.echo((out / "audit.json").read_text())
+    elif json_path:
+        write_json(results, Path(json_path), meta=meta)
+    print_table(results, title=title, console=console)
+    console.print(f"reports: {out / 'audit.md'}, {out / 'audit.html'}, {out / 'audit.json'}")
+    bad = {"never": (), "refuted": ("FAILS",), "partial": ("FAILS", "PARTIAL")}[fail_on]
+    if any(r.verdict in bad for r in results):
+        sys.exit(1)

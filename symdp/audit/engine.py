@@ -1,0 +1,247 @@
+r"""The audit: every claim of the library (and of user claim files) through the verifier, with reports.
+
+The audit does not re-implement checking: each claim is a
+:class:`~symdp.theorem.Theorem` and :func:`symdp.verify.verify_theorem` runs the
+ladder (symbolic, Z3, interval, numerical search with shrinking and a 50-digit
+re-confirmation).  The audit maps verdicts to HOLDS / FAILS / PARTIAL /
+UNDECIDED, adds plots, and writes the reports.
+
+>>> from symdp.audit import audit_theorems
+>>> from symdp.library import get
+>>> [r.verdict for r in audit_theorems([get("he2021.lemma_kl", with_evidence=False)], plots=False)]
+['HOLDS']
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import mpmath
+import sympy as sp
+
+from ..theorem import Kind, Theorem, Verdict
+from .claims import UserClaim, load_claims
+from .report import AuditResult
+
+#: kinds the audit treats as claims (definitions are not claims)
+CLAIM_KINDS = (Kind.BOUND, Kind.COMPARISON, Kind.EXPANSION, Kind.IDENTITY, Kind.EQUIVALENCE)
+
+_VERDICT_MAP = {
+    Verdict.PROVED: ("HOLDS", "proved"),
+    Verdict.SUPPORTED: ("HOLDS", "supported"),
+    Verdict.REFUTED: ("FAILS", ""),
+    Verdict.PARTIAL: ("PARTIAL", ""),
+    Verdict.UNCHECKED: ("UNDECIDED", ""),
+}
+
+
+def _kind_label(th: Theorem) -> str:
+    if "user-claim" in th.tags:
+        return th.kind.value
+    if th.kind is Kind.COMPARISON:
+        if th.id.startswith("he2021long.consistency") or "consistency" in th.tags:
+            return "consistency"
+        return "factor" if th.relation == "==" else "tighter-than"
+    if th.kind is Kind.BOUND:
+        return "valid bound"
+    return th.kind.value
+
+
+def _statement(th: Theorem) -> str:
+    st = th.statement()
+    if st is None:
+        return th.notes[:200] if th.notes else th.title
+    s = sp.sstr(st)
+    if th.kind is Kind.EXPANSION and th.expansion is not None:
+        ex = th.expansion
+        s = f"{sp.sstr(th.lhs)} = {sp.sstr(th.rhs)} + O(order {ex.order}) as {ex.var} -> {ex.point}"
+    return s
+
+
+def _functions(th: Theorem) -> tuple[Callable, Callable, set[sp.Symbol], str, str] | None:
+    """(f_claim, f_true, symbols, claim label, true label) for plotting, or None."""
+    from ..verify.engine import _oracle_functions, compile_expr
+    from ..verify.oracles import ORACLES
+
+    if th.oracle:
+        orc = ORACLES.get(th.oracle)
+        if orc is None:
+            return None
+        mapped = _oracle_functions(th, orc)
+        if isinstance(mapped, str):
+            return None
+        f_c, f_t, _rel, syms = mapped
+        return f_c, f_t, set(syms), "claimed bound", f"true value ({th.oracle})"
+    if th.lhs is None or th.rhs is None or th.kind is Kind.EXPANSION:
+        return None
+    syms = set(th.lhs.free_symbols) | set(th.rhs.free_symbols)
+    return compile_expr(th.rhs), compile_expr(th.lhs), syms, "rhs", "lhs"
+
+
+def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> None:
+    from ..verify.engine import sampling_box
+    from .plots import plot_claim
+
+    fns = _functions(th)
+    if fns is None:
+        return
+    f_c, f_t, syms, lc, lt = fns
+    if not syms:
+        return
+    box, _ = sampling_box(th, syms)
+    names = box.names()
+    cx = res.counterexample or {}
+    point: dict[str, Any] = {}
+    for nm in names:
+        lo, hi = box.ranges[nm]
+        if nm in cx:
+            v = float(cx[nm])
+        else:
+            v = math.sqrt(lo * hi) if lo > 0 and hi / lo > 50 else (lo + hi) / 2
+        point[nm] = int(round(v)) if nm in box.integers else mpmath.mpf(v)
+    # sweep the parameter with the widest (log) range, preferring eps-like names
+    pref = [n for n in names if n.startswith("epsilon")] or names
+    var = max(pref, key=lambda n: (math.log(box.ranges[n][1] / box.ranges[n][0]) if box.ranges[n][0] > 0 else box.ranges[n][1] - box.ranges[n][0]))
+    lo, hi = box.ranges[var]
+    fname = th.id.replace("/", "_") + ".png"
+    ratio = res.verdict == "HOLDS" and th.kind is Kind.COMPARISON
+    with mpmath.workdps(30):
+        plot_claim(
+            plot_dir / fname,
+            title=f"{th.id}: {res.verdict}",
+            f_claim=f_c,
+            f_true=f_t,
+            point=point,
+            var=var,
+            lo=lo,
+            hi=hi,
+            integer=var in box.integers,
+            claim_label=lc,
+            true_label=lt,
+            mark=float(cx[var]) if var in cx else None,
+            ratio=ratio,
+        )
+    res.plot = str((plot_dir / fname).relative_to(report_dir))
+
+
+def _asymptotic_factor(uc: UserClaim) -> AuditResult:
+    th = uc.theorem
+    lim = sp.limit(sp.simplify(uc.ratio / uc.factor), uc.var, uc.point, dir="+" if uc.point not in (sp.oo, -sp.oo) else "-")
+    ok = lim == 1
+    return AuditResult(
+        id=th.id, kind="factor", title=th.title, source=th.source.cite(), statement=f"{sp.sstr(uc.ratio)} ~ {sp.sstr(uc.factor)} as {uc.var} -> {uc.point}",
+        verdict="HOLDS" if ok else "FAILS", strength="proved" if ok else "", rung="symbolic",
+        detail=f"limit of ratio / factor = {sp.sstr(lim)}",
+    )
+
+
+def audit_theorem(th: Theorem, *, deep: bool = False, seed: int = 0, plot_dir: Path | None = None,
+                  report_dir: Path | None = None, kind_label: str | None = None) -> AuditResult:
+    from ..verify import verify_theorem
+
+    vr = verify_theorem(th, deep=deep, seed=seed)
+    verdict, strength = _VERDICT_MAP[vr.evidence.verdict]
+    res = AuditResult(
+        id=th.id,
+        kind=kind_label or _kind_label(th),
+        title=th.title,
+        source=th.source.cite(),
+        statement=_statement(th),
+        verdict=verdict,
+        strength=strength,
+        rung=vr.evidence.rung,
+        detail=vr.evidence.detail,
+        certificate=vr.evidence.certificate,
+        counterexample=vr.counterexample,
+        claimed=vr.claimed,
+        actual=vr.actual,
+        margin=vr.margin,
+        region=vr.region,
+        cases=vr.evidence.cases,
+        extra={"seconds": round(vr.seconds, 2), "refs": list(th.refs)},
+    )
+    if report_dir is not None and vr.artifacts:
+        # keep the certificates next to the report so a user claim's proof can be replayed
+        for rel, text in vr.artifacts.items():
+            dest = report_dir / "certificates" / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(text)
+        if res.certificate:
+            res.certificate = f"certificates/{res.certificate}"
+    if plot_dir is not None and report_dir is not None and (verdict in ("FAILS", "PARTIAL") or th.kind is Kind.COMPARISON):
+        try:
+            _plot(th, res, plot_dir, report_dir)
+        except Exception as exc:  # noqa: BLE001 - a plot must never sink the audit; say so instead
+            res.extra["plot_error"] = f"{type(exc).__name__}: {exc}"[:200]
+    return res
+
+
+def audit_theorems(ths: Iterable[Theorem], *, deep: bool = False, seed: int = 0, plots: bool = True,
+                   report_dir: Path | None = None, progress: bool = False) -> list[AuditResult]:
+    ths = list(ths)
+    plot_dir = (report_dir / "plots") if (plots and report_dir is not None) else None
+    out: list[AuditResult] = []
+
+    def one(th: Theorem) -> AuditResult:
+        return audit_theorem(th, deep=deep, seed=seed, plot_dir=plot_dir, report_dir=report_dir)
+
+    if progress:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("audit"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}")) as bar:
+            task = bar.add_task("", total=len(ths))
+            for th in ths:
+                bar.update(task, description=th.id)
+                out.append(one(th))
+                bar.advance(task)
+    else:
+        out = [one(th) for th in ths]
+    return out
+
+
+def library_claims(source: str | None = None) -> list[Theorem]:
+    """Every claim of the built-in library (definitions excluded)."""
+    from ..library import all_theorems
+
+    return [t for t in all_theorems(source, with_evidence=False) if t.kind in CLAIM_KINDS]
+
+
+def audit_claim_file(path: str | Path, *, deep: bool = False, seed: int = 0, plots: bool = True,
+                     report_dir: Path | None = None) -> list[AuditResult]:
+    cf = load_claims(path)  # raises ClaimFileError before anything runs
+    plot_dir = (report_dir / "plots") if (plots and report_dir is not None) else None
+    out = []
+    for uc in cf.claims:
+        if uc.kind == "factor" and uc.factor_mode == "asymptotic":
+            out.append(_asymptotic_factor(uc))
+        else:
+            out.append(audit_theorem(uc.theorem, deep=deep, seed=seed, plot_dir=plot_dir, report_dir=report_dir, kind_label=uc.kind))
+    return out
+
+
+def quick_from_ledger(ths: list[Theorem]) -> tuple[list[AuditResult], list[Theorem]]:
+    """Results for entries whose recorded ledger evidence is current (same statement hash); the rest to run."""
+    from ..verify.ledger import load_ledger
+
+    led = load_ledger()
+    done, todo = [], []
+    for th in ths:
+        e = led.get(th.id)
+        if e is None or e.get("hash") != th.expr_hash():
+            todo.append(th)
+            continue
+        verdict, strength = _VERDICT_MAP[Verdict(e["verdict"])]
+        done.append(AuditResult(
+            id=th.id, kind=_kind_label(th), title=th.title, source=th.source.cite(), statement=_statement(th),
+            verdict=verdict, strength=strength, rung=e.get("rung"), detail=str(e.get("evidence") or ""),
+            certificate=e.get("certificate"), counterexample=e.get("counterexample"), claimed=e.get("claimed"),
+            actual=e.get("actual"), margin=e.get("margin"), region=e.get("region"), cases=e.get("cases"),
+            extra={"from_ledger": True},
+        ))
+    return done, todo
+
+
+__all__ = ["audit_theorem", "audit_theorems", "audit_claim_file", "library_claims", "quick_from_ledger", "CLAIM_KINDS"]

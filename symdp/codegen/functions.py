@@ -1,0 +1,152 @@
+r"""Numerically motivated SymPy functions used by the stability pass.
+
+Each is a full symbolic function (derivative, rewrite to elementary/erfc form,
+numerical evaluation), in the style of :mod:`sympy.codegen.cfunctions`, so a
+rewritten expression can still be differentiated, compared and evaluated.
+
+* :class:`ndtr` -- the standard normal CDF :math:`\Phi(x) = \tfrac12\operatorname{erfc}(-x/\sqrt2)`.
+* :class:`log_ndtr` -- :math:`\log\Phi(x)`, accurate far into the lower tail.
+* :class:`gauss_diff` -- :math:`\Phi(a) - e^{d + (b^2 - a^2)/2}\,\Phi(b)`, the
+  cancellation-prone difference of the Gaussian privacy profile
+  [Balle and Wang 2018, Thm 8], evaluated through the scaled complementary error
+  function so that the common factor :math:`e^{-a^2/2}` is taken out exactly.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.codegen.cfunctions import expm1, log1p
+from sympy.codegen.numpy_nodes import logaddexp
+
+__all__ = ["ndtr", "ndtri", "log_ndtr", "gauss_diff", "log1p", "expm1", "logaddexp", "to_elementary"]
+
+_SQRT2 = sp.sqrt(2)
+
+
+def _phi(x: sp.Expr) -> sp.Expr:
+    return sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
+
+
+class ndtr(sp.Function):
+    r"""Standard normal CDF :math:`\Phi(x)`.
+
+    >>> from sympy import Symbol, erfc, sqrt
+    >>> x = Symbol("x")
+    >>> ndtr(x).rewrite(erfc)
+    erfc(-sqrt(2)*x/2)/2
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x is sp.S.Zero:
+            return sp.S.Half
+        if x is sp.S.Infinity:
+            return sp.S.One
+        if x is sp.S.NegativeInfinity:
+            return sp.S.Zero
+        return None
+
+    def fdiff(self, argindex=1):
+        return _phi(self.args[0])
+
+    def _eval_rewrite_as_erfc(self, x, **kwargs):
+        return sp.erfc(-x / _SQRT2) / 2
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(sp.erfc)._eval_evalf(prec)
+
+    def _eval_is_positive(self):
+        return self.args[0].is_extended_real
+
+
+class ndtri(sp.Function):
+    r"""Inverse of the standard normal CDF, :math:`\Phi^{-1}(x) = \sqrt2\operatorname{erfinv}(2x - 1)`."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x == sp.S.Half:
+            return sp.S.Zero
+        return None
+
+    def fdiff(self, argindex=1):
+        return 1 / _phi(self)
+
+    def _eval_rewrite_as_erfinv(self, x, **kwargs):
+        return _SQRT2 * sp.erfinv(2 * x - 1)
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(sp.erfinv)._eval_evalf(prec)
+
+
+class log_ndtr(sp.Function):
+    r""":math:`\log\Phi(x)`."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x is sp.S.Infinity:
+            return sp.S.Zero
+        if x is sp.S.NegativeInfinity:
+            return sp.S.NegativeInfinity
+        return None
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return _phi(x) / ndtr(x)
+
+    def _eval_rewrite_as_erfc(self, x, **kwargs):
+        return sp.log(sp.erfc(-x / _SQRT2) / 2)
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(sp.erfc)._eval_evalf(prec)
+
+
+class gauss_diff(sp.Function):
+    r""":math:`G(a, b, d) = \Phi(a) - e^{d + (b^2 - a^2)/2}\,\Phi(b)`.
+
+    With :math:`\Phi(x) = \tfrac12 e^{-x^2/2}\operatorname{erfcx}(-x/\sqrt2)` both
+    terms share the factor :math:`e^{-a^2/2}` exactly, so
+    :math:`G = \tfrac12 e^{-a^2/2}[\operatorname{erfcx}(-a/\sqrt2) - e^{d}\operatorname{erfcx}(-b/\sqrt2)]`
+    with no overflow of :math:`e^{\epsilon}` and no underflow of either tail.
+    For the Gaussian privacy profile, :math:`d = 0` identically.
+    """
+
+    nargs = 3
+
+    def _expanded(self):
+        a, b, d = self.args
+        return ndtr(a) - sp.exp(d + (b**2 - a**2) / 2) * ndtr(b)
+
+    def fdiff(self, argindex=1):
+        dummies = sp.symbols("_ga _gb _gd", real=True)
+        a, b, d = dummies
+        e = ndtr(a) - sp.exp(d + (b**2 - a**2) / 2) * ndtr(b)
+        return sp.diff(e, dummies[argindex - 1]).subs(dict(zip(dummies, self.args)), simultaneous=True)
+
+    def _eval_rewrite_as_erfc(self, a, b, d, **kwargs):
+        return (ndtr(a) - sp.exp(d + (b**2 - a**2) / 2) * ndtr(b)).rewrite(sp.erfc)
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(sp.erfc)._eval_evalf(prec)
+
+
+def to_elementary(expr: sp.Basic) -> sp.Basic:
+    """Rewrite every symdp/cfunctions node back to exp/log/erfc (for equality checks)."""
+    rep = {
+        ndtr: lambda x: sp.erfc(-x / _SQRT2) / 2,
+        log_ndtr: lambda x: sp.log(sp.erfc(-x / _SQRT2) / 2),
+        gauss_diff: lambda a, b, d: sp.erfc(-a / _SQRT2) / 2 - sp.exp(d + (b**2 - a**2) / 2) * sp.erfc(-b / _SQRT2) / 2,
+        ndtri: lambda x: _SQRT2 * sp.erfinv(2 * x - 1),
+        log1p: lambda x: sp.log(1 + x),
+        expm1: lambda x: sp.exp(x) - 1,
+        logaddexp: lambda a, b: sp.log(sp.exp(a) + sp.exp(b)),
+    }
+    out = expr
+    for f, g in rep.items():
+        out = out.replace(lambda e, f=f: isinstance(e, f), lambda e, g=g: g(*e.args))
+    return out

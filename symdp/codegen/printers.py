@@ -1,0 +1,238 @@
+r"""symdp's own expression printers for the numpy, torch and mpmath back-ends.
+
+SymPy 1.14's ``TorchPrinter`` cannot print ``log1p``, ``expm1`` or
+``logaddexp``, and none of SymPy's printers knows symdp's :mod:`.functions`;
+this printer is small, total on the supported node set and raises
+:class:`UnsupportedExpression` (with the offending node) on anything else, so
+the generator can record a reason instead of crashing.
+
+Conventions of the printed code:
+
+* numpy: ``np`` is numpy, ``sc`` is :mod:`scipy.special`, ``_rt`` is
+  :mod:`symdp.codegen.runtime`; constants are folded to float64 literals
+  (``repr`` round-trips exactly).
+* torch: ``torch``; constants are Python float literals, so the tensors'
+  dtype and device are kept and nothing is moved to the host.
+* mpmath: ``mp`` is mpmath; constants stay exact (``mp.mpf(p)/q``,
+  ``mp.sqrt(2)``, ``mp.pi``) so the kernel is as precise as ``mp.dps``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.codegen.cfunctions import expm1, log1p
+from sympy.codegen.numpy_nodes import logaddexp
+from sympy.core.function import AppliedUndef
+
+from .functions import gauss_diff, log_ndtr, ndtr, ndtri
+
+__all__ = ["UnsupportedExpression", "print_expr", "BACKENDS", "check_supported"]
+
+BACKENDS = ("numpy", "torch", "mpmath")
+
+
+class UnsupportedExpression(Exception):
+    """The expression contains a node the printers do not support (message names it)."""
+
+
+# function class -> backend -> format string over the printed args
+_FUNCS: dict[type, dict[str, str]] = {
+    sp.exp: {"numpy": "np.exp({0})", "torch": "torch.exp({0})", "mpmath": "mp.exp({0})"},
+    sp.log: {"numpy": "np.log({0})", "torch": "torch.log({0})", "mpmath": "mp.log({0})"},
+    log1p: {"numpy": "np.log1p({0})", "torch": "torch.log1p({0})", "mpmath": "mp.log1p({0})"},
+    expm1: {"numpy": "np.expm1({0})", "torch": "torch.expm1({0})", "mpmath": "mp.expm1({0})"},
+    logaddexp: {"numpy": "np.logaddexp({0}, {1})", "torch": "torch.logaddexp({0}, {1})",
+                "mpmath": "_rt.mp_logaddexp({0}, {1})"},
+    sp.Abs: {"numpy": "np.abs({0})", "torch": "torch.abs({0})", "mpmath": "mp.fabs({0})"},
+    sp.sin: {"numpy": "np.sin({0})", "torch": "torch.sin({0})", "mpmath": "mp.sin({0})"},
+    sp.cos: {"numpy": "np.cos({0})", "torch": "torch.cos({0})", "mpmath": "mp.cos({0})"},
+    sp.tanh: {"numpy": "np.tanh({0})", "torch": "torch.tanh({0})", "mpmath": "mp.tanh({0})"},
+    sp.sinh: {"numpy": "np.sinh({0})", "torch": "torch.sinh({0})", "mpmath": "mp.sinh({0})"},
+    sp.cosh: {"numpy": "np.cosh({0})", "torch": "torch.cosh({0})", "mpmath": "mp.cosh({0})"},
+    sp.atanh: {"numpy": "np.arctanh({0})", "torch": "torch.atanh({0})", "mpmath": "mp.atanh({0})"},
+    sp.asinh: {"numpy": "np.arcsinh({0})", "torch": "torch.asinh({0})", "mpmath": "mp.asinh({0})"},
+    sp.atan: {"numpy": "np.arctan({0})", "torch": "torch.atan({0})", "mpmath": "mp.atan({0})"},
+    sp.erf: {"numpy": "sc.erf({0})", "torch": "torch.special.erf({0})", "mpmath": "mp.erf({0})"},
+    sp.erfc: {"numpy": "sc.erfc({0})", "torch": "torch.special.erfc({0})", "mpmath": "mp.erfc({0})"},
+    ndtr: {"numpy": "sc.ndtr({0})", "torch": "torch.special.ndtr({0})", "mpmath": "mp.ncdf({0})"},
+    ndtri: {"numpy": "sc.ndtri({0})", "torch": "torch.special.ndtri({0})", "mpmath": "_rt.mp_ndtri({0})"},
+    sp.erfinv: {"numpy": "sc.erfinv({0})", "torch": "torch.special.erfinv({0})", "mpmath": "mp.erfinv({0})"},
+    log_ndtr: {"numpy": "sc.log_ndtr({0})", "torch": "torch.special.log_ndtr({0})",
+               "mpmath": "mp.log(mp.ncdf({0}))"},
+    gauss_diff: {"numpy": "_rt.np_gauss_diff({0}, {1}, {2})", "torch": "_rt.torch_gauss_diff({0}, {1}, {2})",
+                 "mpmath": "_rt.mp_gauss_diff({0}, {1}, {2})"},
+    sp.gamma: {"numpy": "sc.gamma({0})", "torch": "_rt.torch_gamma({0})", "mpmath": "mp.gamma({0})"},
+    sp.loggamma: {"numpy": "sc.gammaln({0})", "torch": "torch.lgamma({0})", "mpmath": "mp.loggamma({0})"},
+    sp.floor: {"numpy": "np.floor({0})", "torch": "torch.floor({0})", "mpmath": "mp.floor({0})"},
+    sp.ceiling: {"numpy": "np.ceil({0})", "torch": "torch.ceil({0})", "mpmath": "mp.ceil({0})"},
+    sp.sign: {"numpy": "np.sign({0})", "torch": "torch.sign({0})", "mpmath": "mp.sign({0})"},
+}
+
+_MAXMIN = {
+    sp.Max: {"numpy": "np.maximum", "torch": "torch.maximum", "mpmath": "max"},
+    sp.Min: {"numpy": "np.minimum", "torch": "torch.minimum", "mpmath": "min"},
+}
+
+_REL = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">", sp.GreaterThan: ">=",
+        sp.Equality: "==", sp.Unequality: "!="}
+
+
+def _float_lit(value: sp.Expr) -> str:
+    f = float(sp.N(value, 30))
+    if f != f or f in (float("inf"), float("-inf")):
+        raise UnsupportedExpression(f"constant {value} is not a finite real number")
+    return repr(f)
+
+
+class _Printer:
+    def __init__(self, backend: str, symbol_names: dict[sp.Symbol, str]):
+        if backend not in BACKENDS:
+            raise ValueError(f"backend={backend!r} not in {BACKENDS}")
+        self.b = backend
+        self.names = symbol_names
+
+    # -- numbers -------------------------------------------------------
+    def const(self, e: sp.Expr) -> str:
+        if self.b != "mpmath":
+            if e.is_Integer:
+                return f"{int(e)}.0" if abs(int(e)) < 2**53 else _float_lit(e)
+            return _float_lit(e)
+        if e.is_Integer:
+            return f"mp.mpf({int(e)})"
+        if e.is_Rational:
+            return f"(mp.mpf({int(e.p)}) / {int(e.q)})"
+        if e.is_Float:
+            return f"mp.mpf('{sp.sstr(e, full_prec=True)}')"
+        if e is sp.pi:
+            return "mp.pi"
+        if e is sp.E:
+            return "mp.e"
+        if e is sp.EulerGamma:
+            return "mp.euler"
+        return self.p(e, fold=False)
+
+    # -- generic -----------------------------------------------------------
+    def p(self, e: sp.Basic, fold: bool = True) -> str:
+        if isinstance(e, sp.Symbol):
+            if e not in self.names:
+                raise UnsupportedExpression(f"symbol {e} is not a kernel argument")
+            return self.names[e]
+        if fold and isinstance(e, sp.Expr) and not e.free_symbols:
+            if e.is_Number or e.is_NumberSymbol or (e.is_real is not False):
+                return self.const(e)
+        if e is sp.S.Infinity or e is sp.S.NegativeInfinity or e is sp.zoo or e is sp.nan:
+            raise UnsupportedExpression(f"non-finite constant {e}")
+        if isinstance(e, AppliedUndef):
+            raise UnsupportedExpression(f"undefined function {e.func}")
+        if e.is_Add:
+            return self.add(e)
+        if e.is_Mul:
+            return self.mul(e)
+        if e.is_Pow:
+            return self.pow(e)
+        if isinstance(e, sp.Piecewise):
+            return self.piecewise(e)
+        if type(e) in _MAXMIN:
+            fn = _MAXMIN[type(e)][self.b]
+            args = sorted(e.args, key=sp.default_sort_key)
+            out = self.p(args[0])
+            for a in args[1:]:
+                out = f"{fn}({out}, {self.p(a)})"
+            return out
+        if type(e) in _REL:
+            return f"({self.p(e.lhs)} {_REL[type(e)]} {self.p(e.rhs)})"
+        if isinstance(e, (sp.And, sp.Or)):
+            args = sorted(e.args, key=sp.default_sort_key)
+            if self.b == "mpmath":
+                op = " and " if isinstance(e, sp.And) else " or "
+            else:
+                op = " & " if isinstance(e, sp.And) else " | "
+            return "(" + op.join(self.p(a) for a in args) + ")"
+        if isinstance(e, sp.Function) and type(e) in _FUNCS:
+            return _FUNCS[type(e)][self.b].format(*(self.p(a) for a in e.args))
+        if isinstance(e, sp.Function):
+            raise UnsupportedExpression(f"function {type(e).__name__} has no printer")
+        if e.is_Number or e.is_NumberSymbol:
+            return self.const(e)
+        raise UnsupportedExpression(f"node {type(e).__name__} ({sp.sstr(e)[:60]}) has no printer")
+
+    def add(self, e: sp.Add) -> str:
+        terms = sorted(e.args, key=sp.default_sort_key)
+        parts: list[str] = []
+        for t in terms:
+            c, rest = t.as_coeff_Mul()
+            if c.is_Number and c < 0 and parts:
+                parts.append(" - " + self.p(-t))
+            else:
+                parts.append((" + " if parts else "") + self.p(t))
+        return "(" + "".join(parts) + ")"
+
+    def mul(self, e: sp.Mul) -> str:
+        c, rest = e.as_coeff_Mul()
+        num: list[sp.Expr] = []
+        den: list[sp.Expr] = []
+        for f in sorted(sp.Mul.make_args(rest), key=sp.default_sort_key):
+            if f.is_Pow and f.exp.is_Number and f.exp < 0:
+                den.append(sp.Pow(f.base, -f.exp))
+            else:
+                num.append(f)
+        out = " * ".join(self.p(f) for f in num) if num else None
+        if c == -1:
+            out = "-" + out if out else self.const(sp.Integer(-1))
+            out = "(" + out + ")"
+        elif c != 1:
+            out = self.const(c) + (" * " + out if out else "")
+        if out is None:
+            out = self.const(sp.Integer(1))
+        if den:
+            out = "(" + out + " / " + (" / ".join(self.p(f) for f in den)) + ")"
+        elif c not in (1, -1) or len(num) > 1:
+            out = "(" + out + ")"
+        return out
+
+    def pow(self, e: sp.Pow) -> str:
+        base, ex = e.base, e.exp
+        if base is sp.E:
+            return _FUNCS[sp.exp][self.b].format(self.p(ex))
+        sqrt = {"numpy": "np.sqrt({0})", "torch": "torch.sqrt({0})", "mpmath": "mp.sqrt({0})"}[self.b]
+        if ex == sp.S.Half:
+            return sqrt.format(self.p(base))
+        if ex == -sp.S.Half:
+            return "(" + self.const(sp.Integer(1)) + " / " + sqrt.format(self.p(base)) + ")"
+        if ex.is_Integer:
+            if ex < 0:
+                return "(" + self.const(sp.Integer(1)) + " / " + self.pow(sp.Pow(base, -ex, evaluate=False)) + ")"
+            if ex == 1:
+                return self.p(base)
+            return f"({self.p(base)} ** {int(ex)})"
+        return f"({self.p(base)} ** {self.p(ex)})"
+
+    def piecewise(self, e: sp.Piecewise) -> str:
+        pieces = list(e.args)
+        if pieces[-1].cond is not sp.true:
+            raise UnsupportedExpression("Piecewise without an otherwise branch")
+        out = self.p(pieces[-1].expr)
+        for expr, cond in reversed(pieces[:-1]):
+            if self.b == "mpmath":
+                out = f"({self.p(expr)} if {self.p(cond)} else {out})"
+            elif self.b == "numpy":
+                out = f"np.where({self.p(cond)}, {self.p(expr)}, {out})"
+            else:
+                out = f"torch.where({self.p(cond)}, {self.p(expr)}, {out})"
+        return out
+
+
+def print_expr(expr: sp.Basic, backend: str, symbol_names: dict[sp.Symbol, str]) -> str:
+    """Python source of ``expr`` for ``backend``; raises UnsupportedExpression on unknown nodes."""
+    return _Printer(backend, symbol_names).p(expr)
+
+
+def check_supported(expr: sp.Basic) -> str | None:
+    """None when every back-end can print ``expr``, else the reason."""
+    names = {s: s.name for s in expr.free_symbols if isinstance(s, sp.Symbol)}
+    try:
+        for b in BACKENDS:
+            print_expr(expr, b, names)
+    except UnsupportedExpression as exc:
+        return str(exc)
+    return None

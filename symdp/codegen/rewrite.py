@@ -1,0 +1,266 @@
+r"""The stability pass: exact rewrites applied before printing, as rule objects.
+
+Rules follow :mod:`sympy.codegen.rewriting` (:class:`~sympy.codegen.rewriting.Optimization`
+subclasses with a priority; a ``cost_function`` may pick the cheaper of old and new).
+Every rule here is **exact** (the rewritten expression equals the original
+wherever the original is defined on the theorem's domain); ``tests/test_codegen.py``
+checks each one symbolically or at many mpmath points.  There are no lossy
+rewrites, so no bound direction can be changed by this pass.
+
+Rules (highest priority first):
+
+``erf_to_ndtr``
+    ``1/2 +- erf(z)/2 -> ndtr(+-sqrt(2) z)``, ``erfc(z) -> 2 ndtr(-sqrt(2) z)``,
+    ``1 - ndtr(x) -> ndtr(-x)`` (no ``1 - tiny`` cancellation in Gaussian tails).
+``erfinv_to_ndtri``
+    ``erfinv(z) -> ndtri((1 + z)/2)/sqrt(2)`` and ``ndtri(1 - x) -> -ndtri(x)``
+    (quantiles of tiny probabilities without rounding ``1 - 2 alpha``).
+``gauss_diff``
+    ``ndtr(a) - exp(c) ndtr(b) -> gauss_diff(a, b, c - (b^2 - a^2)/2)`` with the
+    exponent difference simplified symbolically (0 for the Gaussian privacy
+    profile), evaluated through ``erfcx`` (cancellation-free difference).
+``log_ndtr``
+    ``log(ndtr(x)) -> log_ndtr(x)``.
+``log_gamma``
+    ``log(gamma(x)) -> loggamma(x)`` when SymPy proves ``x > 0`` (no overflow of gamma).
+``pow_log1p``
+    ``(1 + x)**k -> exp(k log1p(x))`` for a symbolic exponent (exact where
+    ``1 + x > 0``, which the hypotheses of every entry with such a term state).
+``one_minus_prod``
+    ``1 - prod(1 - a_i) -> -expm1(sum log1p(-a_i))``.
+``expm1`` / ``log1p`` / ``logaddexp``
+    SymPy's ``expm1_opt``, ``log1p_opt``, ``logaddexp_opt``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import sympy as sp
+from sympy.codegen.rewriting import Optimization, expm1_opt, log1p_opt, logaddexp_opt
+
+from .functions import expm1, gauss_diff, log1p, log_ndtr, ndtr, ndtri
+
+__all__ = ["Rule", "RULES", "stabilize", "rules_applied"]
+
+_SQRT2 = sp.sqrt(2)
+
+
+class Rule(Optimization):
+    """A named rewrite rule: ``rule(expr)`` returns the rewritten expression.
+
+    ``exact`` is True for every rule shipped (see module docstring); ``where``
+    states the condition under which equality holds.
+    """
+
+    def __init__(self, name: str, fn: Callable[[sp.Basic], sp.Basic], *, priority: int, exact: bool = True,
+                 where: str = "everywhere", doc: str = ""):
+        super().__init__(priority=priority)
+        self.name = name
+        self.fn = fn
+        self.exact = exact
+        self.where = where
+        self.doc = doc
+
+    def __call__(self, expr: sp.Basic) -> sp.Basic:
+        return self.fn(expr)
+
+    def __repr__(self) -> str:
+        return f"Rule({self.name!r}, priority={self.priority}, exact={self.exact})"
+
+
+# ---------------------------------------------------------------- erf -> ndtr
+def _erf_term(t: sp.Expr):
+    """If t == c*erf(z) with numeric c, return (c, z)."""
+    c, rest = t.as_coeff_Mul()
+    if isinstance(rest, sp.erf):
+        return c, rest.args[0]
+    return None
+
+
+def _add_erf_to_ndtr(e: sp.Add) -> sp.Expr:
+    const, terms = e.as_coeff_Add()
+    terms_l = list(sp.Add.make_args(terms))
+    out = []
+    for t in terms_l:
+        m = _erf_term(t)
+        if m is not None and abs(m[0]) == sp.S.Half and const >= sp.S.Half:
+            c, z = m
+            const -= sp.S.Half
+            out.append(ndtr(_SQRT2 * z if c > 0 else -_SQRT2 * z))
+        else:
+            out.append(t)
+    return sp.Add(const, *out)
+
+
+def _has_erf_add(e: sp.Basic) -> bool:
+    if not e.is_Add:
+        return False
+    const, terms = e.as_coeff_Add()
+    return const >= sp.S.Half and any(_erf_term(t) is not None and abs(_erf_term(t)[0]) == sp.S.Half
+                                      for t in sp.Add.make_args(terms))
+
+
+def _one_minus_ndtr(e: sp.Add) -> sp.Expr:
+    const, terms = e.as_coeff_Add()
+    out = []
+    for t in sp.Add.make_args(terms):
+        c, rest = t.as_coeff_Mul()
+        if isinstance(rest, ndtr) and c == -1 and const >= 1:
+            const -= 1
+            out.append(ndtr(-rest.args[0]))
+        else:
+            out.append(t)
+    return sp.Add(const, *out)
+
+
+def _is_one_minus_ndtr(e: sp.Basic) -> bool:
+    if not e.is_Add:
+        return False
+    const, terms = e.as_coeff_Add()
+    return const >= 1 and any(t.as_coeff_Mul()[0] == -1 and isinstance(t.as_coeff_Mul()[1], ndtr)
+                              for t in sp.Add.make_args(terms))
+
+
+def _erf_to_ndtr(expr: sp.Basic) -> sp.Basic:
+    expr = expr.replace(lambda e: isinstance(e, sp.erfc), lambda e: 2 * ndtr(-_SQRT2 * e.args[0]))
+    expr = expr.replace(_has_erf_add, _add_erf_to_ndtr)
+    expr = expr.replace(_is_one_minus_ndtr, _one_minus_ndtr)
+    return expr
+
+
+def _erfinv_to_ndtri(expr: sp.Basic) -> sp.Basic:
+    """erfinv(z) -> ndtri((1 + z)/2)/sqrt(2); ndtri(1 - x) -> -ndtri(x) (no 1 - tiny rounding)."""
+    expr = expr.replace(lambda e: isinstance(e, sp.erfinv), lambda e: ndtri((1 + e.args[0]) / 2) / _SQRT2)
+
+    def is_one_minus(e):
+        if not isinstance(e, ndtri) or not e.args[0].is_Add:
+            return False
+        return e.args[0].as_coeff_Add()[0] == 1
+
+    return expr.replace(is_one_minus, lambda e: -ndtri(1 - e.args[0]))
+
+
+# ---------------------------------------------------------------- gauss_diff
+def _ndtr_factor(t: sp.Expr):
+    """t == coeff * exp(c) * ndtr(b) -> (coeff, c, b); c may be 0."""
+    factors = sp.Mul.make_args(t)
+    nd = [f for f in factors if isinstance(f, ndtr)]
+    if len(nd) != 1:
+        return None
+    rest = [f for f in factors if f is not nd[0]]
+    ex = [f for f in rest if isinstance(f, sp.exp)]
+    num = [f for f in rest if not isinstance(f, sp.exp)]
+    if len(ex) > 1 or not all(f.is_Number for f in num):
+        return None
+    coeff = sp.Mul(*num)
+    return coeff, (ex[0].args[0] if ex else sp.S.Zero), nd[0].args[0]
+
+
+def _gauss_diff_add(e: sp.Add) -> sp.Expr:
+    terms = list(sp.Add.make_args(e))
+    parsed = [_ndtr_factor(t) for t in terms]
+    for i, pi in enumerate(parsed):
+        if pi is None or pi[1] != 0:
+            continue
+        for j, pj in enumerate(parsed):
+            if j == i or pj is None or pj[0] != -pi[0]:
+                continue
+            a, (c, b) = pi[2], pj[1:]
+            d = sp.simplify(sp.expand(c - (b**2 - a**2) / 2))
+            rest = [t for k, t in enumerate(terms) if k not in (i, j)]
+            return sp.Add(pi[0] * gauss_diff(a, b, d), *rest)
+    return e
+
+
+def _has_gauss_pair(e: sp.Basic) -> bool:
+    if not e.is_Add:
+        return False
+    parsed = [_ndtr_factor(t) for t in sp.Add.make_args(e)]
+    plain = [p for p in parsed if p is not None and p[1] == 0]
+    return any(p is not None and q[0] == -p[0] and q is not p for p in plain for q in parsed if q is not None)
+
+
+def _gauss_diff(expr: sp.Basic) -> sp.Basic:
+    return expr.replace(_has_gauss_pair, _gauss_diff_add)
+
+
+# ---------------------------------------------------------------- log(ndtr)
+def _log_ndtr(expr: sp.Basic) -> sp.Basic:
+    return expr.replace(lambda e: isinstance(e, sp.log) and isinstance(e.args[0], ndtr),
+                        lambda e: log_ndtr(e.args[0].args[0]))
+
+
+# ---------------------------------------------------------------- log(gamma(x))
+def _log_gamma(expr: sp.Basic) -> sp.Basic:
+    return expr.replace(lambda e: isinstance(e, sp.log) and isinstance(e.args[0], sp.gamma)
+                        and e.args[0].args[0].is_positive is True,
+                        lambda e: sp.loggamma(e.args[0].args[0]))
+
+
+# ---------------------------------------------------------------- (1 + x)**k
+def _is_pow_1px(e: sp.Basic) -> bool:
+    if not e.is_Pow or not e.base.is_Add or not e.exp.free_symbols:
+        return False
+    const, _ = e.base.as_coeff_Add()
+    return const == 1
+
+
+def _pow_log1p(expr: sp.Basic) -> sp.Basic:
+    return expr.replace(_is_pow_1px, lambda e: sp.exp(e.exp * log1p(e.base - 1)))
+
+
+# ---------------------------------------------------------------- 1 - prod(1 - a_i)
+def _is_one_minus_prod(e: sp.Basic) -> bool:
+    if not e.is_Add:
+        return False
+    const, terms = e.as_coeff_Add()
+    if const != 1 or terms.is_Add:
+        return False
+    c, m = terms.as_coeff_Mul()
+    if c != -1 or not m.is_Mul:
+        return False
+    return all(f.is_Add and f.as_coeff_Add()[0] == 1 for f in m.args)
+
+
+def _one_minus_prod(e: sp.Add) -> sp.Expr:
+    _, terms = e.as_coeff_Add()
+    _, m = terms.as_coeff_Mul()
+    return -expm1(sp.Add(*[log1p(f - 1) for f in m.args]))
+
+
+def _one_minus_prod_rule(expr: sp.Basic) -> sp.Basic:
+    return expr.replace(_is_one_minus_prod, _one_minus_prod)
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("erf_to_ndtr", _erf_to_ndtr, priority=100, doc="Gaussian CDF via ndtr; 1 - Phi(x) -> Phi(-x)"),
+    Rule("erfinv_to_ndtri", _erfinv_to_ndtri, priority=95, doc="erfinv via ndtri; ndtri(1 - x) -> -ndtri(x)"),
+    Rule("gauss_diff", _gauss_diff, priority=90, doc="Phi(a) - e^c Phi(b) through erfcx, exponents simplified"),
+    Rule("log_ndtr", _log_ndtr, priority=80, doc="log(Phi(x)) -> log_ndtr(x)"),
+    Rule("log_gamma", _log_gamma, priority=78, where="x > 0 (proved from the symbols' assumptions)",
+         doc="log(gamma(x)) -> loggamma(x)"),
+    Rule("one_minus_prod", _one_minus_prod_rule, priority=75, doc="1 - prod(1 - a_i) -> -expm1(sum log1p(-a_i))"),
+    Rule("pow_log1p", _pow_log1p, priority=70, where="1 + x > 0 (stated by the hypotheses)",
+         doc="(1 + x)**k -> exp(k log1p(x))"),
+    Rule("expm1", expm1_opt, priority=60, doc="exp(x) - 1 -> expm1(x)"),
+    Rule("log1p", log1p_opt, priority=50, doc="log(1 + x) -> log1p(x)"),
+    Rule("logaddexp", logaddexp_opt, priority=40, doc="log(exp(a) + exp(b)) -> logaddexp(a, b)"),
+)
+
+
+def rules_applied(expr: sp.Basic, rules: tuple[Rule, ...] = RULES) -> tuple[sp.Basic, list[str]]:
+    """Apply ``rules`` in priority order; return the result and the names of the rules that changed it."""
+    names = []
+    for rule in sorted(rules, key=lambda r: r.priority, reverse=True):
+        new = rule(expr)
+        if new != expr:
+            names.append(rule.name)
+            expr = new
+    return expr, names
+
+
+def stabilize(expr: sp.Basic, rules: tuple[Rule, ...] = RULES) -> sp.Basic:
+    """The stability pass: ``expr`` rewritten by every rule (exact rewrites only)."""
+    return rules_applied(expr, rules)[0]

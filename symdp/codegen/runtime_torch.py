@@ -1,0 +1,62 @@
+r"""Run-time helpers imported by the generated torch kernels (``_rt``).
+
+Nothing here synchronises host and device: no ``.item()``, no Python branching
+on tensor values; masks are applied with ``torch.where`` on inputs made safe for
+each branch, so gradients stay finite.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+__all__ = ["torch_args", "torch_gauss_diff", "torch_gamma"]
+
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+
+
+def torch_args(*xs):
+    """Tensors for every argument, on the device and with the floating dtype of the first tensor argument.
+
+    Python numbers and non-floating tensors are converted; with no tensor argument, float64 on the CPU.
+    """
+    ref = None
+    for x in xs:
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            ref = x
+            break
+    if ref is None:
+        dev = next((x.device for x in xs if isinstance(x, torch.Tensor)), None)
+        dtype = torch.float64
+    else:
+        dev, dtype = ref.device, ref.dtype
+    return tuple(x if isinstance(x, torch.Tensor) and x.dtype == dtype and (dev is None or x.device == dev)
+                 else torch.as_tensor(x, dtype=dtype, device=dev) for x in xs)
+
+
+def torch_gauss_diff(a, b, d):
+    r""":math:`\Phi(a) - e^{d + (b^2-a^2)/2}\Phi(b)`; same two-branch formula as the numpy kernel."""
+    a, b, d = torch.broadcast_tensors(*torch_args(a, b, d))
+    tail = a <= 0.0
+    zero = torch.zeros_like(a)
+    one = torch.ones_like(a)
+    at = torch.where(tail, a, zero)
+    bt = torch.where(tail, b, zero)
+    dt = torch.where(tail, d, zero)
+    ea = torch.special.erfcx(-at * _INV_SQRT2)
+    eb = torch.special.erfcx(-bt * _INV_SQRT2)
+    t_val = 0.5 * torch.exp(-0.5 * at * at) * ((ea - eb) - torch.expm1(dt) * eb)
+    ad = torch.where(tail, one, a)
+    bd = torch.where(tail, one, b)
+    dd = torch.where(tail, zero, d)
+    d_val = torch.special.ndtr(ad) - torch.exp(dd + 0.5 * (bd - ad) * (bd + ad)) * torch.special.ndtr(bd)
+    return torch.where(tail, t_val, d_val)
+
+
+def torch_gamma(x):
+    r"""The real Gamma function: :math:`\operatorname{sign}\Gamma(x)\,e^{\log|\Gamma(x)|}` (torch has only lgamma)."""
+    x, = torch_args(x)
+    neg_odd = (x < 0) & (torch.remainder(torch.ceil(-x), 2.0) == 1.0)
+    sign = torch.where(neg_odd, -torch.ones_like(x), torch.ones_like(x))
+    return sign * torch.exp(torch.lgamma(x))

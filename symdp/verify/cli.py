@@ -1,0 +1,72 @@
+"""``symdp verify``: run the ladder, write ``proofs/``, replay certificates, print the ledger."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+
+
+@click.command("verify")
+@click.argument("ids", nargs=-1)
+@click.option("--deep", is_flag=True, help="search longer (more random cases, larger interval budgets)")
+@click.option("--replay", "do_replay", is_flag=True, help="re-check every saved certificate without re-deriving; exit 1 if any fails")
+@click.option("--json", "as_json", is_flag=True, help="print the ledger as JSON (after verifying IDS, or as saved when none given with --json alone)")
+@click.option("--no-write", is_flag=True, help="do not write proofs/")
+@click.option("--seed", default=0, type=int, help="seed of the random search")
+@click.option("--quiet", is_flag=True, help="no progress bar")
+def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_write: bool, seed: int, quiet: bool) -> None:
+    """Decide for each library entry how far it is established (PROVED / REFUTED / PARTIAL / SUPPORTED /
+    UNCHECKED) and leave replayable evidence under proofs/."""
+    from .ledger import load_ledger_file, proofs_dir, replay
+
+    if do_replay:
+        t0 = time.monotonic()
+        rows = replay()
+        bad = [r for r in rows if not r[1]]
+        if as_json:
+            click.echo(json.dumps([{"certificate": p, "ok": ok, "detail": m} for p, ok, m in rows], indent=1))
+        else:
+            for p, ok, m in rows:
+                click.echo(f"{'ok  ' if ok else 'FAIL'} {p}: {m}")
+            click.echo(f"{len(rows) - len(bad)}/{len(rows)} certificates hold ({time.monotonic() - t0:.1f}s)")
+        if bad or not rows:
+            if not rows:
+                click.echo("no certificates found under " + str(proofs_dir()), err=True)
+            sys.exit(1)
+        return
+    if as_json and not ids and not deep:
+        led = load_ledger_file()
+        if led:
+            click.echo(json.dumps({"version": 1, "entries": list(led.values())}, indent=1))
+            return
+    from ..errors import UnknownTheoremError
+    from . import run
+
+    t0 = time.monotonic()
+    try:
+        results = run(list(ids) or None, deep=deep, write=not no_write, progress=not (quiet or as_json), seed=seed)
+    except UnknownTheoremError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    elapsed = time.monotonic() - t0
+    if as_json:
+        click.echo(json.dumps({"version": 1, "entries": [r.ledger_entry() for r in results]}, indent=1))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    colour = {"PROVED": "green", "REFUTED": "red", "PARTIAL": "yellow", "SUPPORTED": "cyan", "UNCHECKED": "dim"}
+    table = Table(title=f"symdp verify: {len(results)} entries in {elapsed:.1f}s")
+    for col in ("id", "verdict", "rung", "certificate", "evidence"):
+        table.add_column(col, overflow="fold")
+    counts: dict[str, int] = {}
+    for r in results:
+        v = r.verdict.value
+        counts[v] = counts.get(v, 0) + 1
+        table.add_row(r.id, f"[{colour[v]}]{v}[/]", r.evidence.rung or "", r.evidence.certificate or "", r.evidence.detail[:300])
+    con = Console()
+    con.print(table)
+    con.print(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + (f"; ledger written to {proofs_dir()}" if not no_write else ""))
