@@ -27,21 +27,42 @@ def _point(point: Any) -> sp.Expr:
 
 
 def series(expr: sp.Expr, var: sp.Symbol, point: Any = 0, order: int = 3) -> sp.Expr:
-    """Series of ``expr`` in ``var`` at ``point`` up to (excluding) ``order``, with its O-term."""
-    return sp.series(expr, var, _point(point), order)
+    """Series of ``expr`` in ``var`` at ``point`` up to (excluding) ``order``, with its O-term.
+
+    Hyperbolic functions are rewritten with ``exp`` when SymPy has no asymptotic
+    expansion for them (e.g. ``tanh`` at infinity).
+    """
+    p0 = _point(point)
+    try:
+        return sp.series(expr, var, p0, order)
+    except (sp.PoleError, ValueError, NotImplementedError):
+        return sp.series(expr.rewrite(sp.exp), var, p0, order)
 
 
 def leading_term(expr: sp.Expr, var: sp.Symbol, point: Any = 0) -> sp.Expr:
-    """The leading-order term of ``expr`` as ``var -> point``."""
+    """The leading-order term of ``expr`` as ``var -> point``.
+
+    At infinity the power is found as ``lim log|f| / log var`` and the
+    coefficient as ``lim f / var**p`` (works where SymPy's series at infinity
+    does not, e.g. for ``tanh``); at a finite point SymPy's leading term of
+    the expression (rewritten with ``exp`` if needed) is used.
+    """
     p0 = _point(point)
     if p0 in (sp.oo, -sp.oo):
-        # substitute var = 1/u, expand at u -> 0+
-        u = sp.Dummy("u", positive=True)
-        lt = sp.simplify(expr.subs(var, 1 / u)).as_leading_term(u)
-        return sp.simplify(lt.subs(u, 1 / var))
-    return sp.simplify(expr.subs(var, var + p0).as_leading_term(var).subs(var, var - p0)) if p0 != 0 else sp.simplify(
-        expr.as_leading_term(var)
-    )
+        v = var if p0 is sp.oo else -var
+        power = sp.limit(sp.log(sp.Abs(expr)) / sp.log(sp.Abs(var)), var, p0)
+        if power.is_finite:
+            power = sp.nsimplify(power)
+            coeff = sp.limit(sp.simplify(expr / v**power), var, p0)
+            if coeff.is_finite and coeff != 0:
+                return sp.simplify(coeff * v**power)
+        raise InvalidParameterError(f"no power-law leading term of {expr} as {var} -> {p0} (growth exponent {power})")
+    shifted = expr.subs(var, var + p0) if p0 != 0 else expr
+    try:
+        lt = shifted.as_leading_term(var)
+    except (sp.PoleError, ValueError, NotImplementedError):
+        lt = shifted.rewrite(sp.exp).as_leading_term(var)
+    return sp.simplify(lt.subs(var, var - p0) if p0 != 0 else lt)
 
 
 def ratio_limit(a: sp.Expr, b: sp.Expr, var: sp.Symbol, point: Any = 0) -> sp.Expr:

@@ -86,7 +86,7 @@ def test_every_entry_evaluates_finite_at_domain_points(th):
         for s in syms:
             lo, hi = (float(v) for v in box[s])
             v = math.exp(math.log(lo) + frac * (math.log(hi) - math.log(lo))) if lo > 0 and hi / lo > 100 else lo + frac * (hi - lo)
-            vals[s.name] = max(1, round(v)) if s.is_integer else v
+            vals[s.name] = max(1, round(v)) if s.is_integer else sp.Float(v, 30)
         val = th.evaluate(**vals)
         assert mp.isfinite(val), (th.id, vals, val)
 

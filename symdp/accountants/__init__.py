@@ -1,0 +1,36 @@
+r"""Accountants for DP-SGD built on the generated kernels of the theorem library.
+
+>>> from symdp.accountants import epsilon
+>>> r = epsilon(noise_multiplier=1.1, sample_rate=256 / 60000, steps=2340, delta=1e-5, accountant="rdp")
+>>> r.is_upper_bound
+True
+
+* :func:`epsilon`, :func:`delta` -- tight (PLD), RDP, CLT (approximation), composition theorems;
+  arrays broadcast; ``schedule=[(sigma, q, steps), ...]`` for changing noise / rate.
+* :func:`calibrate_noise`, :func:`max_steps` -- safe-side calibration.
+* :func:`odometer` -- epsilon after every step of a run, one vectorised call.
+* :class:`RDPOdometer` -- device-resident torch odometer for training loops.
+* :class:`symdp.accountants.opacus_adapter.SymdpAccountant` -- Opacus ``IAccountant`` (imported lazily).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .api import ACCOUNTANTS, CLT_WARNING, SHUFFLE_MESSAGE, AccountingResult, delta, epsilon
+from .calibrate import CalibrationResult, MaxStepsResult, calibrate_noise, max_steps
+from .odometer import RDPOdometer, rdp_torch
+from .timeline import odometer
+
+__all__ = [
+    "ACCOUNTANTS", "AccountingResult", "CLT_WARNING", "CalibrationResult", "MaxStepsResult", "RDPOdometer",
+    "SHUFFLE_MESSAGE", "calibrate_noise", "delta", "epsilon", "max_steps", "odometer", "rdp_torch",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SymdpAccountant":
+        from .opacus_adapter import SymdpAccountant
+
+        return SymdpAccountant
+    raise AttributeError(name)

@@ -85,9 +85,13 @@ class AccountingResult:
     def to_dict(self) -> dict[str, Any]:
         def conv(v: Any) -> Any:
             if isinstance(v, np.ndarray):
-                return v.tolist()
+                return [conv(x) for x in v.tolist()] if v.ndim else conv(v.item())
+            if isinstance(v, list):
+                return [conv(x) for x in v]
             if isinstance(v, (np.floating, np.integer)):
-                return v.item()
+                v = v.item()
+            if isinstance(v, float) and v != v:
+                return None  # NaN: "not available" (JSON has no NaN)
             return v
 
         return {

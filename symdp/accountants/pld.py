@@ -186,7 +186,7 @@ def _moments(pld: DiscretePLD) -> tuple[float, float]:
     return m, max(v, pld.h**2)
 
 
-_LAM_FACTORS = np.array([0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0])
+_LAM_FACTORS = np.concatenate([np.geomspace(1e-4, 0.1, 7), [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]])
 
 
 def _tail_bound(steps: Sequence[tuple[DiscretePLD, int]], t: float, sign: int, lam0: float) -> float:

@@ -184,12 +184,17 @@ def sgm_rdp_fractional_series(*, noise_multiplier: float, sample_rate: float, al
     t1 = _kernel("accounting.sgm_rdp_frac_term1", "numpy")
     t2 = _kernel("accounting.sgm_rdp_frac_term2", "numpy")
     i = np.arange(terms, dtype=float)
-    b = sps.binom(alpha, i)
+    logb = sps.gammaln(alpha + 1) - sps.gammaln(i + 1) - sps.gammaln(alpha - i + 1)
+    sign = sps.gammasgn(alpha - i + 1)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        a1 = np.exp(t1(alpha=alpha, j=i, q=sample_rate, sigma=noise_multiplier))
-        a2 = np.exp(t2(alpha=alpha, j=i, q=sample_rate, sigma=noise_multiplier))
-    s = np.nansum(b * a1) + np.nansum(b * a2)
-    return float(np.log(s) / (alpha - 1))
+        l1 = logb + t1(alpha=alpha, j=i, q=sample_rate, sigma=noise_multiplier)
+        l2 = logb + t2(alpha=alpha, j=i, q=sample_rate, sigma=noise_multiplier)
+    lt = np.concatenate([l1, l2])
+    sg = np.concatenate([sign, sign])
+    ok = np.isfinite(lt)
+    m = float(np.max(lt[ok]))
+    s = float(np.sum(sg[ok] * np.exp(lt[ok] - m)))
+    return float((np.log(s) + m) / (alpha - 1))
 
 
 __all__ = [

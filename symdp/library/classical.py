@@ -23,6 +23,12 @@ _F000 = FILES[HE_UAI][0]
 _F001 = FILES[HE_LONG][0]
 _R = sp.Rational
 
+
+def _pos(s: sp.Symbol) -> sp.Basic:
+    """``s > 0`` kept unevaluated (the symbol's assumptions would fold it to True) so it shows in listings."""
+    return sp.Gt(s, 0, evaluate=False)
+
+
 Gen = sp.Symbol("Gen", real=True)
 P_fail = sp.Symbol("P_fail", nonnegative=True)
 EGen_multi = sp.Symbol("EGen_multi", nonnegative=True)
@@ -44,7 +50,7 @@ def kl_tanh(e: sp.Expr) -> sp.Expr:
     return e * (sp.exp(e) - 1) / (sp.exp(e) + 1)
 
 
-_DP_HYPS = [eps > 0, delta > 0, delta < 1]
+_DP_HYPS = [_pos(eps), _pos(delta), delta < 1]
 _BOX_DELTA = (sp.Float("1e-12"), sp.Float("1e-2"))
 
 # ---- high-probability generalization bounds ---------------------------------
@@ -137,7 +143,7 @@ THEOREMS = [
         "classical.dwork2015_high_prob",
         "Dwork et al. 2015 high-probability generalization bound (as quoted)",
         "quoted in 000 Sec. 3.1.2",
-        "Dwork, Feldman, Hardt, Pitassi, Reingold, Roth 2015",
+        "Dwork, Feldman, Hardt, Pitassi, Reingold, Roth 2015, 'Preserving statistical validity in adaptive data analysis' (STOC)",
         DWORK2015_A,
         DWORK2015_B,
         _DP_HYPS,
@@ -171,7 +177,7 @@ THEOREMS = [
         src(CLASSICAL, "quoted in 000 Sec. 3.1.2 (Comparison of Theorem 2)", cites="Nissim and Stemmer 2015", file=_F000),
         lhs=EGen_multi,
         rhs=NS2015_ON_AVERAGE,
-        hypotheses=[*_DP_HYPS, k_sets >= 1],
+        hypotheses=[*_DP_HYPS, sp.Ge(k_sets, 1, evaluate=False)],
         domain={eps: (_R(1, 100), 10), delta: _BOX_DELTA, k_sets: (1, 10**6)},
         quantity="|E[Gen_{S_{i_B(S)}, h_B(S)}]| for an (eps, delta)-DP multi-sample-set algorithm B",
         premises=(Property("DP", (eps, delta), "B"),),
@@ -220,7 +226,7 @@ THEOREMS = [
         src(CLASSICAL, "quoted in 000 Sec. 3.2.2", cites="Dwork and Roth 2014, Theorem 3.20 and Corollary 3.21", file=_F000),
         lhs=eps_p,
         rhs=DR_ADV_EPS,
-        hypotheses=[*_DP_HYPS, delta_t > 0, delta_t < 1],
+        hypotheses=[*_DP_HYPS, _pos(delta_t), delta_t < 1],
         domain={eps: (_R(1, 1000), 2), T: (1, 10**6), delta_t: _BOX_DELTA},
         quantity="composed epsilon of T adaptively composed (eps, delta)-DP steps",
         premises=(Property("DP", (eps, delta), "M_i"),),
@@ -241,7 +247,7 @@ THEOREMS = [
         src(CLASSICAL, "quoted in 000 Sec. 3.2.2", cites="Dwork and Roth 2014, Theorem 3.20 and Corollary 3.21", file=_F000),
         lhs=eps_p,
         rhs=DR_ADV_EPS_SUM,
-        hypotheses=[delta_t > 0, delta_t < 1],
+        hypotheses=[_pos(delta_t), delta_t < 1],
         quantity="composed epsilon of T adaptively composed (eps_i, delta_i)-DP steps",
         notes="epsilon_seq[i] is the i-th step's epsilon; delta in the log read as delta~.",
         tags=("composition", "prior-work", "heterogeneous"),
@@ -253,7 +259,7 @@ THEOREMS = [
         src(CLASSICAL, "quoted in 000 Sec. 3.2.2", cites="Dwork and Roth 2014, Theorem 3.20 and Corollary 3.21", file=_F000),
         lhs=delta_p,
         rhs=DR_ADV_DELTA,
-        hypotheses=[*_DP_HYPS, delta_t > 0, delta_t < 1],
+        hypotheses=[*_DP_HYPS, _pos(delta_t), delta_t < 1],
         domain={delta: _BOX_DELTA, T: (1, 10**6), delta_t: _BOX_DELTA},
         quantity="composed delta of T (eps, delta)-DP steps at eps' = classical.dwork_roth_advanced_composition_eps",
         premises=(Property("DP", (eps, delta), "M_i"),),
@@ -271,7 +277,7 @@ THEOREMS = [
                 cites="Kairouz, Oh, Viswanath 2017, 'The composition theorem for differential privacy'", file=_F001),
             lhs=eps_p,
             rhs=expr,
-            hypotheses=[*_DP_HYPS, delta_t > 0, delta_t < 1],
+            hypotheses=[*_DP_HYPS, _pos(delta_t), delta_t < 1],
             domain={eps: (_R(1, 1000), 2), T: (1, 10**6), delta_t: _BOX_DELTA},
             quantity="composed epsilon of T (eps, delta)-DP steps (paired with classical.kairouz2017_delta)",
             premises=(Property("DP", (eps, delta), "M_i"),),
@@ -289,7 +295,7 @@ THEOREMS = [
         src(CLASSICAL, "quoted in 000 Sec. 3.2.2", cites="Kairouz, Oh, Viswanath 2017", file=_F000),
         lhs=delta_p,
         rhs=KAIROUZ_DELTA,
-        hypotheses=[*_DP_HYPS, delta_t > 0, delta_t < 1],
+        hypotheses=[*_DP_HYPS, _pos(delta_t), delta_t < 1],
         domain={delta: _BOX_DELTA, T: (1, 10**6), delta_t: _BOX_DELTA},
         quantity="composed delta of T (eps, delta)-DP steps at eps' = min{eps'_1, eps'_2, eps'_3}",
         premises=(Property("DP", (eps, delta), "M_i"),),
@@ -323,7 +329,7 @@ THEOREMS = [
         src(CLASSICAL, "quoted in 000 Sec. 3.2.1 (after Lemma 2)", cites="Dwork, Rothblum, Vadhan 2010, 'Boosting and differential privacy'", file=_F000),
         lhs=D_KL,
         rhs=DWORK2010_KL,
-        hypotheses=[eps > 0],
+        hypotheses=[_pos(eps)],
         domain={eps: (sp.Rational(1, 10**8), 50)},
         quantity="sup over neighbouring S, S' of D_KL(A(S) || A(S')) for eps-DP A",
         premises=(Property("DP", (eps, sp.Integer(0)), "A"),),
@@ -337,7 +343,7 @@ THEOREMS = [
         src(CLASSICAL, "quoted in 000 eq. (8)", cites="Dwork and Rothblum 2016, 'Concentrated differential privacy'", file=_F000),
         lhs=D_KL,
         rhs=DWORK_ROTHBLUM2016_KL,
-        hypotheses=[eps > 0],
+        hypotheses=[_pos(eps)],
         domain={eps: (sp.Rational(1, 10**8), 50)},
         quantity="sup over neighbouring S, S' of D_KL(A(S) || A(S')) for eps-DP A",
         premises=(Property("DP", (eps, sp.Integer(0)), "A"),),
@@ -351,7 +357,7 @@ THEOREMS = [
         src(CLASSICAL, "standard computation", cites="Kairouz, Oh, Viswanath 2017 (worst-case pair); Warner 1965"),
         lhs=_p_rr * sp.log(_p_rr / (1 - _p_rr)) + (1 - _p_rr) * sp.log((1 - _p_rr) / _p_rr),
         rhs=eps * (sp.exp(eps) - 1) / (sp.exp(eps) + 1),
-        hypotheses=[eps > 0],
+        hypotheses=[_pos(eps)],
         domain={eps: (sp.Rational(1, 10**8), 50)},
         quantity="D_KL(Bern(p) || Bern(1-p)) with p = e^eps/(1+e^eps)",
         oracle="kl_eps_dp",
@@ -366,7 +372,7 @@ THEOREMS = [
         lhs=sigma,
         relation=">=",
         rhs=GAUSSIAN_SIGMA,
-        hypotheses=[eps > 0, eps < 1, delta > 0, delta < 1],
+        hypotheses=[_pos(eps), eps < 1, _pos(delta), delta < 1],
         domain={eps: (_R(1, 100), _R(99, 100)), delta: (sp.Float("1e-12"), _R(1, 2)), Delta: (_R(1, 10), 10)},
         quantity="noise standard deviation sufficient for (eps, delta)-DP of N(0, sigma^2) added to an L2-sensitivity-Delta statistic",
         conclusion=Property("DP", (eps, delta), "Gaussian mechanism"),

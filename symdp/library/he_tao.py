@@ -83,6 +83,12 @@ delta_seq = sp.IndexedBase("delta_seq", positive=True)
 alpha_seq = sp.IndexedBase("alpha_seq", nonnegative=True)
 
 _R = sp.Rational
+
+
+def _pos(s: sp.Symbol) -> sp.Basic:
+    """``s > 0`` kept unevaluated (the symbol's assumptions would fold it to True) so it shows in listings."""
+    return sp.Gt(s, 0, evaluate=False)
+
 _EM = sp.exp(-eps)
 
 #: He et al. Lemma 2 (000) bound on the KL divergence of an eps-DP mechanism
@@ -127,7 +133,7 @@ _N_GARBLE = (
     "Our plain-text copy prints the second term as 'c4 / (c5 (1 - c6 e^-eps)) ln c7 e^-eps delta'; "
     "read as c4/(c5 (1 - c6 e^{-eps})) * ln(c7 e^{-eps} delta). "
 )
-_DP_HYPS = [eps > 0, delta > 0, delta < 1]
+_DP_HYPS = [_pos(eps), _pos(delta), delta < 1]
 _BOX_C = {c: (_R(1, 10), 10) for c in (c1, c2, c3, c4, c5, c6, c7)}
 _BOX_DELTA = (sp.Float("1e-12"), sp.Float("1e-2"))
 
@@ -252,7 +258,7 @@ _DEFS = [
         src(HE_LONG, "Definition 4 (000: Lemma 3, definitions deferred to App. B.1)"),
         lhs=D_inf_delta,
         rhs=sp.log((P_XS - delta) / P_YS),
-        hypotheses=[delta > 0, delta < 1, P_YS >= delta, P_XS > delta, P_XS <= 1, P_YS <= 1],
+        hypotheses=[_pos(delta), delta < 1, P_YS >= delta, P_XS > delta, P_XS <= 1, P_YS <= 1],
         domain={P_XS: (_R(1, 2), 1), P_YS: (_R(1, 10), 1), delta: (_R(1, 10**6), _R(1, 10))},
         quantity="D_inf^delta(X || Y) = max over S with P(Y in S) >= delta of log[(P(X in S) - delta)/P(Y in S)]",
         notes="rhs is the objective for one event S; the divergence is its maximum. Formula from 001 Definition 4.",
@@ -278,7 +284,7 @@ _DEFS = [
         src(HE_UAI, "Definition 4", cites="McSherry and Talwar 2007"),
         lhs=w_exp,
         rhs=sp.exp(eps * u_util / (2 * Delta_u)),
-        hypotheses=[eps > 0],
+        hypotheses=[_pos(eps)],
         domain={eps: (_R(1, 100), 10), u_util: (0, 10), Delta_u: (_R(1, 10), 10)},
         quantity="weight of index i: P(E(S,u,I,eps) = i) is proportional to exp(eps u(S,i) / (2 Delta_u))",
         notes="Delta_u = max_i max_{S,S' adjacent} |u(S,i) - u(S',i)|. 001's Definition 8 omits the formula.",
@@ -309,7 +315,7 @@ _MULTI = [
         src(HE_UAI, "Theorem 2 (eq. 3)"),
         lhs=EGen_multi,
         rhs=THM2_BOUND,
-        hypotheses=[*_DP_HYPS, k_sets >= 1],
+        hypotheses=[*_DP_HYPS, sp.Ge(k_sets, 1, evaluate=False)],
         domain={eps: (_R(1, 100), 10), delta: _BOX_DELTA, k_sets: _BOX_K},
         quantity="|E_{S ~ D^N, B(S)}[Gen_{S_{i_B(S)}, h_B(S)}]| for (eps, delta)-DP B: Z^{k x N} -> H x {1..k}",
         premises=(Property("DP", (eps, delta), "B"),),
@@ -324,7 +330,7 @@ _MULTI = [
         lhs=P_succ,
         relation=">=",
         rhs=THM3_UAI_P_SMALL,
-        hypotheses=[*_DP_HYPS, eps <= _R(17, 50), k_sets >= 1, k_sets <= eps / (_R(17, 10) * sp.exp(-_R(17, 10) * eps) * delta)],
+        hypotheses=[*_DP_HYPS, eps <= _R(17, 50), sp.Ge(k_sets, 1, evaluate=False), k_sets <= eps / (_R(17, 10) * sp.exp(-_R(17, 10) * eps) * delta)],
         domain={eps: (_R(1, 1000), _R(17, 50)), delta: _BOX_DELTA, k_sets: _BOX_K},
         quantity="P(Gen_{S_{i_B(S)}, h_B(S)} <= k e^{-1.7 eps} delta + 1.7 eps)",
         premises=(Property("DP", (eps, delta), "B"),),
@@ -340,7 +346,7 @@ _MULTI = [
         lhs=P_succ,
         relation=">=",
         rhs=THM3_UAI_P_LARGE,
-        hypotheses=[*_DP_HYPS, eps > _R(17, 50), k_sets >= 1, k_sets <= (1 - _EM) / (10 * _EM * delta)],
+        hypotheses=[*_DP_HYPS, eps > _R(17, 50), sp.Ge(k_sets, 1, evaluate=False), k_sets <= (1 - _EM) / (10 * _EM * delta)],
         domain={eps: (_R(17, 50), 20), delta: _BOX_DELTA, k_sets: _BOX_K},
         quantity="P(Gen_{S_{i_B(S)}, h_B(S)} <= k e^{-eps} delta + 1.1 (1 - e^{-eps}))",
         premises=(Property("DP", (eps, delta), "B"),),
@@ -460,7 +466,7 @@ _EPS3_DOM = {eps: (_R(1, 100), _R(1, 2)), delta: _BOX_DELTA, T: (1000, 5000), de
 THM5_EPS = sp.sqrt(2 * sp.log(1 / delta_p) * T * eps**2) + T * kl_tanh(eps)
 THM5_EPS_SUM = sp.sqrt(2 * sp.log(1 / delta_p) * _S2) + _SK
 
-_COMP_HYPS = [*_DP_HYPS, delta_t > 0, delta_t < 1]
+_COMP_HYPS = [*_DP_HYPS, _pos(delta_t), delta_t < 1]
 _BOX_T = (1, 10**6)
 _BOX_EPS = (_R(1, 1000), 2)
 _SEQ_NOTE = "epsilon_seq[i], delta_seq[i]: the i-th step is (epsilon_seq[i], delta_seq[i])-DP."
@@ -495,7 +501,7 @@ def _thm4_eps(j: int, expr, sum_expr):
             src(HE_UAI, "Theorem 4"),
             lhs=eps_p,
             rhs=sum_expr,
-            hypotheses=[delta_t > 0, delta_t < 1],
+            hypotheses=[_pos(delta_t), delta_t < 1],
             quantity="composed epsilon of a T-step iterative algorithm whose i-th step is (eps_i, delta_i)-DP",
             premises=(Property("DP", (eps_seq[i_], delta_seq[i_]), "M_i"),),
             notes=_SEQ_NOTE + " 000's premise says '(eps, delta)-DP' but the formulas use eps_i.",
@@ -530,7 +536,7 @@ _COMPOSITION = [
         src(HE_UAI, "Theorem 4 (eq. 7)"),
         lhs=delta_p,
         rhs=THM4_DELTA_OBJECTIVE,
-        hypotheses=[delta_t > 0, delta_t < 1],
+        hypotheses=[_pos(delta_t), delta_t < 1],
         quantity="composed delta of Theorem 4 at eps'",
         premises=(Property("DP", (eps_seq[i_], delta_seq[i_]), "M_i"),),
         conclusion=Property("DP", (eps_p, delta_p), "A"),
@@ -549,7 +555,7 @@ _COMPOSITION = [
         src(HE_UAI, "Corollary 1 (Composition Theorem II)"),
         lhs=delta_p,
         rhs=COR1_DELTA,
-        hypotheses=[*_COMP_HYPS, eps_p > 0, eps_p <= T * eps, sp.Eq(eps_p, THM4_EPS_PRIME)],
+        hypotheses=[*_COMP_HYPS, _pos(eps_p), eps_p <= T * eps, sp.Eq(eps_p, THM4_EPS_PRIME)],
         domain={eps: (_R(1, 100), 2), delta: _BOX_DELTA, T: (1, 10**4), delta_t: _BOX_DELTA, eps_p: (_R(1, 10), 10)},
         quantity="composed delta at eps' of T (eps, delta)-DP steps",
         premises=(Property("DP", (eps, delta), "M_i"),),
@@ -569,7 +575,7 @@ _COMPOSITION = [
         src(HE_UAI, "Corollary 1 (Composition Theorem II), second line"),
         lhs=COR1_DELTA,
         rhs=COR1_DELTA_FIRST_ORDER,
-        hypotheses=[*_COMP_HYPS, eps_p > 0, eps_p <= T * eps],
+        hypotheses=[*_COMP_HYPS, _pos(eps_p), eps_p <= T * eps],
         domain={eps: (_R(1, 100), 2), delta: _BOX_DELTA, T: (1, 10**4), delta_t: _BOX_DELTA, eps_p: (_R(1, 10), 10)},
         expansion=Expansion(delta, 0, 2),
         quantity="delta' of Corollary 1 as delta -> 0",
@@ -584,7 +590,7 @@ _COMPOSITION = [
         src(HE_UAI, "Corollary 2 (Composition Theorem III)"),
         lhs=delta_p,
         rhs=COR2_DELTA,
-        hypotheses=[*_DP_HYPS, eps_p > 0, eps_p < T * eps, sp.Eq(eps_p, THM4_EPS_PRIME.subs(delta_t, _DT_COR2))],
+        hypotheses=[*_DP_HYPS, _pos(eps_p), eps_p < T * eps, sp.Eq(eps_p, THM4_EPS_PRIME.subs(delta_t, _DT_COR2))],
         domain={eps: (_R(1, 100), _R(1, 2)), delta: _BOX_DELTA, T: (100, 5000), eps_p: (1, 5)},
         quantity="composed delta at eps' of T (eps, delta)-DP steps",
         premises=(Property("DP", (eps, delta), "M_i"),),
@@ -607,7 +613,7 @@ _COMPOSITION = [
         src(HE_UAI, "Corollary 2 (Composition Theorem III), first term"),
         lhs=sp.Symbol("deltaprimeprime", positive=True),
         rhs=COR2_DELTA_PP,
-        hypotheses=[eps > 0, eps_p > 0, eps_p < T * eps],
+        hypotheses=[_pos(eps), _pos(eps_p), eps_p < T * eps],
         domain={eps: (_R(1, 100), _R(1, 2)), T: (100, 5000), eps_p: (1, 5)},
         quantity="delta'' = e^{-(eps'+T eps)/2} ((2 T eps)/((1+e^eps)(T eps - eps')))^T ((T eps + eps')/(T eps - eps'))^{-(eps'+T eps)/(2 eps)}",
         tags=("composition", "cor2"),
@@ -655,7 +661,7 @@ _COMPOSITION = [
         src(HE_UAI, "Theorem 5"),
         lhs=eps_p,
         rhs=THM5_EPS,
-        hypotheses=[eps > 0, delta_p > 0, delta_p < 1],
+        hypotheses=[_pos(eps), _pos(delta_p), delta_p < 1],
         domain={eps: _BOX_EPS, T: _BOX_T, delta_p: _BOX_DELTA},
         quantity="composed epsilon at delta' of T eps-DP iterators",
         premises=(Property("DP", (eps, sp.Integer(0)), "M_i"),),
@@ -675,7 +681,7 @@ _COMPOSITION = [
         src(HE_UAI, "Theorem 5"),
         lhs=eps_p,
         rhs=THM5_EPS_SUM,
-        hypotheses=[delta_p > 0, delta_p < 1],
+        hypotheses=[_pos(delta_p), delta_p < 1],
         quantity="composed epsilon at delta' of T iterators, the i-th eps_i-DP",
         premises=(Property("DP", (eps_seq[i_], sp.Integer(0)), "M_i"),),
         notes=_SEQ_NOTE + " Square root read as covering the first term only.",
@@ -704,7 +710,7 @@ _COMPOSITION = [
         src(HE_UAI, "Theorem 6"),
         lhs=delta_p,
         rhs=THM4_DELTA_OBJECTIVE,
-        hypotheses=[delta_t > 0, delta_t < 1],
+        hypotheses=[_pos(delta_t), delta_t < 1],
         quantity="composed delta of Theorem 6",
         premises=(Property("DP", (eps_seq[i_], delta_seq[i_]), "M_i"),),
         conclusion=Property("DP", (THM4_EPS3_SUM, delta_p), "A"),
@@ -765,7 +771,7 @@ _IGMM = [
         src(HE_UAI, "Theorem 7"),
         lhs=eps_tl,
         rhs=THM7_UAI_EPS_TILDE,
-        hypotheses=[delta > 0, delta < 1, tau < N],
+        hypotheses=[_pos(delta), delta < 1, tau < N],
         domain={N: (1000, 10**6), tau: (8, 1024), D_diam: (_R(1, 10), 10), sigma: (_R(1, 2), 50), delta: _BOX_DELTA},
         quantity="per-iteration epsilon of one IGMM step at per-step delta",
         notes=_IGMM_NOTE + (
@@ -782,7 +788,7 @@ _IGMM = [
         src(HE_UAI, "Theorem 7"),
         lhs=eps_p,
         rhs=THM7_UAI_EPS,
-        hypotheses=[delta_t > 0, delta_t < 1],
+        hypotheses=[_pos(delta_t), delta_t < 1],
         domain={eps_tl: (_R(1, 1000), 2), T: _BOX_T, delta_t: _BOX_DELTA},
         quantity="composed epsilon of T IGMM steps",
         premises=(Property("DP", (eps_tl, delta), "IGMM step"),),
@@ -797,7 +803,7 @@ _IGMM = [
         src(HE_UAI, "Theorem 7"),
         lhs=delta_p,
         rhs=THM7_UAI_DELTA,
-        hypotheses=[*_DP_HYPS, eps_p > 0, eps_p < T * eps_tl, tau < N],
+        hypotheses=[*_DP_HYPS, _pos(eps_p), eps_p < T * eps_tl, tau < N],
         domain={eps_tl: (_R(1, 100), _R(1, 10)), delta: _BOX_DELTA, T: (100, 1000), eps_p: (_R(1, 2), 5),
                 N: (1000, 10**5), tau: (10, 500), delta_tp: _BOX_DELTA},
         quantity="composed delta of T IGMM steps at eps' = he2021uai.thm7_eps",
@@ -817,7 +823,7 @@ _IGMM = [
         src(HE_UAI, "Theorem 7"),
         lhs=delta_tp,
         rhs=THM7_UAI_DELTA_TILDE_P,
-        hypotheses=[eps_tl > 0, eps_p > 0, eps_p < T * eps_tl],
+        hypotheses=[_pos(eps_tl), _pos(eps_p), eps_p < T * eps_tl],
         domain={eps_tl: (_R(1, 100), _R(1, 10)), T: (100, 1000), eps_p: (_R(1, 2), 5)},
         quantity="delta-tilde' of Theorem 7 (Corollary 2's delta'' with eps = eps-tilde)",
         tags=("igmm", "composition"),
@@ -829,7 +835,7 @@ _IGMM = [
         src(HE_UAI, "Corollary 3 (eq. 10)"),
         lhs=a_fed,
         rhs=1 / sp.sqrt(C_clients),
-        hypotheses=[C_clients >= 1],
+        hypotheses=[sp.Ge(C_clients, 1, evaluate=False)],
         domain={C_clients: (1, 10**9)},
         quantity="gap a in P(|Gen_{S, A_fed(S)}| > a) < b, up to polylog factors (soft-O) as C -> oo",
         notes=(
@@ -845,7 +851,7 @@ _IGMM = [
         src(HE_UAI, "Corollary 3 (eq. 10)"),
         lhs=b_fed,
         rhs=C_clients ** _R(-3, 2),
-        hypotheses=[C_clients >= 1],
+        hypotheses=[sp.Ge(C_clients, 1, evaluate=False)],
         domain={C_clients: (1, 10**9)},
         quantity="failure probability b in P(|Gen| > a) < b, up to polylog factors (soft-O) as C -> oo",
         notes="Asymptotic: b = O~(C^{-3/2}). No constants are given.",
@@ -875,7 +881,7 @@ _COMPARISONS = [
         lhs=THM1_UAI_A_SMALL,
         relation="<=",
         rhs=_cl.NS2015_A,
-        hypotheses=[eps > 0, eps <= _R(1, 10)],
+        hypotheses=[_pos(eps), eps <= _R(1, 10)],
         domain={eps: (_R(1, 10**4), _R(1, 10))},
         refs=("he2021uai.thm1_small_eps", "classical.nissim_stemmer2015_high_prob"),
         quantity="gap a of the high-probability bound (smaller is tighter)",
@@ -889,7 +895,7 @@ _COMPARISONS = [
         lhs=THM1_UAI_B_SMALL,
         relation="<=",
         rhs=_cl.NS2015_B,
-        hypotheses=[eps > 0, eps <= _R(1, 10), delta > 0, delta < 1],
+        hypotheses=[_pos(eps), eps <= _R(1, 10), _pos(delta), delta < 1],
         domain={eps: (_R(1, 10**4), _R(1, 10)), delta: _BOX_DELTA},
         refs=("he2021uai.thm1_small_eps_failure", "classical.nissim_stemmer2015_high_prob_failure"),
         quantity="failure probability b of the high-probability bound (smaller is tighter)",
@@ -904,7 +910,7 @@ _COMPARISONS = [
         lhs=THM1_UAI_B_SMALL,
         relation="<=",
         rhs=_cl.DWORK2015_B,
-        hypotheses=[eps > 0, eps <= _R(1, 5), delta > 0, delta < 1],
+        hypotheses=[_pos(eps), eps <= _R(1, 5), _pos(delta), delta < 1],
         domain={eps: (_R(1, 10**4), _R(1, 5)), delta: _BOX_DELTA},
         refs=("he2021uai.thm1_small_eps_failure", "classical.dwork2015_high_prob_failure"),
         quantity="failure probability b at equal gap a = 4 eps (smaller is tighter)",
@@ -923,7 +929,7 @@ _COMPARISONS = [
         lhs=sp.exp(eps) / 2 * THM2_BOUND,
         relation="<=",
         rhs=_cl.NS2015_ON_AVERAGE,
-        hypotheses=[*_DP_HYPS, k_sets >= 1],
+        hypotheses=[*_DP_HYPS, sp.Ge(k_sets, 1, evaluate=False)],
         domain={eps: (_R(1, 100), 10), delta: _BOX_DELTA, k_sets: _BOX_K},
         refs=("he2021.thm2", "classical.nissim_stemmer2015_on_average"),
         quantity="(e^eps/2) x Theorem 2's bound versus Nissim-Stemmer's bound",
@@ -941,7 +947,7 @@ _COMPARISONS = [
         lhs=KL_FACTOR_VS_DWORK_ROTHBLUM,
         relation="==",
         rhs=(1 + sp.exp(eps)) / 2,
-        hypotheses=[eps > 0],
+        hypotheses=[_pos(eps)],
         domain={eps: (sp.Rational(1, 10**8), 50)},
         refs=("classical.dwork_rothblum2016_kl", "he2021.lemma_kl"),
         quantity="ratio of Dwork-Rothblum's KL bound to Lemma 2's",
@@ -955,7 +961,7 @@ _COMPARISONS = [
         lhs=KL_BOUND,
         relation="<=",
         rhs=_cl.DWORK_ROTHBLUM2016_KL,
-        hypotheses=[eps > 0],
+        hypotheses=[_pos(eps)],
         domain={eps: (sp.Rational(1, 10**8), 50)},
         refs=("he2021.lemma_kl", "classical.dwork_rothblum2016_kl"),
         quantity="KL bound of an eps-DP mechanism (smaller is tighter)",
@@ -970,7 +976,7 @@ _COMPARISONS = [
         lhs=KL_BOUND,
         relation="<=",
         rhs=_cl.DWORK2010_KL,
-        hypotheses=[eps > 0],
+        hypotheses=[_pos(eps)],
         domain={eps: (sp.Rational(1, 10**8), 50)},
         refs=("he2021.lemma_kl", "classical.dwork2010_kl"),
         quantity="KL bound of an eps-DP mechanism (smaller is tighter)",
@@ -1013,7 +1019,7 @@ _COMPARISONS = [
         src(HE_UAI, "Sec. 1 and Sec. 3.2.2"),
         lhs=_cl.KAIROUZ_DELTA - COR1_DELTA,
         rhs=KAIROUZ_DELTA_GAP,
-        hypotheses=[*_COMP_HYPS, eps_p > 0, eps_p <= T * eps],
+        hypotheses=[*_COMP_HYPS, _pos(eps_p), eps_p <= T * eps],
         domain=_COR1_DOM,
         expansion=Expansion(delta, 0, 2),
         refs=("classical.kairouz2017_delta", "he2021.cor1_delta"),
@@ -1080,7 +1086,7 @@ _EXPANSIONS = [
         src(HE_UAI, "Lemma 2 (small-eps form; derived, not printed)"),
         lhs=KL_BOUND,
         rhs=eps**2 / 2,
-        hypotheses=[eps > 0],
+        hypotheses=[_pos(eps)],
         domain={eps: (sp.Rational(1, 10**8), 1)},
         expansion=Expansion(eps, 0, 4),
         refs=("he2021.lemma_kl",),

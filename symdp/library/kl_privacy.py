@@ -24,6 +24,7 @@ distributions), independently of the closed forms:
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import mpmath
@@ -117,14 +118,36 @@ TRUNCNORM_VAR = 1 - 4 * _phi(sp.Integer(2)) / (_Phi(sp.Integer(2)) - _Phi(sp.Int
 _TAIL_T0 = 16
 
 
+@lru_cache(maxsize=256)
+def _inv_sum_sq_mp(n_str: str, prec: int) -> mpmath.mpf:
+    """E[1/S] of :class:`InvSumSqUniform` at ``prec`` bits (cached: the quadrature is the slow part).
+
+    ``int_0^t0 f + int_t0^oo (pi/(4 tau))^(n/2) dtau + int_t0^oo [f - (pi/(4 tau))^(n/2)]``: the middle
+    term is exact and the last integrand decays like ``e^{-tau}``, so the slow algebraic tail costs nothing.
+    """
+    with mpmath.workprec(prec + 30):
+        nm = mpmath.mpf(n_str)
+
+        def f(t: mpmath.mpf) -> mpmath.mpf:
+            r = mpmath.sqrt(t)
+            return (mpmath.sqrt(mpmath.pi) * mpmath.erf(r) / (2 * r)) ** nm
+
+        def g(t: mpmath.mpf) -> mpmath.mpf:
+            return (mpmath.pi / (4 * t)) ** (nm / 2) * mpmath.expm1(nm * mpmath.log1p(-mpmath.erfc(mpmath.sqrt(t))))
+
+        t0 = mpmath.mpf(_TAIL_T0)
+        tail = (mpmath.pi / 4) ** (nm / 2) * t0 ** (1 - nm / 2) / (nm / 2 - 1)
+        return mpmath.quad(f, [0, 1, t0]) + tail + mpmath.quad(g, [t0, 4 * t0, mpmath.inf])
+
+
 class InvSumSqUniform(sp.Function):
     r"""``E[1/S]`` for ``S = sum_{i<=n} x_i^2``, ``x_i`` iid ``U[-1, 1]``.
 
     Since ``1/S = int_0^oo e^{-tau S} dtau`` and ``E e^{-tau x^2} = sqrt(pi) erf(sqrt(tau)) / (2 sqrt(tau))``,
     ``E[1/S] = int_0^oo (sqrt(pi) erf(sqrt(tau)) / (2 sqrt(tau)))^n dtau``, finite iff ``n >= 3``
-    (``+oo`` for ``n = 1, 2``).  ``rewrite(sp.Integral)`` gives that integral; ``evalf`` integrates it
-    with mpmath directly (SymPy's generic Integral evalf is ~100x slower); :func:`inv_sum_sq_uniform`
-    is the float64 version.
+    (``+oo`` for ``n = 1, 2``).  ``rewrite(sp.Integral)`` gives that integral (also its LaTeX); ``evalf``
+    integrates it with mpmath directly (SymPy's generic Integral evalf is ~30x slower);
+    :func:`inv_sum_sq_uniform` is the float64 version.
     """
 
     nargs = 1
@@ -143,24 +166,9 @@ class InvSumSqUniform(sp.Function):
 
     def _eval_evalf(self, prec: int) -> sp.Float | None:
         nv = self.args[0].evalf(prec + 10)
-        if not nv.is_Number:
+        if not nv.is_Number or nv <= 2:
             return None
-        with mpmath.workprec(prec + 30):
-            nm = mpmath.mpf(str(nv))
-            if nm <= 2:
-                return None
-
-            def f(t: mpmath.mpf) -> mpmath.mpf:
-                r = mpmath.sqrt(t)
-                return (mpmath.sqrt(mpmath.pi) * mpmath.erf(r) / (2 * r)) ** nm
-
-            def g(t: mpmath.mpf) -> mpmath.mpf:  # f - (pi/(4t))^(n/2): decays like e^{-t}
-                return (mpmath.pi / (4 * t)) ** (nm / 2) * mpmath.expm1(nm * mpmath.log1p(-mpmath.erfc(mpmath.sqrt(t))))
-
-            t0 = mpmath.mpf(_TAIL_T0)
-            tail = (mpmath.pi / 4) ** (nm / 2) * t0 ** (1 - nm / 2) / (nm / 2 - 1)  # int_t0^oo (pi/(4t))^(n/2)
-            val = mpmath.quad(f, [0, 1, t0]) + tail + mpmath.quad(g, [t0, 4 * t0, mpmath.inf])
-        return sp.Float(val, precision=prec)
+        return sp.Float(_inv_sum_sq_mp(str(nv), prec), precision=prec)
 
     def _latex(self, printer: Any) -> str:
         return printer._print(self.rewrite(sp.Integral))
@@ -169,13 +177,11 @@ class InvSumSqUniform(sp.Function):
 def inv_sum_sq_uniform(n_: int) -> float:
     """Float64 ``E[1/S]`` of :class:`InvSumSqUniform` (scipy quad); ``inf`` for ``n <= 2``."""
     from scipy.integrate import quad
-    from scipy.special import erf
+    from scipy.special import erf, erfc
 
     n_ = check_int("n", n_, 1)
     if n_ <= 2:
         return float("inf")
-
-    from scipy.special import erfc
 
     def f(t: float) -> float:
         r = np.sqrt(t)
@@ -195,7 +201,7 @@ def inv_sum_sq_uniform(n_: int) -> float:
 INV_SUM_SQ = InvSumSqUniform(n)
 
 #: 1-D regression: on-average generalization error of the square loss (unscaled), see entry notes
-LINREG_GEN = 1 / (3 * n) + INV_SUM_SQ / 9 + INV_SUM_SQ / (6 * gamma) - 1 / (2 * n)
+LINREG_GEN = 1 / (3 * n) + INV_SUM_SQ / 9 + INV_SUM_SQ / (6 * gamma) - 1 / (2 * gamma * n)
 #: ... and the On-Average KL-privacy of the Gibbs sampler exp(-gamma * sum of square losses)
 LINREG_OKL = gamma / (3 * n) + (gamma / 9 + sp.Rational(1, 6)) * INV_SUM_SQ - 1 / (2 * n)
 
@@ -262,6 +268,7 @@ THEOREMS = [
         lhs=eps_okl,
         relation="==",
         rhs=eps_gen,
+        domain={eps_gen: (0, 10)},
         quantity="for Gibbs/posterior sampling, the On-Average KL-privacy level equals the "
         "on-average generalization error, so eps-OAKL <=> generalization error eps",
         premises=(_POSTERIOR, Property("On-Average-KL-privacy", (eps,))),
@@ -284,6 +291,7 @@ THEOREMS = [
         lhs=eps_okl,
         relation="==",
         rhs=eps_gen,
+        domain={eps_gen: (0, 10)},
         quantity="with n = 1 and A sampling propto exp(-L(h, Z) - r(h)), eps-OAKL <=> eps-generalization "
         "of the structural loss L",
         premises=(_POSTERIOR,),
@@ -712,6 +720,18 @@ def _mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(np.mean(x)), float(np.std(x, ddof=1) / np.sqrt(x.size))
 
 
+def _truncnorm_pm2(rng: np.random.Generator, size: int) -> np.ndarray:
+    """``size`` iid N(0, 1) draws conditioned on [-2, 2] (rejection; acceptance ~95%)."""
+    out = np.empty(size)
+    filled = 0
+    while filled < size:
+        x = rng.standard_normal(int((size - filled) * 1.06) + 16)
+        x = x[np.abs(x) <= 2.0][: size - filled]
+        out[filled:filled + x.size] = x
+        filled += x.size
+    return out
+
+
 def laplace_mean_mc(
     *, gamma: float, s_Z: float | None = None, data: str = "gaussian", m: int = 100, n_mc: int = 200_000,
     seed: int = 0,
@@ -740,11 +760,8 @@ def laplace_mean_mc(
         z = rng.normal(0.0, s_Z, n_mc)
         zp = rng.normal(0.0, s_Z, n_mc)
     elif data == "truncnorm_mean":
-        from scipy.stats import truncnorm
-
         check_int("m", m, 1)
-        draws = truncnorm.rvs(-2.0, 2.0, size=(2, n_mc, m), random_state=rng)
-        z, zp = draws.mean(axis=2)
+        z, zp = _truncnorm_pm2(rng, 2 * n_mc * m).reshape(2, n_mc, m).mean(axis=2)
     else:
         raise ValueError(f"data={data!r} must be 'gaussian' or 'truncnorm_mean'")
     h = z + rng.laplace(0.0, 1.0 / gamma, n_mc)
