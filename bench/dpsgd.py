@@ -89,7 +89,7 @@ CONFIGS = [
     # (data, hidden, expected batch size)
     ("digits", (64,), 256),
     ("digits", (256, 256), 256),
-    ("synth-10000x256", (512, 512), 512),
+    ("synth-8000x128", (256, 256), 256),
 ]
 
 
@@ -102,14 +102,16 @@ def main() -> None:
     ap.add_argument("--clip", type=float, default=1.0)
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads for both (0: torch default)")
     ap.add_argument("--quick", action="store_true", help="first configuration only, 1 repeat (smoke test)")
+    ap.add_argument("--only", type=int, nargs="*", default=None, help="indices of CONFIGS to run (default: all)")
     ap.add_argument("--json", default=None, help="write raw numbers here")
     a = ap.parse_args()
     device = default_device()
     if a.threads and device.type == "cpu":
         torch.set_num_threads(a.threads)
-    configs = CONFIGS[:1] if a.quick else CONFIGS
+    configs = CONFIGS[:1] if a.quick else [CONFIGS[i] for i in a.only] if a.only else CONFIGS
     repeats = 1 if a.quick else a.repeats
     rows = []
+    print(f"device: {device}; config rows follow as they finish", flush=True)
     for data, hidden, batch in configs:
         x, y, classes = _data(data)
         ours, theirs = [], []
@@ -119,6 +121,7 @@ def main() -> None:
         row = dict(data=data, n=len(y), hidden=list(hidden), batch=batch, steps=a.steps,
                    symdp_ex_per_s=max(ours), opacus_ex_per_s=max(theirs), ratio=max(ours) / max(theirs))
         rows.append(row)
+        print(row, flush=True)
     meta = dict(device=str(device), torch=torch.__version__, threads=torch.get_num_threads(),
                 platform=platform.platform(), cuda=torch.cuda.get_device_name(0) if device.type == "cuda" else None)
     try:

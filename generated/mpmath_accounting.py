@@ -8,7 +8,7 @@ from symdp.codegen import runtime as _rt
 HASHES = {
     'accounting__sgm_rdp_log_term': '8840779ae69d95cd',
     'accounting__sgm_rdp_frac_term1': 'cb9e4815d37cf286',
-    'accounting__sgm_rdp_frac_term2': '83ce7d7972790769',
+    'accounting__sgm_rdp_frac_term2': '295893107190c30a',
     'accounting__gaussian_rdp': '8740cb9519c0f2da',
     'accounting__rdp_to_dp_cks': '0f20122c3edb1a96',
     'accounting__rdp_to_delta_cks': 'ac7c6c91740e8324',
@@ -40,7 +40,7 @@ SYMBOLS = {
 def accounting__sgm_rdp_log_term(alpha, j, q, sigma):
     """accounting.sgm_rdp_log_term (rhs): j*log(q) + (alpha - j)*log(1 - q) - log(gamma(j + 1)) + loggamma(alpha + 1) - loggamma(alpha - j + 1) + (j**2 - j)/(2*sigma**2)"""
     alpha, j, q, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(j), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    return ((j * mp.log(q)) + ((mp.mpf(1) / 2) * ((-j) + (j ** 2)) / (sigma ** 2)) + ((alpha - j) * mp.log1p((-q))) - mp.log(mp.gamma((mp.mpf(1) + j))) + mp.loggamma((mp.mpf(1) + alpha)) - mp.loggamma((mp.mpf(1) + alpha - j)))
+    return ((j * mp.log(q)) + _rt.mp_div((mp.mpf(1) / 2) * ((-j) + (j ** 2)), (sigma ** 2)) + ((alpha - j) * mp.log1p((-q))) - mp.log(mp.gamma((mp.mpf(1) + j))) + mp.loggamma((mp.mpf(1) + alpha)) - mp.loggamma((mp.mpf(1) + alpha - j)))
 
 
 # theorem: accounting.sgm_rdp_frac_term1 | side: rhs | hash: cb9e4815d37cf286
@@ -48,15 +48,15 @@ def accounting__sgm_rdp_log_term(alpha, j, q, sigma):
 def accounting__sgm_rdp_frac_term1(alpha, j, q, sigma):
     """accounting.sgm_rdp_frac_term1 (rhs): j*log(q) + (alpha - j)*log(1 - q) + log(1 - erfc(sqrt(2)*(-j + sigma**2*log(-1 + 1/q) + 1/2)/(2*sigma))/2) + (j**2 - j)/(2*sigma**2)"""
     alpha, j, q, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(j), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    return ((j * mp.log(q)) + ((mp.mpf(1) / 2) * ((-j) + (j ** 2)) / (sigma ** 2)) + ((alpha - j) * mp.log1p((-q))) + mp.log(mp.ncdf((((mp.mpf(1) / 2) - j + ((sigma ** 2) * ((-mp.log(q)) + mp.log1p((-q))))) / sigma))))
+    return ((j * mp.log(q)) + _rt.mp_div((mp.mpf(1) / 2) * ((-j) + (j ** 2)), (sigma ** 2)) + ((alpha - j) * mp.log1p((-q))) + mp.log(mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) - j + ((sigma ** 2) * mp.log((mp.mpf(-1) + _rt.mp_div(mp.mpf(1), q))))), sigma))))
 
 
-# theorem: accounting.sgm_rdp_frac_term2 | side: rhs | hash: 83ce7d7972790769
+# theorem: accounting.sgm_rdp_frac_term2 | side: rhs | hash: 295893107190c30a
 # rules: erf_to_ndtr, log_ndtr, log1p
 def accounting__sgm_rdp_frac_term2(alpha, j, q, sigma):
-    """accounting.sgm_rdp_frac_term2 (rhs): j*log(1 - q) + (alpha - j)*log(q) + log(1 - erfc(sqrt(2)*(j - sigma**2*log(-1 + 1/q) - 1/2)/(2*sigma))/2) + (-alpha + j + (alpha - j)**2)/(2*sigma**2)"""
+    """accounting.sgm_rdp_frac_term2 (rhs): j*log(1 - q) + (alpha - j)*log(q) + log(1 - erfc(sqrt(2)*(alpha - j - sigma**2*log(-1 + 1/q) - 1/2)/(2*sigma))/2) + (-alpha + j + (alpha - j)**2)/(2*sigma**2)"""
     alpha, j, q, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(j), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    return ((j * mp.log1p((-q))) + ((mp.mpf(1) / 2) * ((-alpha) + j + ((alpha - j) ** 2)) / (sigma ** 2)) + ((alpha - j) * mp.log(q)) + mp.log(mp.ncdf((((mp.mpf(-1) / 2) + j - ((sigma ** 2) * ((-mp.log(q)) + mp.log1p((-q))))) / sigma))))
+    return ((j * mp.log1p((-q))) + _rt.mp_div((mp.mpf(1) / 2) * ((-alpha) + j + ((alpha - j) ** 2)), (sigma ** 2)) + ((alpha - j) * mp.log(q)) + mp.log(mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) + alpha - j - ((sigma ** 2) * mp.log((mp.mpf(-1) + _rt.mp_div(mp.mpf(1), q))))), sigma))))
 
 
 # theorem: accounting.gaussian_rdp | side: rhs | hash: 8740cb9519c0f2da
@@ -64,7 +64,7 @@ def accounting__sgm_rdp_frac_term2(alpha, j, q, sigma):
 def accounting__gaussian_rdp(alpha, sigma):
     """accounting.gaussian_rdp (rhs): alpha/(2*sigma**2)"""
     alpha, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(sigma),)
-    return ((mp.mpf(1) / 2) * alpha / (sigma ** 2))
+    return _rt.mp_div((mp.mpf(1) / 2) * alpha, (sigma ** 2))
 
 
 # theorem: accounting.rdp_to_dp_cks | side: rhs | hash: 0f20122c3edb1a96
@@ -72,7 +72,7 @@ def accounting__gaussian_rdp(alpha, sigma):
 def accounting__rdp_to_dp_cks(alpha, delta, epsilon_alpha):
     """accounting.rdp_to_dp_cks (rhs): epsilon_alpha + log(1 - 1/alpha) - log(alpha*delta)/(alpha - 1)"""
     alpha, delta, epsilon_alpha, = (_rt.mp_arg(alpha), _rt.mp_arg(delta), _rt.mp_arg(epsilon_alpha),)
-    return (epsilon_alpha - ((mp.log(alpha) + mp.log(delta)) / (mp.mpf(-1) + alpha)) - mp.log(alpha) + mp.log((mp.mpf(-1) + alpha)))
+    return (epsilon_alpha - _rt.mp_div(mp.log((alpha * delta)), (mp.mpf(-1) + alpha)) + mp.log1p(_rt.mp_div((mp.mpf(-1)), alpha)))
 
 
 # theorem: accounting.rdp_to_delta_cks | side: rhs | hash: ac7c6c91740e8324
@@ -80,15 +80,15 @@ def accounting__rdp_to_dp_cks(alpha, delta, epsilon_alpha):
 def accounting__rdp_to_delta_cks(alpha, epsilon, epsilon_alpha):
     """accounting.rdp_to_delta_cks (rhs): exp((alpha - 1)*(-epsilon + epsilon_alpha + log(1 - 1/alpha)))/alpha"""
     alpha, epsilon, epsilon_alpha, = (_rt.mp_arg(alpha), _rt.mp_arg(epsilon), _rt.mp_arg(epsilon_alpha),)
-    return (mp.exp(((mp.mpf(-1) + alpha) * ((-epsilon) + epsilon_alpha - mp.log(alpha) + mp.log((mp.mpf(-1) + alpha))))) / alpha)
+    return _rt.mp_div(mp.exp(((mp.mpf(-1) + alpha) * ((-epsilon) + epsilon_alpha + mp.log1p(_rt.mp_div((mp.mpf(-1)), alpha))))), alpha)
 
 
 # theorem: accounting.wor_rdp_term2 | side: rhs | hash: a5289dc9a8ad4f4a
-# rules: expm1, log1p
+# rules: factor_expm1
 def accounting__wor_rdp_term2(alpha, gamma, sigma):
     """accounting.wor_rdp_term2 (rhs): 2*log(gamma) + log(alpha*(alpha - 1)/2) + log(Min(4*exp(sigma**(-2)) - 4, 2*exp(sigma**(-2))))"""
     alpha, gamma, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(gamma), _rt.mp_arg(sigma),)
-    return ((-mp.log(mp.mpf(2))) + mp.log(alpha) + (mp.mpf(2) * mp.log(gamma)) + mp.log((mp.mpf(-1) + alpha)) + mp.log(min((mp.mpf(2) * mp.exp((mp.mpf(1) / (sigma ** 2)))), (mp.mpf(4) * mp.expm1((mp.mpf(1) / (sigma ** 2)))))))
+    return ((mp.mpf(2) * mp.log(gamma)) + mp.log(((mp.mpf(1) / 2) * alpha * (mp.mpf(-1) + alpha))) + mp.log(min((mp.mpf(2) * mp.exp(_rt.mp_div(mp.mpf(1), (sigma ** 2)))), (mp.mpf(4) * mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))))
 
 
 # theorem: accounting.wor_rdp_termj | side: rhs | hash: c15011b16ed8d81c
@@ -96,36 +96,36 @@ def accounting__wor_rdp_term2(alpha, gamma, sigma):
 def accounting__wor_rdp_termj(alpha, gamma, j, sigma):
     """accounting.wor_rdp_termj (rhs): j*log(gamma) + j*(j - 1)/(2*sigma**2) - log(gamma(j + 1)) + loggamma(alpha + 1) - loggamma(alpha - j + 1) + log(2)"""
     alpha, gamma, j, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(gamma), _rt.mp_arg(j), _rt.mp_arg(sigma),)
-    return ((j * mp.log(gamma)) + ((mp.mpf(1) / 2) * j * (mp.mpf(-1) + j) / (sigma ** 2)) + mp.log(mp.mpf(2)) - mp.log(mp.gamma((mp.mpf(1) + j))) + mp.loggamma((mp.mpf(1) + alpha)) - mp.loggamma((mp.mpf(1) + alpha - j)))
+    return ((j * mp.log(gamma)) + _rt.mp_div((mp.mpf(1) / 2) * j * (mp.mpf(-1) + j), (sigma ** 2)) + mp.log(mp.mpf(2)) - mp.log(mp.gamma((mp.mpf(1) + j))) + mp.loggamma((mp.mpf(1) + alpha)) - mp.loggamma((mp.mpf(1) + alpha - j)))
 
 
 # theorem: accounting.sgm_loss_remove | side: rhs | hash: 0b2bb53c0dd6d904
-# rules: log1p
+# rules: factor_expm1, log1p
 def accounting__sgm_loss_remove(q, sigma, x):
     """accounting.sgm_loss_remove (rhs): log(q*exp((2*x - 1)/(2*sigma**2)) - q + 1)"""
     q, sigma, x, = (_rt.mp_arg(q), _rt.mp_arg(sigma), _rt.mp_arg(x),)
-    return mp.log((mp.mpf(1) - q + (q * mp.exp(((mp.mpf(-1) / 2) / (sigma ** 2))) * mp.exp((x / (sigma ** 2))))))
+    return mp.log1p((q * mp.expm1((_rt.mp_div((mp.mpf(-1) / 2), (sigma ** 2)) + _rt.mp_div(x, (sigma ** 2))))))
 
 
 # theorem: accounting.sgm_loss_remove_inverse | side: rhs | hash: 7ad0473649f315d6
-# rules: expm1, log1p
+# rules: factor_expm1
 def accounting__sgm_loss_remove_inverse(ell, q, sigma):
     """accounting.sgm_loss_remove_inverse (rhs): sigma**2*log((q + exp(ell) - 1)/q) + 1/2"""
     ell, q, sigma, = (_rt.mp_arg(ell), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    return ((mp.mpf(1) / 2) + ((sigma ** 2) * ((-mp.log(q)) + mp.log((q + mp.expm1(ell))))))
+    return ((mp.mpf(1) / 2) + ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1(ell)), q))))
 
 
 # theorem: accounting.sgm_hockey_remove | side: rhs | hash: 7d78f78680b419f4
-# rules: erf_to_ndtr, expm1, log1p
+# rules: erf_to_ndtr, factor_expm1
 def accounting__sgm_hockey_remove(epsilon, q, sigma):
     """accounting.sgm_hockey_remove (rhs): q*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) + 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2) - (1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2)*exp(epsilon)"""
     epsilon, q, sigma, = (_rt.mp_arg(epsilon), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    return ((q * mp.ncdf((((mp.mpf(1) / 2) - ((sigma ** 2) * ((-mp.log(q)) + mp.log((q + mp.expm1(epsilon)))))) / sigma))) + ((mp.mpf(1) - q) * mp.ncdf((((mp.mpf(-1) / 2) - ((sigma ** 2) * ((-mp.log(q)) + mp.log((q + mp.expm1(epsilon)))))) / sigma))) - (mp.exp(epsilon) * mp.ncdf((((mp.mpf(-1) / 2) - ((sigma ** 2) * ((-mp.log(q)) + mp.log((q + mp.expm1(epsilon)))))) / sigma))))
+    return ((q * mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) - ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1(epsilon)), q)))), sigma))) + ((mp.mpf(1) - q) * mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) - ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1(epsilon)), q)))), sigma))) - (mp.exp(epsilon) * mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) - ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1(epsilon)), q)))), sigma))))
 
 
 # theorem: accounting.sgm_hockey_add | side: rhs | hash: 2b209aa15263b38e
-# rules: erf_to_ndtr, expm1, log1p
+# rules: erf_to_ndtr, factor_expm1
 def accounting__sgm_hockey_add(epsilon, q, sigma):
     """accounting.sgm_hockey_add (rhs): -(q*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) - 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2))*exp(epsilon) - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2 + 1"""
     epsilon, q, sigma, = (_rt.mp_arg(epsilon), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    return (((-((q * mp.ncdf((((mp.mpf(-1) / 2) + ((sigma ** 2) * ((-mp.log(q)) + mp.log((q + mp.expm1((-epsilon))))))) / sigma))) + ((mp.mpf(1) - q) * mp.ncdf((((mp.mpf(1) / 2) + ((sigma ** 2) * ((-mp.log(q)) + mp.log((q + mp.expm1((-epsilon))))))) / sigma)))) * mp.exp(epsilon))) + mp.ncdf((((mp.mpf(1) / 2) + ((sigma ** 2) * ((-mp.log(q)) + mp.log((q + mp.expm1((-epsilon))))))) / sigma)))
+    return (((-((q * mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) + ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1((-epsilon))), q)))), sigma))) + ((mp.mpf(1) - q) * mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) + ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1((-epsilon))), q)))), sigma)))) * mp.exp(epsilon))) + mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) + ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1((-epsilon))), q)))), sigma)))

@@ -6,26 +6,26 @@ import mpmath as mp
 from symdp.codegen import runtime as _rt
 
 HASHES = {
-    'classical__dwork2015_high_prob': '88b27e41142c2a55',
-    'classical__dwork2015_high_prob_failure': '0df5063dfe009659',
-    'classical__nissim_stemmer2015_high_prob': 'c90977079e6083fa',
-    'classical__nissim_stemmer2015_high_prob_failure': 'f05d8fa7b2fae0a6',
-    'classical__nissim_stemmer2015_on_average': '9990e694fa7a7c1f',
-    'classical__oneto2017_empirical_risk': 'bea3ca366bd2f11e',
-    'classical__oneto2017_empirical_risk_failure': '74a6aab632327bb6',
-    'classical__oneto2017_empirical_variance': 'bb0ce168775cb12b',
-    'classical__dwork_roth_advanced_composition_eps': 'af204a26a045c5a6',
-    'classical__dwork_roth_advanced_composition_delta': 'ebb682b9b64861df',
-    'classical__kairouz2017_eps1': '596ac9fcbaa2eb1b',
-    'classical__kairouz2017_eps2': '1278be413fa64ea9',
-    'classical__kairouz2017_eps3': '80ddd25719268832',
-    'classical__kairouz2017_delta': '2305b6975becca5f',
-    'classical__dwork2010_kl': '26df70f7b9f10c74',
-    'classical__dwork_rothblum2016_kl': '59b8e6286d7332f2',
-    'classical__randomized_response_kl': '8ea8b916fa88fad9',
-    'classical__randomized_response_kl__lhs': '8ea8b916fa88fad9',
-    'classical__gaussian_mechanism_calibration': '9c3548aa6bf94bf7',
-    'classical__wang2015_sgld_privacy_for_free': '0138d1b934d4e7d3',
+    'classical__dwork2015_high_prob': 'cba0da0689583c59',
+    'classical__dwork2015_high_prob_failure': 'c1a3dc53f22c956c',
+    'classical__nissim_stemmer2015_high_prob': '4226093ad1bc1a92',
+    'classical__nissim_stemmer2015_high_prob_failure': 'acf8564c84dda093',
+    'classical__nissim_stemmer2015_on_average': 'c7c7b651b18e3ed2',
+    'classical__oneto2017_empirical_risk': 'fd978a77be46e8bb',
+    'classical__oneto2017_empirical_risk_failure': '09c6c53e65709000',
+    'classical__oneto2017_empirical_variance': 'd706bca4c8efda75',
+    'classical__dwork_roth_advanced_composition_eps': 'a221e919e219f523',
+    'classical__dwork_roth_advanced_composition_delta': 'ba8f26ef2a0ac334',
+    'classical__kairouz2017_eps1': '04a0e548773456e3',
+    'classical__kairouz2017_eps2': '02fa54c78f4ed23a',
+    'classical__kairouz2017_eps3': '54749f13e0ac2ced',
+    'classical__kairouz2017_delta': 'c99937e0b556cb51',
+    'classical__dwork2010_kl': 'acb056494ec40d5a',
+    'classical__dwork_rothblum2016_kl': '47d05a3ed2107db1',
+    'classical__randomized_response_kl': 'bd40e4a8be7bf5b5',
+    'classical__randomized_response_kl__lhs': 'bd40e4a8be7bf5b5',
+    'classical__gaussian_mechanism_calibration': '44f9cb44da16f7ee',
+    'classical__wang2015_sgld_privacy_for_free': 'a5ab7302ffe29945',
 }
 SYMBOLS = {
     'classical__dwork2015_high_prob': ('epsilon',),
@@ -51,7 +51,7 @@ SYMBOLS = {
 }
 
 
-# theorem: classical.dwork2015_high_prob | side: rhs | hash: 88b27e41142c2a55
+# theorem: classical.dwork2015_high_prob | side: rhs | hash: cba0da0689583c59
 # rules: none
 def classical__dwork2015_high_prob(epsilon):
     """classical.dwork2015_high_prob (rhs): 4*epsilon"""
@@ -59,7 +59,7 @@ def classical__dwork2015_high_prob(epsilon):
     return (mp.mpf(4) * epsilon)
 
 
-# theorem: classical.dwork2015_high_prob_failure | side: rhs | hash: 0df5063dfe009659
+# theorem: classical.dwork2015_high_prob_failure | side: rhs | hash: c1a3dc53f22c956c
 # rules: none
 def classical__dwork2015_high_prob_failure(delta, epsilon):
     """classical.dwork2015_high_prob_failure (rhs): 8*delta*epsilon"""
@@ -67,7 +67,7 @@ def classical__dwork2015_high_prob_failure(delta, epsilon):
     return (mp.mpf(8) * delta * epsilon)
 
 
-# theorem: classical.nissim_stemmer2015_high_prob | side: rhs | hash: c90977079e6083fa
+# theorem: classical.nissim_stemmer2015_high_prob | side: rhs | hash: 4226093ad1bc1a92
 # rules: none
 def classical__nissim_stemmer2015_high_prob(epsilon):
     """classical.nissim_stemmer2015_high_prob (rhs): 13*epsilon"""
@@ -75,15 +75,15 @@ def classical__nissim_stemmer2015_high_prob(epsilon):
     return (mp.mpf(13) * epsilon)
 
 
-# theorem: classical.nissim_stemmer2015_high_prob_failure | side: rhs | hash: f05d8fa7b2fae0a6
-# rules: log1p
+# theorem: classical.nissim_stemmer2015_high_prob_failure | side: rhs | hash: acf8564c84dda093
+# rules: none
 def classical__nissim_stemmer2015_high_prob_failure(delta, epsilon):
     """classical.nissim_stemmer2015_high_prob_failure (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return (mp.mpf(2) * delta * (mp.log(mp.mpf(2)) - mp.log(epsilon)) / epsilon)
+    return _rt.mp_div(mp.mpf(2) * delta * mp.log(_rt.mp_div(mp.mpf(2), epsilon)), epsilon)
 
 
-# theorem: classical.nissim_stemmer2015_on_average | side: rhs | hash: 9990e694fa7a7c1f
+# theorem: classical.nissim_stemmer2015_on_average | side: rhs | hash: c7c7b651b18e3ed2
 # rules: none
 def classical__nissim_stemmer2015_on_average(delta, epsilon, k):
     """classical.nissim_stemmer2015_on_average (rhs): delta*k + 2*epsilon"""
@@ -91,15 +91,15 @@ def classical__nissim_stemmer2015_on_average(delta, epsilon, k):
     return ((mp.mpf(2) * epsilon) + (delta * k))
 
 
-# theorem: classical.oneto2017_empirical_risk | side: rhs | hash: bea3ca366bd2f11e
+# theorem: classical.oneto2017_empirical_risk | side: rhs | hash: fd978a77be46e8bb
 # rules: none
 def classical__oneto2017_empirical_risk(N, Rhat, epsilon):
     """classical.oneto2017_empirical_risk (rhs): sqrt(6)*sqrt(Rhat)*sqrt(epsilon + 1/sqrt(N)) + 6*epsilon**2 + 6/N"""
     N, Rhat, epsilon, = (_rt.mp_arg(N), _rt.mp_arg(Rhat), _rt.mp_arg(epsilon),)
-    return ((mp.mpf(6) / N) + (mp.mpf(6) * (epsilon ** 2)) + (mp.sqrt(mp.mpf(6)) * mp.sqrt(Rhat) * mp.sqrt(((mp.mpf(1) / mp.sqrt(N)) + epsilon))))
+    return (_rt.mp_div(mp.mpf(6), N) + (mp.mpf(6) * (epsilon ** 2)) + (mp.sqrt(mp.mpf(6)) * mp.sqrt(Rhat) * mp.sqrt((_rt.mp_div(mp.mpf(1), mp.sqrt(N)) + epsilon))))
 
 
-# theorem: classical.oneto2017_empirical_risk_failure | side: rhs | hash: 74a6aab632327bb6
+# theorem: classical.oneto2017_empirical_risk_failure | side: rhs | hash: 09c6c53e65709000
 # rules: none
 def classical__oneto2017_empirical_risk_failure(N, epsilon):
     """classical.oneto2017_empirical_risk_failure (rhs): 3*exp(-N*epsilon**2)"""
@@ -107,23 +107,23 @@ def classical__oneto2017_empirical_risk_failure(N, epsilon):
     return (mp.mpf(3) * mp.exp(((-N * (epsilon ** 2)))))
 
 
-# theorem: classical.oneto2017_empirical_variance | side: rhs | hash: bb0ce168775cb12b
+# theorem: classical.oneto2017_empirical_variance | side: rhs | hash: d706bca4c8efda75
 # rules: none
 def classical__oneto2017_empirical_variance(N, Vhat, epsilon):
     """classical.oneto2017_empirical_variance (rhs): 5*N*(epsilon**2 + 1/N)/(N - 1) + 2*sqrt(Vhat)*sqrt(epsilon + 1/sqrt(N))"""
     N, Vhat, epsilon, = (_rt.mp_arg(N), _rt.mp_arg(Vhat), _rt.mp_arg(epsilon),)
-    return ((mp.mpf(2) * mp.sqrt(Vhat) * mp.sqrt(((mp.mpf(1) / mp.sqrt(N)) + epsilon))) + (mp.mpf(5) * N * ((mp.mpf(1) / N) + (epsilon ** 2)) / (mp.mpf(-1) + N)))
+    return ((mp.mpf(2) * mp.sqrt(Vhat) * mp.sqrt((_rt.mp_div(mp.mpf(1), mp.sqrt(N)) + epsilon))) + _rt.mp_div(mp.mpf(5) * N * (_rt.mp_div(mp.mpf(1), N) + (epsilon ** 2)), (mp.mpf(-1) + N)))
 
 
-# theorem: classical.dwork_roth_advanced_composition_eps | side: rhs | hash: af204a26a045c5a6
-# rules: expm1, log1p
+# theorem: classical.dwork_roth_advanced_composition_eps | side: rhs | hash: a221e919e219f523
+# rules: factor_expm1, expm1
 def classical__dwork_roth_advanced_composition_eps(T, deltatilde, epsilon):
     """classical.dwork_roth_advanced_composition_eps (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)"""
     T, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return ((T * epsilon * mp.expm1(epsilon)) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt((-mp.log(deltatilde)))))
+    return (epsilon * ((T * mp.expm1(epsilon)) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt((-mp.log(deltatilde))))))
 
 
-# theorem: classical.dwork_roth_advanced_composition_delta | side: rhs | hash: ebb682b9b64861df
+# theorem: classical.dwork_roth_advanced_composition_delta | side: rhs | hash: ba8f26ef2a0ac334
 # rules: none
 def classical__dwork_roth_advanced_composition_delta(T, delta, deltatilde):
     """classical.dwork_roth_advanced_composition_delta (rhs): T*delta + deltatilde"""
@@ -131,7 +131,7 @@ def classical__dwork_roth_advanced_composition_delta(T, delta, deltatilde):
     return (deltatilde + (T * delta))
 
 
-# theorem: classical.kairouz2017_eps1 | side: rhs | hash: 596ac9fcbaa2eb1b
+# theorem: classical.kairouz2017_eps1 | side: rhs | hash: 04a0e548773456e3
 # rules: none
 def classical__kairouz2017_eps1(T, epsilon):
     """classical.kairouz2017_eps1 (rhs): T*epsilon"""
@@ -139,23 +139,23 @@ def classical__kairouz2017_eps1(T, epsilon):
     return (T * epsilon)
 
 
-# theorem: classical.kairouz2017_eps2 | side: rhs | hash: 1278be413fa64ea9
-# rules: expm1, log1p
+# theorem: classical.kairouz2017_eps2 | side: rhs | hash: 02fa54c78f4ed23a
+# rules: factor_expm1, tanh_half
 def classical__kairouz2017_eps2(T, deltatilde, epsilon):
     """classical.kairouz2017_eps2 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return ((mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(((-mp.log(deltatilde)) + mp.log(((mp.e * deltatilde) + (mp.sqrt(T) * epsilon)))))) + (T * epsilon * mp.expm1(epsilon) / (mp.mpf(1) + mp.exp(epsilon))))
+    return ((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde))))))
 
 
-# theorem: classical.kairouz2017_eps3 | side: rhs | hash: 80ddd25719268832
-# rules: expm1, log1p
+# theorem: classical.kairouz2017_eps3 | side: rhs | hash: 54749f13e0ac2ced
+# rules: factor_expm1, tanh_half
 def classical__kairouz2017_eps3(T, deltatilde, epsilon):
     """classical.kairouz2017_eps3 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return ((mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt((-mp.log(deltatilde)))) + (T * epsilon * mp.expm1(epsilon) / (mp.mpf(1) + mp.exp(epsilon))))
+    return ((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde)))))
 
 
-# theorem: classical.kairouz2017_delta | side: rhs | hash: 2305b6975becca5f
+# theorem: classical.kairouz2017_delta | side: rhs | hash: c99937e0b556cb51
 # rules: pow_log1p, expm1
 def classical__kairouz2017_delta(T, delta, deltatilde):
     """classical.kairouz2017_delta (rhs): -(1 - delta)**T*(1 - deltatilde) + 1"""
@@ -163,49 +163,49 @@ def classical__kairouz2017_delta(T, delta, deltatilde):
     return ((deltatilde * mp.exp((T * mp.log1p((-delta))))) - mp.expm1((T * mp.log1p((-delta)))))
 
 
-# theorem: classical.dwork2010_kl | side: rhs | hash: 26df70f7b9f10c74
-# rules: expm1
+# theorem: classical.dwork2010_kl | side: rhs | hash: acb056494ec40d5a
+# rules: factor_expm1
 def classical__dwork2010_kl(epsilon):
     """classical.dwork2010_kl (rhs): epsilon*(exp(epsilon) - 1)"""
     epsilon, = (_rt.mp_arg(epsilon),)
     return (epsilon * mp.expm1(epsilon))
 
 
-# theorem: classical.dwork_rothblum2016_kl | side: rhs | hash: 59b8e6286d7332f2
-# rules: expm1
+# theorem: classical.dwork_rothblum2016_kl | side: rhs | hash: 47d05a3ed2107db1
+# rules: factor_expm1
 def classical__dwork_rothblum2016_kl(epsilon):
     """classical.dwork_rothblum2016_kl (rhs): epsilon*(exp(epsilon) - 1)/2"""
     epsilon, = (_rt.mp_arg(epsilon),)
     return ((mp.mpf(1) / 2) * epsilon * mp.expm1(epsilon))
 
 
-# theorem: classical.randomized_response_kl | side: rhs | hash: 8ea8b916fa88fad9
-# rules: expm1
+# theorem: classical.randomized_response_kl | side: rhs | hash: bd40e4a8be7bf5b5
+# rules: factor_expm1, tanh_half
 def classical__randomized_response_kl(epsilon):
     """classical.randomized_response_kl (rhs): epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     epsilon, = (_rt.mp_arg(epsilon),)
-    return (epsilon * mp.expm1(epsilon) / (mp.mpf(1) + mp.exp(epsilon)))
+    return (epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon)))
 
 
-# theorem: classical.randomized_response_kl | side: lhs | hash: 8ea8b916fa88fad9
+# theorem: classical.randomized_response_kl | side: lhs | hash: bd40e4a8be7bf5b5
 # rules: expm1, log1p
 def classical__randomized_response_kl__lhs(epsilon):
     """classical.randomized_response_kl (lhs): (1 - exp(epsilon)/(exp(epsilon) + 1))*log((1 - exp(epsilon)/(exp(epsilon) + 1))*(exp(epsilon) + 1)*exp(-epsilon)) + exp(epsilon)*log(exp(epsilon)/((1 - exp(epsilon)/(exp(epsilon) + 1))*(exp(epsilon) + 1)))/(exp(epsilon) + 1)"""
     epsilon, = (_rt.mp_arg(epsilon),)
-    return (((-epsilon) + (epsilon * mp.exp(epsilon))) / (mp.mpf(1) + mp.exp(epsilon)))
+    return _rt.mp_div(((-epsilon) + (epsilon * mp.exp(epsilon)) + (mp.exp(epsilon) * mp.log(_rt.mp_div(mp.mpf(1), (mp.mpf(1) - _rt.mp_div(mp.exp(epsilon), (mp.mpf(1) + mp.exp(epsilon))))))) - (mp.exp(epsilon) * mp.log1p(mp.exp(epsilon))) + mp.log1p(_rt.mp_div((-mp.exp(epsilon)), (mp.mpf(1) + mp.exp(epsilon)))) + mp.log1p(mp.exp(epsilon))), (mp.mpf(1) + mp.exp(epsilon)))
 
 
-# theorem: classical.gaussian_mechanism_calibration | side: rhs | hash: 9c3548aa6bf94bf7
-# rules: log1p
+# theorem: classical.gaussian_mechanism_calibration | side: rhs | hash: 44f9cb44da16f7ee
+# rules: none
 def classical__gaussian_mechanism_calibration(Delta, delta, epsilon):
     """classical.gaussian_mechanism_calibration (rhs): sqrt(2)*Delta*sqrt(log(5/(4*delta)))/epsilon"""
     Delta, delta, epsilon, = (_rt.mp_arg(Delta), _rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return (mp.sqrt(mp.mpf(2)) * Delta * mp.sqrt(((mp.mpf(-2) * mp.log(mp.mpf(2))) + mp.log(mp.mpf(5)) - mp.log(delta))) / epsilon)
+    return _rt.mp_div(mp.sqrt(mp.mpf(2)) * Delta * mp.sqrt(mp.log(_rt.mp_div((mp.mpf(5) / 4), delta))), epsilon)
 
 
-# theorem: classical.wang2015_sgld_privacy_for_free | side: rhs | hash: 0138d1b934d4e7d3
-# rules: log1p
+# theorem: classical.wang2015_sgld_privacy_for_free | side: rhs | hash: a5ab7302ffe29945
+# rules: none
 def classical__wang2015_sgld_privacy_for_free(N, delta, epsilon, tau):
     """classical.wang2015_sgld_privacy_for_free (rhs): N*epsilon**2/(32*tau*log(2/delta))"""
     N, delta, epsilon, tau, = (_rt.mp_arg(N), _rt.mp_arg(delta), _rt.mp_arg(epsilon), _rt.mp_arg(tau),)
-    return ((mp.mpf(1) / 32) * N * (epsilon ** 2) / tau / (mp.log(mp.mpf(2)) - mp.log(delta)))
+    return _rt.mp_div(_rt.mp_div((mp.mpf(1) / 32) * N * (epsilon ** 2), tau), mp.log(_rt.mp_div(mp.mpf(2), delta)))

@@ -6,35 +6,35 @@ import mpmath as mp
 from symdp.codegen import runtime as _rt
 
 HASHES = {
-    'bu2020__f_eps_delta': '8205d65e59d58862',
-    'bu2020__gdp_tradeoff': 'ff358a21590d6fec',
-    'bu2020__gaussian_mechanism_gdp': '128c1f8fd2ffd0dc',
-    'bu2020__noisy_sgd_step_gdp': '0f831a44d62e3866',
-    'bu2020__delta_of_eps_gdp': '4ca7cf8bdd36967d',
-    'bu2020__delta_of_eps_gdp_conjugate': 'bdd64f100c137f42',
-    'bu2020__delta_of_eps_gdp_conjugate__lhs': 'bdd64f100c137f42',
-    'bu2020__delta_increasing_in_mu': '80ab59708d6e36fa',
-    'bu2020__delta_increasing_in_mu__lhs': '80ab59708d6e36fa',
-    'bu2020__min_error_sum_gdp': '1616c91c3290568a',
-    'bu2020__subsampled_tradeoff': '4bcdbbe6993a4122',
-    'bu2020__prop_a1': '8409b45b8f0ccc9b',
-    'bu2020__lemma_a2': 'ebada2e03a03d308',
-    'bu2020__subsampling_vs_li2012': '7269078499a3eb93',
-    'bu2020__subsampling_vs_li2012__lhs': '7269078499a3eb93',
-    'bu2020__gdp_composition': '2f32d30ab5416686',
-    'bu2020__gdp_composition_T': '28503bae8beaadbd',
-    'bu2020__clt_mu_limit': '2bd8d476346ccbaa',
-    'bu2020__clt_mu': '402d6a68849df332',
-    'bu2020__clt_mu_epochs': '7d505b612c8264f3',
-    'bu2020__clt_mu_epochs__lhs': '7d505b612c8264f3',
-    'bu2020__delta_clt': '496ab9ce74c62600',
-    'bu2020__uniform_mu': '3f84a1c612cb8d4f',
-    'bu2020__thm1_fdp_comparison': '16fa3700a1b701e9',
-    'bu2020__thm2_dp_comparison': '303f678f327958bc',
-    'bu2020__thm2_dp_comparison__lhs': '303f678f327958bc',
-    'bu2020__recalibration_match': 'a32bca507945a1fd',
-    'bu2020__recalibrated_mu': '78c8c6a223931f1b',
-    'bu2020__recalibrated_sigma': '35d8edebeb95eb0d',
+    'bu2020__f_eps_delta': 'ef39d6f120069120',
+    'bu2020__gdp_tradeoff': 'b551150ab3325e4f',
+    'bu2020__gaussian_mechanism_gdp': 'e4901aa4e763a5ad',
+    'bu2020__noisy_sgd_step_gdp': '29a009478fd99649',
+    'bu2020__delta_of_eps_gdp': '53ae554663a4d691',
+    'bu2020__delta_of_eps_gdp_conjugate': '0435f94d3a531a19',
+    'bu2020__delta_of_eps_gdp_conjugate__lhs': '0435f94d3a531a19',
+    'bu2020__delta_increasing_in_mu': '74b4a863304d4eb4',
+    'bu2020__delta_increasing_in_mu__lhs': '74b4a863304d4eb4',
+    'bu2020__min_error_sum_gdp': 'ffdc8f2b8fd59e26',
+    'bu2020__subsampled_tradeoff': '3ae117f4e4e7d067',
+    'bu2020__prop_a1': '620c307c746844be',
+    'bu2020__lemma_a2': '88f82f6cca1d1c0e',
+    'bu2020__subsampling_vs_li2012': '286e84ce9fb75de3',
+    'bu2020__subsampling_vs_li2012__lhs': '286e84ce9fb75de3',
+    'bu2020__gdp_composition': 'c86f5b3b45e1fe51',
+    'bu2020__gdp_composition_T': '33102b641c04aa0a',
+    'bu2020__clt_mu_limit': '9f36ab6500aa16c7',
+    'bu2020__clt_mu': '46f1ff4742d55d7d',
+    'bu2020__clt_mu_epochs': 'f1976ac3749753bf',
+    'bu2020__clt_mu_epochs__lhs': 'f1976ac3749753bf',
+    'bu2020__delta_clt': '13d21ca50b0430a1',
+    'bu2020__uniform_mu': '0beaea0f9f411061',
+    'bu2020__thm1_fdp_comparison': 'c73de99a35953ec3',
+    'bu2020__thm2_dp_comparison': '0946e27d1ebe4e5c',
+    'bu2020__thm2_dp_comparison__lhs': '0946e27d1ebe4e5c',
+    'bu2020__recalibration_match': '087a0e77d9f587f8',
+    'bu2020__recalibrated_mu': 'dde79f7afc49f28f',
+    'bu2020__recalibrated_sigma': '53c85cf1dc4d2a55',
     'bu2020__mnist_mu113_clt_eps': 'b67932e6f04fa752',
     'bu2020__mnist_mu113_clt_eps__lhs': 'b67932e6f04fa752',
     'bu2020__mnist_mu113_clt_vs_ma': '9d9bac35d62e4ca3',
@@ -85,15 +85,15 @@ SYMBOLS = {
 }
 
 
-# theorem: bu2020.f_eps_delta | side: rhs | hash: 8205d65e59d58862
+# theorem: bu2020.f_eps_delta | side: rhs | hash: ef39d6f120069120
 # rules: none
 def bu2020__f_eps_delta(alpha, delta, epsilon):
     """bu2020.f_eps_delta (rhs): Max(0, (-alpha - delta + 1)*exp(-epsilon), -alpha*exp(epsilon) - delta + 1)"""
     alpha, delta, epsilon, = (_rt.mp_arg(alpha), _rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return max(max(mp.mpf(0), ((mp.mpf(1) - alpha - delta) * mp.exp((-epsilon)))), (mp.mpf(1) - delta - (alpha * mp.exp(epsilon))))
+    return max(mp.mpf(0), ((mp.mpf(1) - alpha - delta) * mp.exp((-epsilon))), (mp.mpf(1) - delta - (alpha * mp.exp(epsilon))))
 
 
-# theorem: bu2020.gdp_tradeoff | side: rhs | hash: ff358a21590d6fec
+# theorem: bu2020.gdp_tradeoff | side: rhs | hash: b551150ab3325e4f
 # rules: erf_to_ndtr, erfinv_to_ndtri
 def bu2020__gdp_tradeoff(alpha, mu):
     """bu2020.gdp_tradeoff (rhs): erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - 2*alpha))/2)/2"""
@@ -101,63 +101,63 @@ def bu2020__gdp_tradeoff(alpha, mu):
     return mp.ncdf(((-mu) - _rt.mp_ndtri(alpha)))
 
 
-# theorem: bu2020.gaussian_mechanism_gdp | side: rhs | hash: 128c1f8fd2ffd0dc
+# theorem: bu2020.gaussian_mechanism_gdp | side: rhs | hash: e4901aa4e763a5ad
 # rules: none
 def bu2020__gaussian_mechanism_gdp(Delta, sigma):
     """bu2020.gaussian_mechanism_gdp (rhs): Delta/sigma"""
     Delta, sigma, = (_rt.mp_arg(Delta), _rt.mp_arg(sigma),)
-    return (Delta / sigma)
+    return _rt.mp_div(Delta, sigma)
 
 
-# theorem: bu2020.noisy_sgd_step_gdp | side: rhs | hash: 0f831a44d62e3866
+# theorem: bu2020.noisy_sgd_step_gdp | side: rhs | hash: 29a009478fd99649
 # rules: none
 def bu2020__noisy_sgd_step_gdp(sigma):
     """bu2020.noisy_sgd_step_gdp (rhs): 1/sigma"""
     sigma, = (_rt.mp_arg(sigma),)
-    return (mp.mpf(1) / sigma)
+    return _rt.mp_div(mp.mpf(1), sigma)
 
 
-# theorem: bu2020.delta_of_eps_gdp | side: rhs | hash: 4ca7cf8bdd36967d
+# theorem: bu2020.delta_of_eps_gdp | side: rhs | hash: 53ae554663a4d691
 # rules: erf_to_ndtr, gauss_diff
 def bu2020__delta_of_eps_gdp(epsilon, mu):
     """bu2020.delta_of_eps_gdp (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2"""
     epsilon, mu, = (_rt.mp_arg(epsilon), _rt.mp_arg(mu),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mu) - (epsilon / mu)), (((mp.mpf(-1) / 2) * mu) - (epsilon / mu)), mp.mpf(0))
+    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mu) - _rt.mp_div(epsilon, mu)), (((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu)), mp.mpf(0))
 
 
-# theorem: bu2020.delta_of_eps_gdp_conjugate | side: rhs | hash: bdd64f100c137f42
+# theorem: bu2020.delta_of_eps_gdp_conjugate | side: rhs | hash: 0435f94d3a531a19
 # rules: erf_to_ndtr, gauss_diff
 def bu2020__delta_of_eps_gdp_conjugate(epsilon, mu):
     """bu2020.delta_of_eps_gdp_conjugate (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2"""
     epsilon, mu, = (_rt.mp_arg(epsilon), _rt.mp_arg(mu),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mu) - (epsilon / mu)), (((mp.mpf(-1) / 2) * mu) - (epsilon / mu)), mp.mpf(0))
+    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mu) - _rt.mp_div(epsilon, mu)), (((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu)), mp.mpf(0))
 
 
-# theorem: bu2020.delta_of_eps_gdp_conjugate | side: lhs | hash: bdd64f100c137f42
+# theorem: bu2020.delta_of_eps_gdp_conjugate | side: lhs | hash: 0435f94d3a531a19
 # rules: erf_to_ndtr, erfinv_to_ndtri, gauss_diff
 def bu2020__delta_of_eps_gdp_conjugate__lhs(epsilon, mu):
     """bu2020.delta_of_eps_gdp_conjugate (lhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 - erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - erfc(sqrt(2)*(epsilon/mu + mu/2)/2)))/2)/2 + 1"""
     epsilon, mu, = (_rt.mp_arg(epsilon), _rt.mp_arg(mu),)
-    return _rt.mp_gauss_diff((mu + _rt.mp_ndtri(mp.ncdf((((mp.mpf(-1) / 2) * mu) - (epsilon / mu))))), (((mp.mpf(-1) / 2) * mu) - (epsilon / mu)), (((mp.mpf(1) / 2) * epsilon) + ((mp.mpf(3) / 8) * (mu ** 2)) - ((mp.mpf(1) / 2) * (epsilon ** 2) / (mu ** 2)) + (mu * _rt.mp_ndtri(mp.ncdf((((mp.mpf(-1) / 2) * mu) - (epsilon / mu))))) + ((mp.mpf(1) / 2) * (_rt.mp_ndtri(mp.ncdf((((mp.mpf(-1) / 2) * mu) - (epsilon / mu)))) ** 2))))
+    return _rt.mp_gauss_diff((mu + _rt.mp_ndtri(mp.ncdf((((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu))))), (((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu)), (((mp.mpf(1) / 2) * epsilon) + ((mp.mpf(3) / 8) * (mu ** 2)) - _rt.mp_div((mp.mpf(1) / 2) * (epsilon ** 2), (mu ** 2)) + (mu * _rt.mp_ndtri(mp.ncdf((((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu))))) + ((mp.mpf(1) / 2) * (_rt.mp_ndtri(mp.ncdf((((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu)))) ** 2))))
 
 
-# theorem: bu2020.delta_increasing_in_mu | side: rhs | hash: 80ab59708d6e36fa
+# theorem: bu2020.delta_increasing_in_mu | side: rhs | hash: 74b4a863304d4eb4
 # rules: erf_to_ndtr, gauss_diff
 def bu2020__delta_increasing_in_mu(epsilon, h, mu):
     """bu2020.delta_increasing_in_mu (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/(h + mu) + h/2 + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/(h + mu) - h/2 - mu/2)/2)/2"""
     epsilon, h, mu, = (_rt.mp_arg(epsilon), _rt.mp_arg(h), _rt.mp_arg(mu),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * h) + ((mp.mpf(1) / 2) * mu) - (epsilon / (h + mu))), (((mp.mpf(-1) / 2) * h) - ((mp.mpf(1) / 2) * mu) - (epsilon / (h + mu))), mp.mpf(0))
+    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * h) + ((mp.mpf(1) / 2) * mu) - _rt.mp_div(epsilon, (h + mu))), (((mp.mpf(-1) / 2) * h) - ((mp.mpf(1) / 2) * mu) - _rt.mp_div(epsilon, (h + mu))), mp.mpf(0))
 
 
-# theorem: bu2020.delta_increasing_in_mu | side: lhs | hash: 80ab59708d6e36fa
+# theorem: bu2020.delta_increasing_in_mu | side: lhs | hash: 74b4a863304d4eb4
 # rules: erf_to_ndtr, gauss_diff
 def bu2020__delta_increasing_in_mu__lhs(epsilon, mu):
     """bu2020.delta_increasing_in_mu (lhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2"""
     epsilon, mu, = (_rt.mp_arg(epsilon), _rt.mp_arg(mu),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mu) - (epsilon / mu)), (((mp.mpf(-1) / 2) * mu) - (epsilon / mu)), mp.mpf(0))
+    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mu) - _rt.mp_div(epsilon, mu)), (((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu)), mp.mpf(0))
 
 
-# theorem: bu2020.min_error_sum_gdp | side: rhs | hash: 1616c91c3290568a
+# theorem: bu2020.min_error_sum_gdp | side: rhs | hash: ffdc8f2b8fd59e26
 # rules: erf_to_ndtr
 def bu2020__min_error_sum_gdp(mu):
     """bu2020.min_error_sum_gdp (rhs): erfc(sqrt(2)*mu/4)"""
@@ -165,7 +165,7 @@ def bu2020__min_error_sum_gdp(mu):
     return (mp.mpf(2) * mp.ncdf(((mp.mpf(-1) / 2) * mu)))
 
 
-# theorem: bu2020.subsampled_tradeoff | side: rhs | hash: 4bcdbbe6993a4122
+# theorem: bu2020.subsampled_tradeoff | side: rhs | hash: 3ae117f4e4e7d067
 # rules: erf_to_ndtr, erfinv_to_ndtri
 def bu2020__subsampled_tradeoff(alpha, mu, p):
     """bu2020.subsampled_tradeoff (rhs): p*erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - 2*alpha))/2)/2 + (1 - alpha)*(1 - p)"""
@@ -173,7 +173,7 @@ def bu2020__subsampled_tradeoff(alpha, mu, p):
     return ((p * mp.ncdf(((-mu) - _rt.mp_ndtri(alpha)))) + ((mp.mpf(1) - alpha) * (mp.mpf(1) - p)))
 
 
-# theorem: bu2020.prop_a1 | side: rhs | hash: 8409b45b8f0ccc9b
+# theorem: bu2020.prop_a1 | side: rhs | hash: 620c307c746844be
 # rules: erf_to_ndtr, erfinv_to_ndtri
 def bu2020__prop_a1(alpha, mu, p):
     """bu2020.prop_a1 (rhs): p*erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - 2*alpha))/2)/2 + (1 - alpha)*(1 - p)"""
@@ -181,7 +181,7 @@ def bu2020__prop_a1(alpha, mu, p):
     return ((p * mp.ncdf(((-mu) - _rt.mp_ndtri(alpha)))) + ((mp.mpf(1) - alpha) * (mp.mpf(1) - p)))
 
 
-# theorem: bu2020.lemma_a2 | side: rhs | hash: ebada2e03a03d308
+# theorem: bu2020.lemma_a2 | side: rhs | hash: 88f82f6cca1d1c0e
 # rules: erf_to_ndtr, erfinv_to_ndtri
 def bu2020__lemma_a2(alpha, mu, p):
     """bu2020.lemma_a2 (rhs): p*erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - 2*alpha))/2)/2 + (1 - alpha)*(1 - p)"""
@@ -189,23 +189,23 @@ def bu2020__lemma_a2(alpha, mu, p):
     return ((p * mp.ncdf(((-mu) - _rt.mp_ndtri(alpha)))) + ((mp.mpf(1) - alpha) * (mp.mpf(1) - p)))
 
 
-# theorem: bu2020.subsampling_vs_li2012 | side: rhs | hash: 7269078499a3eb93
-# rules: none
+# theorem: bu2020.subsampling_vs_li2012 | side: rhs | hash: 286e84ce9fb75de3
+# rules: factor_expm1, expm1
 def bu2020__subsampling_vs_li2012(alpha, delta, epsilon, p):
     """bu2020.subsampling_vs_li2012 (rhs): Max(0, (-alpha - delta*p + 1)/(p*exp(epsilon) - p + 1), -alpha + (1 - delta)*(p + 1)/(exp(epsilon) + 1) + (1 - p)*(-(1 - delta)/(exp(epsilon) + 1) + 1), -alpha*(p*exp(epsilon) - p + 1) - delta*p + 1)"""
     alpha, delta, epsilon, p, = (_rt.mp_arg(alpha), _rt.mp_arg(delta), _rt.mp_arg(epsilon), _rt.mp_arg(p),)
-    return max(max(max(mp.mpf(0), ((mp.mpf(1) - alpha - (delta * p)) / (mp.mpf(1) - p + (p * mp.exp(epsilon))))), ((-alpha) + ((mp.mpf(1) - p) * (mp.mpf(1) - ((mp.mpf(1) - delta) / (mp.mpf(1) + mp.exp(epsilon))))) + ((mp.mpf(1) - delta) * (mp.mpf(1) + p) / (mp.mpf(1) + mp.exp(epsilon))))), (mp.mpf(1) - (alpha * (mp.mpf(1) - p + (p * mp.exp(epsilon)))) - (delta * p)))
+    return max(mp.mpf(0), (_rt.mp_div((-alpha), (mp.mpf(1) + (p * mp.expm1(epsilon)))) - _rt.mp_div(delta * p, (mp.mpf(1) + (p * mp.expm1(epsilon)))) + _rt.mp_div(mp.mpf(1), (mp.mpf(1) + (p * mp.expm1(epsilon))))), (mp.mpf(1) - alpha - (delta * p) - (alpha * p * mp.expm1(epsilon))), (mp.mpf(1) - alpha - p + _rt.mp_div(mp.mpf(2) * p, (mp.mpf(1) + mp.exp(epsilon))) - _rt.mp_div(mp.mpf(2) * delta * p, (mp.mpf(1) + mp.exp(epsilon)))))
 
 
-# theorem: bu2020.subsampling_vs_li2012 | side: lhs | hash: 7269078499a3eb93
-# rules: none
+# theorem: bu2020.subsampling_vs_li2012 | side: lhs | hash: 286e84ce9fb75de3
+# rules: factor_expm1, expm1
 def bu2020__subsampling_vs_li2012__lhs(alpha, delta, epsilon, p):
     """bu2020.subsampling_vs_li2012 (lhs): Max(0, (-alpha - delta*p + 1)/(p*exp(epsilon) - p + 1), -alpha*(p*exp(epsilon) - p + 1) - delta*p + 1)"""
     alpha, delta, epsilon, p, = (_rt.mp_arg(alpha), _rt.mp_arg(delta), _rt.mp_arg(epsilon), _rt.mp_arg(p),)
-    return max(max(mp.mpf(0), ((mp.mpf(1) - alpha - (delta * p)) / (mp.mpf(1) - p + (p * mp.exp(epsilon))))), (mp.mpf(1) - (alpha * (mp.mpf(1) - p + (p * mp.exp(epsilon)))) - (delta * p)))
+    return max(mp.mpf(0), (_rt.mp_div((-alpha), (mp.mpf(1) + (p * mp.expm1(epsilon)))) - _rt.mp_div(delta * p, (mp.mpf(1) + (p * mp.expm1(epsilon)))) + _rt.mp_div(mp.mpf(1), (mp.mpf(1) + (p * mp.expm1(epsilon))))), (mp.mpf(1) - alpha - (delta * p) - (alpha * p * mp.expm1(epsilon))))
 
 
-# theorem: bu2020.gdp_composition | side: rhs | hash: 2f32d30ab5416686
+# theorem: bu2020.gdp_composition | side: rhs | hash: c86f5b3b45e1fe51
 # rules: none
 def bu2020__gdp_composition(mu_1, mu_2):
     """bu2020.gdp_composition (rhs): sqrt(mu_1**2 + mu_2**2)"""
@@ -213,7 +213,7 @@ def bu2020__gdp_composition(mu_1, mu_2):
     return mp.sqrt(((mu_1 ** 2) + (mu_2 ** 2)))
 
 
-# theorem: bu2020.gdp_composition_T | side: rhs | hash: 28503bae8beaadbd
+# theorem: bu2020.gdp_composition_T | side: rhs | hash: 33102b641c04aa0a
 # rules: none
 def bu2020__gdp_composition_T(T, mu):
     """bu2020.gdp_composition_T (rhs): sqrt(T)*mu"""
@@ -221,63 +221,63 @@ def bu2020__gdp_composition_T(T, mu):
     return (mp.sqrt(T) * mu)
 
 
-# theorem: bu2020.clt_mu_limit | side: rhs | hash: 2bd8d476346ccbaa
-# rules: expm1
+# theorem: bu2020.clt_mu_limit | side: rhs | hash: 9f36ab6500aa16c7
+# rules: factor_expm1
 def bu2020__clt_mu_limit(nu, sigma):
     """bu2020.clt_mu_limit (rhs): nu*sqrt(exp(sigma**(-2)) - 1)"""
     nu, sigma, = (_rt.mp_arg(nu), _rt.mp_arg(sigma),)
-    return (nu * mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2)))))
+    return (nu * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))
 
 
-# theorem: bu2020.clt_mu | side: rhs | hash: 402d6a68849df332
-# rules: expm1
+# theorem: bu2020.clt_mu | side: rhs | hash: 46f1ff4742d55d7d
+# rules: factor_expm1
 def bu2020__clt_mu(T, p, sigma):
     """bu2020.clt_mu (rhs): sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)"""
     T, p, sigma, = (_rt.mp_arg(T), _rt.mp_arg(p), _rt.mp_arg(sigma),)
-    return (mp.sqrt(T) * p * mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2)))))
+    return (mp.sqrt(T) * p * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))
 
 
-# theorem: bu2020.clt_mu_epochs | side: rhs | hash: 7d505b612c8264f3
-# rules: expm1
+# theorem: bu2020.clt_mu_epochs | side: rhs | hash: f1976ac3749753bf
+# rules: factor_expm1
 def bu2020__clt_mu_epochs(E, p, sigma):
     """bu2020.clt_mu_epochs (rhs): sqrt(E)*sqrt(p)*sqrt(exp(sigma**(-2)) - 1)"""
     E, p, sigma, = (_rt.mp_arg(E), _rt.mp_arg(p), _rt.mp_arg(sigma),)
-    return (mp.sqrt(E) * mp.sqrt(p) * mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2)))))
+    return (mp.sqrt(E) * mp.sqrt(p) * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))
 
 
-# theorem: bu2020.clt_mu_epochs | side: lhs | hash: 7d505b612c8264f3
-# rules: expm1
+# theorem: bu2020.clt_mu_epochs | side: lhs | hash: f1976ac3749753bf
+# rules: factor_expm1
 def bu2020__clt_mu_epochs__lhs(E, p, sigma):
     """bu2020.clt_mu_epochs (lhs): sqrt(E)*sqrt(p)*sqrt(exp(sigma**(-2)) - 1)"""
     E, p, sigma, = (_rt.mp_arg(E), _rt.mp_arg(p), _rt.mp_arg(sigma),)
-    return (mp.sqrt(E) * mp.sqrt(p) * mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2)))))
+    return (mp.sqrt(E) * mp.sqrt(p) * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))
 
 
-# theorem: bu2020.delta_clt | side: rhs | hash: 496ab9ce74c62600
-# rules: erf_to_ndtr, gauss_diff, expm1
+# theorem: bu2020.delta_clt | side: rhs | hash: 13d21ca50b0430a1
+# rules: erf_to_ndtr, gauss_diff, factor_expm1
 def bu2020__delta_clt(T, epsilon, p, sigma):
     """bu2020.delta_clt (rhs): -exp(epsilon)*erfc(sqrt(2)*(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2 + erfc(sqrt(2)*(-sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2"""
     T, epsilon, p, sigma, = (_rt.mp_arg(T), _rt.mp_arg(epsilon), _rt.mp_arg(p), _rt.mp_arg(sigma),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mp.sqrt(T) * p * mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2))))) - (epsilon / mp.sqrt(T) / p / mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2)))))), (((mp.mpf(-1) / 2) * mp.sqrt(T) * p * mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2))))) - (epsilon / mp.sqrt(T) / p / mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2)))))), mp.mpf(0))
+    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mp.sqrt(T) * p * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2))))) - _rt.mp_div(_rt.mp_div(_rt.mp_div(epsilon, mp.sqrt(T)), p), mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))), (((mp.mpf(-1) / 2) * mp.sqrt(T) * p * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2))))) - _rt.mp_div(_rt.mp_div(_rt.mp_div(epsilon, mp.sqrt(T)), p), mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))), mp.mpf(0))
 
 
-# theorem: bu2020.uniform_mu | side: rhs | hash: 3f84a1c612cb8d4f
+# theorem: bu2020.uniform_mu | side: rhs | hash: 0beaea0f9f411061
 # rules: erf_to_ndtr
 def bu2020__uniform_mu(T, p, sigma):
     """bu2020.uniform_mu (rhs): sqrt(2)*sqrt(T)*p*sqrt(exp(sigma**(-2))*erfc(-3*sqrt(2)/(4*sigma))/2 + 3*erfc(sqrt(2)/(4*sigma))/2 - 2)"""
     T, p, sigma, = (_rt.mp_arg(T), _rt.mp_arg(p), _rt.mp_arg(sigma),)
-    return (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * p * mp.sqrt((mp.mpf(-2) + (mp.exp((mp.mpf(1) / (sigma ** 2))) * mp.ncdf(((mp.mpf(3) / 2) / sigma))) + (mp.mpf(3) * mp.ncdf(((mp.mpf(-1) / 2) / sigma))))))
+    return (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * p * mp.sqrt((mp.mpf(-2) + (mp.exp(_rt.mp_div(mp.mpf(1), (sigma ** 2))) * mp.ncdf(_rt.mp_div((mp.mpf(3) / 2), sigma))) + (mp.mpf(3) * mp.ncdf(_rt.mp_div((mp.mpf(-1) / 2), sigma))))))
 
 
-# theorem: bu2020.thm1_fdp_comparison | side: rhs | hash: 16fa3700a1b701e9
-# rules: erf_to_ndtr, erfinv_to_ndtri, expm1
+# theorem: bu2020.thm1_fdp_comparison | side: rhs | hash: c73de99a35953ec3
+# rules: erf_to_ndtr, erfinv_to_ndtri, factor_expm1
 def bu2020__thm1_fdp_comparison(T, alpha, p, sigma):
     """bu2020.thm1_fdp_comparison (rhs): erfc(sqrt(2)*(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1) - sqrt(2)*erfinv(1 - 2*alpha))/2)/2"""
     T, alpha, p, sigma, = (_rt.mp_arg(T), _rt.mp_arg(alpha), _rt.mp_arg(p), _rt.mp_arg(sigma),)
-    return mp.ncdf((((-mp.sqrt(T) * p * mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2)))))) - _rt.mp_ndtri(alpha)))
+    return mp.ncdf((((-mp.sqrt(T) * p * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))) - _rt.mp_ndtri(alpha)))
 
 
-# theorem: bu2020.thm2_dp_comparison | side: rhs | hash: 303f678f327958bc
+# theorem: bu2020.thm2_dp_comparison | side: rhs | hash: 0946e27d1ebe4e5c
 # rules: none
 def bu2020__thm2_dp_comparison(delta_MA):
     """bu2020.thm2_dp_comparison (rhs): delta_MA"""
@@ -285,36 +285,36 @@ def bu2020__thm2_dp_comparison(delta_MA):
     return delta_MA
 
 
-# theorem: bu2020.thm2_dp_comparison | side: lhs | hash: 303f678f327958bc
-# rules: erf_to_ndtr, gauss_diff, expm1
+# theorem: bu2020.thm2_dp_comparison | side: lhs | hash: 0946e27d1ebe4e5c
+# rules: erf_to_ndtr, gauss_diff, factor_expm1
 def bu2020__thm2_dp_comparison__lhs(T, epsilon, p, sigma):
     """bu2020.thm2_dp_comparison (lhs): -exp(epsilon)*erfc(sqrt(2)*(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2 + erfc(sqrt(2)*(-sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2"""
     T, epsilon, p, sigma, = (_rt.mp_arg(T), _rt.mp_arg(epsilon), _rt.mp_arg(p), _rt.mp_arg(sigma),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mp.sqrt(T) * p * mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2))))) - (epsilon / mp.sqrt(T) / p / mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2)))))), (((mp.mpf(-1) / 2) * mp.sqrt(T) * p * mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2))))) - (epsilon / mp.sqrt(T) / p / mp.sqrt(mp.expm1((mp.mpf(1) / (sigma ** 2)))))), mp.mpf(0))
+    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mp.sqrt(T) * p * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2))))) - _rt.mp_div(_rt.mp_div(_rt.mp_div(epsilon, mp.sqrt(T)), p), mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))), (((mp.mpf(-1) / 2) * mp.sqrt(T) * p * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2))))) - _rt.mp_div(_rt.mp_div(_rt.mp_div(epsilon, mp.sqrt(T)), p), mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))), mp.mpf(0))
 
 
-# theorem: bu2020.recalibration_match | side: rhs | hash: a32bca507945a1fd
+# theorem: bu2020.recalibration_match | side: rhs | hash: 087a0e77d9f587f8
 # rules: erf_to_ndtr, gauss_diff
 def bu2020__recalibration_match(epsilon, mutilde):
     """bu2020.recalibration_match (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mutilde + mutilde/2)/2)/2 + erfc(sqrt(2)*(epsilon/mutilde - mutilde/2)/2)/2"""
     epsilon, mutilde, = (_rt.mp_arg(epsilon), _rt.mp_arg(mutilde),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mutilde) - (epsilon / mutilde)), (((mp.mpf(-1) / 2) * mutilde) - (epsilon / mutilde)), mp.mpf(0))
+    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mutilde) - _rt.mp_div(epsilon, mutilde)), (((mp.mpf(-1) / 2) * mutilde) - _rt.mp_div(epsilon, mutilde)), mp.mpf(0))
 
 
-# theorem: bu2020.recalibrated_mu | side: rhs | hash: 78c8c6a223931f1b
-# rules: expm1
+# theorem: bu2020.recalibrated_mu | side: rhs | hash: dde79f7afc49f28f
+# rules: factor_expm1
 def bu2020__recalibrated_mu(T, p, sigmatilde):
     """bu2020.recalibrated_mu (rhs): sqrt(T)*p*sqrt(exp(sigmatilde**(-2)) - 1)"""
     T, p, sigmatilde, = (_rt.mp_arg(T), _rt.mp_arg(p), _rt.mp_arg(sigmatilde),)
-    return (mp.sqrt(T) * p * mp.sqrt(mp.expm1((mp.mpf(1) / (sigmatilde ** 2)))))
+    return (mp.sqrt(T) * p * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigmatilde ** 2)))))
 
 
-# theorem: bu2020.recalibrated_sigma | side: rhs | hash: 35d8edebeb95eb0d
+# theorem: bu2020.recalibrated_sigma | side: rhs | hash: 53c85cf1dc4d2a55
 # rules: log1p
 def bu2020__recalibrated_sigma(T, mutilde, p):
     """bu2020.recalibrated_sigma (rhs): 1/sqrt(log(1 + mutilde**2/(T*p**2)))"""
     T, mutilde, p, = (_rt.mp_arg(T), _rt.mp_arg(mutilde), _rt.mp_arg(p),)
-    return (mp.mpf(1) / mp.sqrt(((-mp.log(T)) - (mp.mpf(2) * mp.log(p)) + mp.log(((mutilde ** 2) + (T * (p ** 2)))))))
+    return _rt.mp_div(mp.mpf(1), mp.sqrt(mp.log1p(_rt.mp_div(_rt.mp_div((mutilde ** 2), T), (p ** 2)))))
 
 
 # theorem: bu2020.mnist_mu113_clt_eps | side: rhs | hash: b67932e6f04fa752
@@ -353,10 +353,10 @@ def bu2020__mnist_fig4_top():
 
 
 # theorem: bu2020.mnist_fig4_top | side: lhs | hash: 8cbf093bc01cda1e
-# rules: erf_to_ndtr, gauss_diff
+# rules: erf_to_ndtr, gauss_diff, factor_expm1
 def bu2020__mnist_fig4_top__lhs():
     """bu2020.mnist_fig4_top (lhs): -exp(67/50)*erfc(sqrt(2)*(4*sqrt(-9375/2 + 9375*exp(2500/2809)/2)/1875 + 5025/(16*sqrt(-9375/2 + 9375*exp(2500/2809)/2)))/2)/2 + erfc(sqrt(2)*(-4*sqrt(-9375/2 + 9375*exp(2500/2809)/2)/1875 + 5025/(16*sqrt(-9375/2 + 9375*exp(2500/2809)/2)))/2)/2"""
-    return _rt.mp_gauss_diff((((mp.mpf(-5025) / 16) / mp.sqrt(((mp.mpf(-9375) / 2) + ((mp.mpf(9375) / 2) * mp.exp((mp.mpf(2500) / 2809)))))) + ((mp.mpf(4) / 1875) * mp.sqrt(((mp.mpf(-9375) / 2) + ((mp.mpf(9375) / 2) * mp.exp((mp.mpf(2500) / 2809))))))), (((mp.mpf(-5025) / 16) / mp.sqrt(((mp.mpf(-9375) / 2) + ((mp.mpf(9375) / 2) * mp.exp((mp.mpf(2500) / 2809)))))) - ((mp.mpf(4) / 1875) * mp.sqrt(((mp.mpf(-9375) / 2) + ((mp.mpf(9375) / 2) * mp.exp((mp.mpf(2500) / 2809))))))), mp.mpf(0))
+    return _rt.mp_gauss_diff((_rt.mp_div((mp.mpf(-67) / 80) * mp.sqrt(mp.mpf(30)), mp.sqrt(mp.expm1((mp.mpf(2500) / 2809)))) + ((mp.mpf(2) / 75) * mp.sqrt(mp.mpf(30)) * mp.sqrt(mp.expm1((mp.mpf(2500) / 2809))))), (_rt.mp_div((mp.mpf(-67) / 80) * mp.sqrt(mp.mpf(30)), mp.sqrt(mp.expm1((mp.mpf(2500) / 2809)))) - ((mp.mpf(2) / 75) * mp.sqrt(mp.mpf(30)) * mp.sqrt(mp.expm1((mp.mpf(2500) / 2809))))), mp.mpf(0))
 
 
 # theorem: bu2020.mnist_fig4_bottom | side: rhs | hash: 392b007667154110
@@ -367,7 +367,7 @@ def bu2020__mnist_fig4_bottom():
 
 
 # theorem: bu2020.mnist_fig4_bottom | side: lhs | hash: 392b007667154110
-# rules: erf_to_ndtr, gauss_diff
+# rules: erf_to_ndtr, gauss_diff, factor_expm1
 def bu2020__mnist_fig4_bottom__lhs():
     """bu2020.mnist_fig4_bottom (lhs): -exp(217/25)*erfc(sqrt(2)*(4*sqrt(-65625/4 + 65625*exp(250000/101761)/4)/1875 + 16275/(8*sqrt(-65625/4 + 65625*exp(250000/101761)/4)))/2)/2 + erfc(sqrt(2)*(-4*sqrt(-65625/4 + 65625*exp(250000/101761)/4)/1875 + 16275/(8*sqrt(-65625/4 + 65625*exp(250000/101761)/4)))/2)/2"""
-    return _rt.mp_gauss_diff((((mp.mpf(-16275) / 8) / mp.sqrt(((mp.mpf(-65625) / 4) + ((mp.mpf(65625) / 4) * mp.exp((mp.mpf(250000) / 101761)))))) + ((mp.mpf(4) / 1875) * mp.sqrt(((mp.mpf(-65625) / 4) + ((mp.mpf(65625) / 4) * mp.exp((mp.mpf(250000) / 101761))))))), (((mp.mpf(-16275) / 8) / mp.sqrt(((mp.mpf(-65625) / 4) + ((mp.mpf(65625) / 4) * mp.exp((mp.mpf(250000) / 101761)))))) - ((mp.mpf(4) / 1875) * mp.sqrt(((mp.mpf(-65625) / 4) + ((mp.mpf(65625) / 4) * mp.exp((mp.mpf(250000) / 101761))))))), mp.mpf(0))
+    return _rt.mp_gauss_diff((_rt.mp_div((mp.mpf(-31) / 20) * mp.sqrt(mp.mpf(105)), mp.sqrt(mp.expm1((mp.mpf(250000) / 101761)))) + ((mp.mpf(2) / 75) * mp.sqrt(mp.mpf(105)) * mp.sqrt(mp.expm1((mp.mpf(250000) / 101761))))), (_rt.mp_div((mp.mpf(-31) / 20) * mp.sqrt(mp.mpf(105)), mp.sqrt(mp.expm1((mp.mpf(250000) / 101761)))) - ((mp.mpf(2) / 75) * mp.sqrt(mp.mpf(105)) * mp.sqrt(mp.expm1((mp.mpf(250000) / 101761))))), mp.mpf(0))

@@ -6,15 +6,15 @@ import mpmath as mp
 from symdp.codegen import runtime as _rt
 
 HASHES = {
-    'dwork2015__def_max_information': 'a53d7c687b2fc5e8',
-    'dwork2015__thm13_max_information_transfer': 'a55812967a26e7e9',
-    'dwork2015__thm19_pure_dp': '59c7addd9dfd9afa',
-    'dwork2015__thm20_pure_dp_iid': '9f81acc78d057e52',
-    'pacbayes__kl_bernoulli': 'bb12b25b1a6ff3a5',
-    'pacbayes__seeger_maurer': '19964e80d61b1117',
-    'pacbayes__pinsker': '6f27ebeba7f033a2',
-    'pacbayes__data_dependent_prior': '18fc47cd10623c1e',
-    'balle2018__gaussian_profile': '6b475687b5cd9856',
+    'dwork2015__def_max_information': 'bc1e3af8aa529d24',
+    'dwork2015__thm13_max_information_transfer': 'b7bf29368848aacc',
+    'dwork2015__thm19_pure_dp': '60486bee1add5d91',
+    'dwork2015__thm20_pure_dp_iid': '8bfb766d41e959c1',
+    'pacbayes__kl_bernoulli': '7894ebe74bea4db7',
+    'pacbayes__seeger_maurer': 'ca8eccdeed713570',
+    'pacbayes__pinsker': 'd727e0674d95e39c',
+    'pacbayes__data_dependent_prior': '9bdf1187d5a0bac5',
+    'balle2018__gaussian_profile': 'f8c85f76589970b3',
 }
 SYMBOLS = {
     'dwork2015__def_max_information': ('P_O', 'P_Oprod', 'beta'),
@@ -29,15 +29,15 @@ SYMBOLS = {
 }
 
 
-# theorem: dwork2015.def_max_information | side: rhs | hash: a53d7c687b2fc5e8
+# theorem: dwork2015.def_max_information | side: rhs | hash: bc1e3af8aa529d24
 # rules: none
 def dwork2015__def_max_information(P_O, P_Oprod, beta):
     """dwork2015.def_max_information (rhs): log((P_O - beta)/P_Oprod)/log(2)"""
     P_O, P_Oprod, beta, = (_rt.mp_arg(P_O), _rt.mp_arg(P_Oprod), _rt.mp_arg(beta),)
-    return (mp.log(((P_O - beta) / P_Oprod)) / mp.log(mp.mpf(2)))
+    return _rt.mp_div(mp.log(_rt.mp_div((P_O - beta), P_Oprod)), mp.log(mp.mpf(2)))
 
 
-# theorem: dwork2015.thm13_max_information_transfer | side: rhs | hash: a55812967a26e7e9
+# theorem: dwork2015.thm13_max_information_transfer | side: rhs | hash: b7bf29368848aacc
 # rules: none
 def dwork2015__thm13_max_information_transfer(P_Oprod, beta, k):
     """dwork2015.thm13_max_information_transfer (rhs): 2**k*P_Oprod + beta"""
@@ -45,39 +45,39 @@ def dwork2015__thm13_max_information_transfer(P_Oprod, beta, k):
     return (beta + ((mp.mpf(2) ** k) * P_Oprod))
 
 
-# theorem: dwork2015.thm19_pure_dp | side: rhs | hash: 59c7addd9dfd9afa
+# theorem: dwork2015.thm19_pure_dp | side: rhs | hash: 60486bee1add5d91
 # rules: none
 def dwork2015__thm19_pure_dp(epsilon, n):
     """dwork2015.thm19_pure_dp (rhs): epsilon*n/log(2)"""
     epsilon, n, = (_rt.mp_arg(epsilon), _rt.mp_arg(n),)
-    return (epsilon * n / mp.log(mp.mpf(2)))
+    return _rt.mp_div(epsilon * n, mp.log(mp.mpf(2)))
 
 
-# theorem: dwork2015.thm20_pure_dp_iid | side: rhs | hash: 9f81acc78d057e52
+# theorem: dwork2015.thm20_pure_dp_iid | side: rhs | hash: 8bfb766d41e959c1
 # rules: expm1
 def dwork2015__thm20_pure_dp_iid(beta, epsilon, n):
     """dwork2015.thm20_pure_dp_iid (rhs): (epsilon**2*n/2 + sqrt(2)*epsilon*sqrt(n)*sqrt(log(2/beta))/2)/log(2)"""
     beta, epsilon, n, = (_rt.mp_arg(beta), _rt.mp_arg(epsilon), _rt.mp_arg(n),)
-    return ((mp.mpf(1) / 2) * epsilon * ((epsilon * n) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(n) * mp.sqrt((mp.log(mp.mpf(2)) - mp.log(beta))))) / mp.log(mp.mpf(2)))
+    return _rt.mp_div((mp.mpf(1) / 2) * epsilon * ((epsilon * n) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(n) * mp.sqrt((mp.log(mp.mpf(2)) - mp.log(beta))))), mp.log(mp.mpf(2)))
 
 
-# theorem: pacbayes.kl_bernoulli | side: rhs | hash: bb12b25b1a6ff3a5
-# rules: log1p
+# theorem: pacbayes.kl_bernoulli | side: rhs | hash: 7894ebe74bea4db7
+# rules: none
 def pacbayes__kl_bernoulli(L_D, L_S):
     """pacbayes.kl_bernoulli (rhs): L_S*log(L_S/L_D) + (1 - L_S)*log((1 - L_S)/(1 - L_D))"""
     L_D, L_S, = (_rt.mp_arg(L_D), _rt.mp_arg(L_S),)
-    return ((L_S * mp.log((L_S / L_D))) + ((mp.mpf(1) - L_S) * mp.log(((mp.mpf(-1) + L_S) / (mp.mpf(-1) + L_D)))))
+    return ((L_S * mp.log(_rt.mp_div(L_S, L_D))) + ((mp.mpf(1) - L_S) * mp.log(_rt.mp_div((mp.mpf(1) - L_S), (mp.mpf(1) - L_D)))))
 
 
-# theorem: pacbayes.seeger_maurer | side: rhs | hash: 19964e80d61b1117
-# rules: log1p
+# theorem: pacbayes.seeger_maurer | side: rhs | hash: ca8eccdeed713570
+# rules: none
 def pacbayes__seeger_maurer(KL_QP, delta, n):
     """pacbayes.seeger_maurer (rhs): (KL_QP + log(2*sqrt(n)/delta))/n"""
     KL_QP, delta, n, = (_rt.mp_arg(KL_QP), _rt.mp_arg(delta), _rt.mp_arg(n),)
-    return ((KL_QP + mp.log(mp.mpf(2)) - mp.log(delta) + ((mp.mpf(1) / 2) * mp.log(n))) / n)
+    return _rt.mp_div((KL_QP + mp.log(_rt.mp_div(mp.mpf(2) * mp.sqrt(n), delta))), n)
 
 
-# theorem: pacbayes.pinsker | side: rhs | hash: 6f27ebeba7f033a2
+# theorem: pacbayes.pinsker | side: rhs | hash: d727e0674d95e39c
 # rules: none
 def pacbayes__pinsker(L_D, L_S):
     """pacbayes.pinsker (rhs): 2*(-L_D + L_S)**2"""
@@ -85,17 +85,17 @@ def pacbayes__pinsker(L_D, L_S):
     return (mp.mpf(2) * (((-L_D) + L_S) ** 2))
 
 
-# theorem: pacbayes.data_dependent_prior | side: rhs | hash: 18fc47cd10623c1e
-# rules: log1p
+# theorem: pacbayes.data_dependent_prior | side: rhs | hash: 9bdf1187d5a0bac5
+# rules: none
 def pacbayes__data_dependent_prior(KL_QP, delta, k_nat, n):
     """pacbayes.data_dependent_prior (rhs): (KL_QP + k_nat + log(2*sqrt(n)/delta))/n"""
     KL_QP, delta, k_nat, n, = (_rt.mp_arg(KL_QP), _rt.mp_arg(delta), _rt.mp_arg(k_nat), _rt.mp_arg(n),)
-    return ((KL_QP + k_nat + mp.log(mp.mpf(2)) - mp.log(delta) + ((mp.mpf(1) / 2) * mp.log(n))) / n)
+    return _rt.mp_div((KL_QP + k_nat + mp.log(_rt.mp_div(mp.mpf(2) * mp.sqrt(n), delta))), n)
 
 
-# theorem: balle2018.gaussian_profile | side: rhs | hash: 6b475687b5cd9856
+# theorem: balle2018.gaussian_profile | side: rhs | hash: f8c85f76589970b3
 # rules: erf_to_ndtr, gauss_diff
 def balle2018__gaussian_profile(Delta, epsilon, sigma):
     """balle2018.gaussian_profile (rhs): -exp(epsilon)*erfc(sqrt(2)*(Delta/(2*sigma) + epsilon*sigma/Delta)/2)/2 + erfc(sqrt(2)*(-Delta/(2*sigma) + epsilon*sigma/Delta)/2)/2"""
     Delta, epsilon, sigma, = (_rt.mp_arg(Delta), _rt.mp_arg(epsilon), _rt.mp_arg(sigma),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * Delta / sigma) - (epsilon * sigma / Delta)), (((mp.mpf(-1) / 2) * Delta / sigma) - (epsilon * sigma / Delta)), mp.mpf(0))
+    return _rt.mp_gauss_diff((_rt.mp_div((mp.mpf(1) / 2) * Delta, sigma) - _rt.mp_div(epsilon * sigma, Delta)), (_rt.mp_div((mp.mpf(-1) / 2) * Delta, sigma) - _rt.mp_div(epsilon * sigma, Delta)), mp.mpf(0))

@@ -8,63 +8,67 @@ from symdp.codegen import runtime as _rt
 
 HASHES = {
     'he2021__lemma_kl': '6efc6b1aa8023bc9',
-    'he2021uai__thm1_small_eps': 'fdb1cf088fa820c0',
-    'he2021uai__thm1_small_eps_failure': '90185f76880d1eaa',
-    'he2021uai__thm1_large_eps': '59c6106cf7ec74a8',
-    'he2021uai__thm1_large_eps_failure': '8707b07366b98ee8',
-    'he2021uai__thm1_n_condition': '105960ae514cd823',
-    'he2021__def_dp': '9c4799d4e1bf5c3a',
+    'he2021uai__thm1_small_eps': '593a3baada2405f1',
+    'he2021uai__thm1_small_eps_failure': '6e2f2ee26adfb530',
+    'he2021uai__thm1_large_eps': '51806a01848e3258',
+    'he2021uai__thm1_large_eps_failure': 'fd9b7931245ff574',
+    'he2021uai__thm1_n_condition': '00d19ebd03cb9bcf',
+    'he2021__def_dp': '877be53d20e153ca',
     'he2021__def_max_divergence': '26a24f1869020c11',
-    'he2021__def_approx_max_divergence': '47ffcef95c0f1367',
+    'he2021__def_approx_max_divergence': 'adc41ca5a3d62f8d',
     'he2021__def_statistical_distance': 'ca57a586d28030a8',
-    'he2021uai__def_exponential_mechanism': '3f2468351cfbe766',
-    'he2021__thm2': '95d7d5b346476028',
-    'he2021uai__thm3_small_eps': '8040ce5fa0d29bb7',
-    'he2021uai__thm3_large_eps': '3da7a1c9d7e581c2',
-    'he2021uai__lemma1_n_condition': '8116c7a1f046d89c',
-    'he2021uai__lemma1_small_eps': '2b1bb2381e364c0f',
-    'he2021uai__lemma1_large_eps': 'de3825afb82b2ff1',
-    'he2021__thm4_eps1': '596ac9fcbaa2eb1b',
-    'he2021__thm4_eps2': '1278be413fa64ea9',
-    'he2021__thm4_eps3': '80ddd25719268832',
-    'he2021__thm4_eps_prime': '0ee1d297663e8dfa',
-    'he2021__cor1_delta': 'd84090c489d74dc5',
-    'he2021uai__cor2_delta': '2011518f09d657e3',
-    'he2021uai__cor2_delta_pp': 'bef21afb3caf60cd',
-    'he2021__cor1_delta_at_thm4_eps': 'c340953e52133520',
-    'he2021uai__cor2_delta_at_eps3': '053a4b2b5720e508',
-    'he2021uai__thm5_eps': '1b2ad77f5df5b5a8',
-    'he2021uai__thm6_eps': '80ddd25719268832',
-    'he2021uai__thm7_eps_tilde': '43432cbfdfbd2d78',
-    'he2021uai__thm7_eps': '3d727098045c67cc',
-    'he2021uai__thm7_delta': 'f79d898a3caa085c',
-    'he2021uai__thm7_delta_tilde_p': 'a707600618bf4fb2',
-    'he2021uai__cor3_gap_rate': '537c8f90aeeec194',
-    'he2021uai__cor3_failure_rate': '54e3225e37fdebf6',
-    'he2021uai__cmp_thm1_a_vs_nissim_stemmer': '3e011e09e6277620',
-    'he2021uai__cmp_thm1_a_vs_nissim_stemmer__lhs': '3e011e09e6277620',
-    'he2021uai__cmp_thm1_b_vs_nissim_stemmer': '154662f3760990bb',
-    'he2021uai__cmp_thm1_b_vs_nissim_stemmer__lhs': '154662f3760990bb',
-    'he2021uai__cmp_thm1_b_vs_dwork2015': '44e283a603cbdc7e',
-    'he2021uai__cmp_thm1_b_vs_dwork2015__lhs': '44e283a603cbdc7e',
-    'he2021uai__cmp_thm2_vs_nissim_stemmer': '2aefca79951d9e64',
-    'he2021uai__cmp_thm2_vs_nissim_stemmer__lhs': '2aefca79951d9e64',
-    'he2021__cmp_kl_vs_dwork_rothblum': '68c218a0d5b3e923',
-    'he2021__cmp_kl_vs_dwork_rothblum__lhs': '68c218a0d5b3e923',
-    'he2021__cmp_kl_le_dwork_rothblum': '4c8a771af1bc9ac0',
-    'he2021__cmp_kl_le_dwork_rothblum__lhs': '4c8a771af1bc9ac0',
-    'he2021__cmp_kl_le_dwork2010': '5ef6a8d093e60418',
-    'he2021__cmp_kl_le_dwork2010__lhs': '5ef6a8d093e60418',
-    'he2021__cmp_eps_same_as_kairouz': '297c52b71a3a8f32',
-    'he2021__cmp_eps_same_as_kairouz__lhs': '297c52b71a3a8f32',
-    'he2021__cmp_delta_vs_kairouz': 'a0d7805001dd6dd4',
-    'he2021__cmp_delta_vs_kairouz__lhs': 'a0d7805001dd6dd4',
-    'he2021__cmp_eps_vs_dwork_roth': '6d96e1b7c85ba75c',
-    'he2021__cmp_eps_vs_dwork_roth__lhs': '6d96e1b7c85ba75c',
-    'he2021__cmp_delta_vs_dwork_roth': 'ed1bdd35d02ac531',
-    'he2021__cmp_delta_vs_dwork_roth__lhs': 'ed1bdd35d02ac531',
-    'he2021uai__cmp_cor2_vs_thm4': '20af63a83a032f92',
-    'he2021uai__cmp_cor2_vs_thm4__lhs': '20af63a83a032f92',
+    'he2021uai__def_exponential_mechanism': 'e65aee81ed1e88e7',
+    'he2021__thm2': '7f97adb59776281b',
+    'he2021uai__thm3_small_eps': '47ef19c5c3c519fd',
+    'he2021uai__thm3_large_eps': 'b53295706cd719ab',
+    'he2021uai__lemma1_n_condition': 'b4e3fec870d2b1e3',
+    'he2021uai__lemma1_small_eps': '3c2165d7211e2201',
+    'he2021uai__lemma1_large_eps': 'c2f28c30750d9641',
+    'he2021__thm4_eps1': '04a0e548773456e3',
+    'he2021__thm4_eps2': '02fa54c78f4ed23a',
+    'he2021__thm4_eps3': '54749f13e0ac2ced',
+    'he2021__thm4_eps_prime': '5a5027bbdaa8cd2c',
+    'he2021__cor1_delta': 'ea45a83ffe9db246',
+    'he2021uai__cor2_delta': '1037f5de93406164',
+    'he2021uai__cor2_delta_pp': 'd3a0c3e1a91a3935',
+    'he2021__cor1_delta_at_thm4_eps': '9a67b40dbd2f7990',
+    'he2021uai__cor2_delta_at_eps3': '84630b2b3d2635d8',
+    'he2021uai__thm5_eps': 'f455d17360021843',
+    'he2021uai__thm6_eps': '54749f13e0ac2ced',
+    'he2021uai__thm7_eps_tilde': '1988cfbd79b52e44',
+    'he2021uai__thm7_eps': 'd1e852a44650e354',
+    'he2021uai__thm7_delta': 'a6b70adbda39912f',
+    'he2021uai__thm7_delta_tilde_p': 'ec1c4e66a09a5c77',
+    'he2021uai__cor3_gap_rate': '093e0fab9a2e62a5',
+    'he2021uai__cor3_failure_rate': 'eb03fd02d3750b57',
+    'he2021uai__cmp_thm1_a_vs_nissim_stemmer': 'af03617362f0007a',
+    'he2021uai__cmp_thm1_a_vs_nissim_stemmer__lhs': 'af03617362f0007a',
+    'he2021uai__cmp_thm1_b_vs_nissim_stemmer': 'dd6f2094b504c278',
+    'he2021uai__cmp_thm1_b_vs_nissim_stemmer__lhs': 'dd6f2094b504c278',
+    'he2021uai__cmp_thm1_b_vs_dwork2015': 'f5a796807bd27049',
+    'he2021uai__cmp_thm1_b_vs_dwork2015__lhs': 'f5a796807bd27049',
+    'he2021uai__cmp_thm2_vs_nissim_stemmer': '48e794a9c99bc413',
+    'he2021uai__cmp_thm2_vs_nissim_stemmer__lhs': '48e794a9c99bc413',
+    'he2021__cmp_kl_vs_dwork_rothblum': 'ab043dec652257da',
+    'he2021__cmp_kl_vs_dwork_rothblum__lhs': 'ab043dec652257da',
+    'he2021__cmp_kl_le_dwork_rothblum': '4805e3d7a3dbb9ed',
+    'he2021__cmp_kl_le_dwork_rothblum__lhs': '4805e3d7a3dbb9ed',
+    'he2021__cmp_kl_le_dwork2010': 'f5911c769a070aae',
+    'he2021__cmp_kl_le_dwork2010__lhs': 'f5911c769a070aae',
+    'he2021__cmp_eps_same_as_kairouz': '56edb94878f4feaf',
+    'he2021__cmp_eps_same_as_kairouz__lhs': '56edb94878f4feaf',
+    'he2021__cmp_delta_vs_kairouz': '1024191abe53a509',
+    'he2021__cmp_delta_vs_kairouz__lhs': '1024191abe53a509',
+    'he2021__cmp_eps_vs_dwork_roth': '12ee82c6b66460ef',
+    'he2021__cmp_eps_vs_dwork_roth__lhs': '12ee82c6b66460ef',
+    'he2021__cmp_delta_vs_dwork_roth': '444a76a32e67355d',
+    'he2021__cmp_delta_vs_dwork_roth__lhs': '444a76a32e67355d',
+    'he2021uai__cmp_cor2_vs_thm4': '6b62645d094f34cc',
+    'he2021uai__cmp_cor2_vs_thm4__lhs': '6b62645d094f34cc',
+    'he2021uai__cmp_lemma1_small_conflicts_thm3': 'e637747b9b4fb2b8',
+    'he2021uai__cmp_lemma1_small_conflicts_thm3__lhs': 'e637747b9b4fb2b8',
+    'he2021uai__cmp_lemma1_large_in_thm3_branch': '759e37b77e897161',
+    'he2021uai__cmp_lemma1_large_in_thm3_branch__lhs': '759e37b77e897161',
 }
 SYMBOLS = {
     'he2021__lemma_kl': ('epsilon',),
@@ -125,18 +129,22 @@ SYMBOLS = {
     'he2021__cmp_delta_vs_dwork_roth__lhs': ('T', 'delta', 'deltatilde', 'epsilon'),
     'he2021uai__cmp_cor2_vs_thm4': ('T', 'delta', 'deltatilde', 'epsilon'),
     'he2021uai__cmp_cor2_vs_thm4__lhs': ('T', 'delta', 'deltatilde', 'epsilon'),
+    'he2021uai__cmp_lemma1_small_conflicts_thm3': ('epsilon',),
+    'he2021uai__cmp_lemma1_small_conflicts_thm3__lhs': ('epsilon',),
+    'he2021uai__cmp_lemma1_large_in_thm3_branch': ('epsilon',),
+    'he2021uai__cmp_lemma1_large_in_thm3_branch__lhs': (),
 }
 
 
 # theorem: he2021.lemma_kl | side: rhs | hash: 6efc6b1aa8023bc9
-# rules: expm1
+# rules: factor_expm1, tanh_half
 def he2021__lemma_kl(epsilon):
     """he2021.lemma_kl (rhs): epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))
+    return (epsilon * np.tanh((0.5 * epsilon)))
 
 
-# theorem: he2021uai.thm1_small_eps | side: rhs | hash: fdb1cf088fa820c0
+# theorem: he2021uai.thm1_small_eps | side: rhs | hash: 593a3baada2405f1
 # rules: none
 def he2021uai__thm1_small_eps(epsilon):
     """he2021uai.thm1_small_eps (rhs): 4*epsilon"""
@@ -144,15 +152,15 @@ def he2021uai__thm1_small_eps(epsilon):
     return (4.0 * epsilon)
 
 
-# theorem: he2021uai.thm1_small_eps_failure | side: rhs | hash: 90185f76880d1eaa
-# rules: log1p
+# theorem: he2021uai.thm1_small_eps_failure | side: rhs | hash: 6e2f2ee26adfb530
+# rules: none
 def he2021uai__thm1_small_eps_failure(delta, epsilon):
     """he2021uai.thm1_small_eps_failure (rhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * (0.6931471805599453 - np.log(epsilon)) * np.exp((-1.7 * epsilon)) / epsilon)
+    return (2.0 * delta * np.exp((-1.7 * epsilon)) * np.log((2.0 / epsilon)) / epsilon)
 
 
-# theorem: he2021uai.thm1_large_eps | side: rhs | hash: 59c6106cf7ec74a8
+# theorem: he2021uai.thm1_large_eps | side: rhs | hash: 51806a01848e3258
 # rules: expm1
 def he2021uai__thm1_large_eps(epsilon):
     """he2021uai.thm1_large_eps (rhs): 6/5 - 27*exp(-epsilon)/25"""
@@ -160,44 +168,44 @@ def he2021uai__thm1_large_eps(epsilon):
     return (0.12 - (1.08 * np.expm1((-epsilon))))
 
 
-# theorem: he2021uai.thm1_large_eps_failure | side: rhs | hash: 8707b07366b98ee8
-# rules: expm1, log1p
+# theorem: he2021uai.thm1_large_eps_failure | side: rhs | hash: fd9b7931245ff574
+# rules: expm1
 def he2021uai__thm1_large_eps_failure(delta, epsilon):
     """he2021uai.thm1_large_eps_failure (rhs): 18*delta*exp(-epsilon)*log(220/(1 - 9*exp(-epsilon)/10))/(1 - 9*exp(-epsilon)/10)"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (180.0 * delta * (2.302585092994046 + 5.393627546352362 + np.log(((-1.0) / (-1.0 + (9.0 * np.expm1((-epsilon))))))) / (1.0 + (10.0 * np.expm1(epsilon))))
+    return (180.0 * delta * (5.393627546352362 + np.log((1.0 / (0.1 - (0.9 * np.expm1((-epsilon))))))) / (1.0 + (10.0 * np.expm1(epsilon))))
 
 
-# theorem: he2021uai.thm1_n_condition | side: rhs | hash: 105960ae514cd823
-# rules: log1p
+# theorem: he2021uai.thm1_n_condition | side: rhs | hash: 00d19ebd03cb9bcf
+# rules: none
 def he2021uai__thm1_n_condition(c1, c2, c3, c4, c5, c6, c7, delta, epsilon):
     """he2021uai.thm1_n_condition (rhs): Max(c1*log(c2*exp(c3*epsilon)/delta)/epsilon**2, c4*log(c7*delta*exp(-epsilon))/(c5*(-c6*exp(-epsilon) + 1)))"""
     c1, c2, c3, c4, c5, c6, c7, delta, epsilon, = (_rt.np_arg(c1), _rt.np_arg(c2), _rt.np_arg(c3), _rt.np_arg(c4), _rt.np_arg(c5), _rt.np_arg(c6), _rt.np_arg(c7), _rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return np.maximum((c1 * ((c3 * epsilon) + np.log(c2) - np.log(delta)) / (epsilon ** 2)), (c4 * ((-epsilon) + np.log(c7) + np.log(delta)) / c5 / (1.0 - (c6 * np.exp((-epsilon))))))
+    return np.maximum((c1 * np.log((c2 * np.exp((c3 * epsilon)) / delta)) / (epsilon ** 2)), (c4 * np.log((c7 * delta * np.exp((-epsilon)))) / c5 / (1.0 - (c6 * np.exp((-epsilon))))))
 
 
-# theorem: he2021.def_dp | side: rhs | hash: 9c4799d4e1bf5c3a
-# rules: log1p
+# theorem: he2021.def_dp | side: rhs | hash: 877be53d20e153ca
+# rules: none
 def he2021__def_dp(P_AS, P_ASprime, delta):
     """he2021.def_dp (rhs): log((P_AS - delta)/P_ASprime)"""
     P_AS, P_ASprime, delta, = (_rt.np_arg(P_AS), _rt.np_arg(P_ASprime), _rt.np_arg(delta),)
-    return ((-np.log(P_ASprime)) + np.log((P_AS - delta)))
+    return np.log(((P_AS - delta) / P_ASprime))
 
 
 # theorem: he2021.def_max_divergence | side: rhs | hash: 26a24f1869020c11
-# rules: log1p
+# rules: none
 def he2021__def_max_divergence(P_XS, P_YS):
     """he2021.def_max_divergence (rhs): log(P_XS/P_YS)"""
     P_XS, P_YS, = (_rt.np_arg(P_XS), _rt.np_arg(P_YS),)
-    return (np.log(P_XS) - np.log(P_YS))
+    return np.log((P_XS / P_YS))
 
 
-# theorem: he2021.def_approx_max_divergence | side: rhs | hash: 47ffcef95c0f1367
-# rules: log1p
+# theorem: he2021.def_approx_max_divergence | side: rhs | hash: adc41ca5a3d62f8d
+# rules: none
 def he2021__def_approx_max_divergence(P_XS, P_YS, delta):
     """he2021.def_approx_max_divergence (rhs): log((P_XS - delta)/P_YS)"""
     P_XS, P_YS, delta, = (_rt.np_arg(P_XS), _rt.np_arg(P_YS), _rt.np_arg(delta),)
-    return ((-np.log(P_YS)) + np.log((P_XS - delta)))
+    return np.log(((P_XS - delta) / P_YS))
 
 
 # theorem: he2021.def_statistical_distance | side: rhs | hash: ca57a586d28030a8
@@ -208,7 +216,7 @@ def he2021__def_statistical_distance(P_XS, P_YS):
     return np.abs((P_XS - P_YS))
 
 
-# theorem: he2021uai.def_exponential_mechanism | side: rhs | hash: 3f2468351cfbe766
+# theorem: he2021uai.def_exponential_mechanism | side: rhs | hash: e65aee81ed1e88e7
 # rules: none
 def he2021uai__def_exponential_mechanism(Delta_u, epsilon, u):
     """he2021uai.def_exponential_mechanism (rhs): exp(epsilon*u/(2*Delta_u))"""
@@ -216,15 +224,15 @@ def he2021uai__def_exponential_mechanism(Delta_u, epsilon, u):
     return np.exp((0.5 * epsilon * u / Delta_u))
 
 
-# theorem: he2021.thm2 | side: rhs | hash: 95d7d5b346476028
-# rules: expm1
+# theorem: he2021.thm2 | side: rhs | hash: 7f97adb59776281b
+# rules: one_minus_exp
 def he2021__thm2(delta, epsilon, k):
     """he2021.thm2 (rhs): delta*k*exp(-epsilon) + 1 - exp(-epsilon)"""
     delta, epsilon, k, = (_rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(k),)
-    return (((delta * k) + np.expm1(epsilon)) * np.exp((-epsilon)))
+    return ((delta * k * np.exp((-epsilon))) - np.expm1((-epsilon)))
 
 
-# theorem: he2021uai.thm3_small_eps | side: rhs | hash: 8040ce5fa0d29bb7
+# theorem: he2021uai.thm3_small_eps | side: rhs | hash: 47ef19c5c3c519fd
 # rules: none
 def he2021uai__thm3_small_eps(epsilon):
     """he2021uai.thm3_small_eps (rhs): 85*epsilon/127"""
@@ -232,23 +240,23 @@ def he2021uai__thm3_small_eps(epsilon):
     return (0.6692913385826772 * epsilon)
 
 
-# theorem: he2021uai.thm3_large_eps | side: rhs | hash: 3da7a1c9d7e581c2
-# rules: expm1
+# theorem: he2021uai.thm3_large_eps | side: rhs | hash: b53295706cd719ab
+# rules: factor_expm1
 def he2021uai__thm3_large_eps(epsilon):
     """he2021uai.thm3_large_eps (rhs): 1/219 - exp(-epsilon)/219"""
     epsilon, = (_rt.np_arg(epsilon),)
     return (-0.0045662100456621 * np.expm1((-epsilon)))
 
 
-# theorem: he2021uai.lemma1_n_condition | side: rhs | hash: 8116c7a1f046d89c
-# rules: expm1, log1p
+# theorem: he2021uai.lemma1_n_condition | side: rhs | hash: b4e3fec870d2b1e3
+# rules: expm1
 def he2021uai__lemma1_n_condition(delta, epsilon):
     """he2021uai.lemma1_n_condition (rhs): Max(2000*log(43*exp(17*epsilon/10)/(254*delta))/(77*epsilon**2), 200*log(3*delta*exp(-epsilon)/16060)/((1 - 9*exp(-epsilon)/10)*log(9/10)))"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return np.maximum((25.974025974025974 * ((1.7 * epsilon) + 3.7612001156935624 - 5.537334267018537 - np.log(delta)) / (epsilon ** 2)), (200.0 * ((-epsilon) + 1.0986122886681098 - 9.684086987500752 + np.log(delta)) / (0.1 - (0.9 * np.expm1((-epsilon)))) / -0.1053605156578263))
+    return np.maximum((25.974025974025974 * np.log((0.16929133858267717 * np.exp((1.7 * epsilon)) / delta)) / (epsilon ** 2)), (200.0 * np.log((0.00018679950186799502 * delta * np.exp((-epsilon)))) / (0.1 - (0.9 * np.expm1((-epsilon)))) / -0.1053605156578263))
 
 
-# theorem: he2021uai.lemma1_small_eps | side: rhs | hash: 2b1bb2381e364c0f
+# theorem: he2021uai.lemma1_small_eps | side: rhs | hash: 3c2165d7211e2201
 # rules: none
 def he2021uai__lemma1_small_eps(epsilon):
     """he2021uai.lemma1_small_eps (rhs): 85*epsilon/127"""
@@ -256,7 +264,7 @@ def he2021uai__lemma1_small_eps(epsilon):
     return (0.6692913385826772 * epsilon)
 
 
-# theorem: he2021uai.lemma1_large_eps | side: rhs | hash: de3825afb82b2ff1
+# theorem: he2021uai.lemma1_large_eps | side: rhs | hash: c2f28c30750d9641
 # rules: expm1
 def he2021uai__lemma1_large_eps(epsilon):
     """he2021uai.lemma1_large_eps (rhs): 1/219 - 3*exp(-epsilon)/730"""
@@ -264,7 +272,7 @@ def he2021uai__lemma1_large_eps(epsilon):
     return (0.00045662100456621003 - (0.00410958904109589 * np.expm1((-epsilon))))
 
 
-# theorem: he2021.thm4_eps1 | side: rhs | hash: 596ac9fcbaa2eb1b
+# theorem: he2021.thm4_eps1 | side: rhs | hash: 04a0e548773456e3
 # rules: none
 def he2021__thm4_eps1(T, epsilon):
     """he2021.thm4_eps1 (rhs): T*epsilon"""
@@ -272,119 +280,119 @@ def he2021__thm4_eps1(T, epsilon):
     return (T * epsilon)
 
 
-# theorem: he2021.thm4_eps2 | side: rhs | hash: 1278be413fa64ea9
-# rules: expm1, log1p
+# theorem: he2021.thm4_eps2 | side: rhs | hash: 02fa54c78f4ed23a
+# rules: factor_expm1, tanh_half
 def he2021__thm4_eps2(T, deltatilde, epsilon):
     """he2021.thm4_eps2 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(((-np.log(deltatilde)) + np.log(((2.718281828459045 * deltatilde) + (np.sqrt(T) * epsilon)))))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))
+    return ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde))))))
 
 
-# theorem: he2021.thm4_eps3 | side: rhs | hash: 80ddd25719268832
-# rules: expm1, log1p
+# theorem: he2021.thm4_eps3 | side: rhs | hash: 54749f13e0ac2ced
+# rules: factor_expm1, tanh_half
 def he2021__thm4_eps3(T, deltatilde, epsilon):
     """he2021.thm4_eps3 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))
+    return ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))
 
 
-# theorem: he2021.thm4_eps_prime | side: rhs | hash: 0ee1d297663e8dfa
-# rules: expm1, log1p
+# theorem: he2021.thm4_eps_prime | side: rhs | hash: 5a5027bbdaa8cd2c
+# rules: factor_expm1, tanh_half
 def he2021__thm4_eps_prime(T, deltatilde, epsilon):
     """he2021.thm4_eps_prime (rhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return np.minimum(np.minimum((T * epsilon), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(((-np.log(deltatilde)) + np.log(((2.718281828459045 * deltatilde) + (np.sqrt(T) * epsilon)))))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))))
+    return np.minimum(np.minimum((T * epsilon), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))
 
 
-# theorem: he2021.cor1_delta | side: rhs | hash: d84090c489d74dc5
-# rules: pow_log1p, expm1
+# theorem: he2021.cor1_delta | side: rhs | hash: ea45a83ffe9db246
+# rules: pow_log1p, logspace_product, one_minus_exp
 def he2021__cor1_delta(T, delta, deltatilde, epsilon, epsilonprime):
     """he2021.cor1_delta (rhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(epsilonprime/epsilon))*(-delta*exp(epsilon)/(exp(epsilon) + 1) + 1)**ceiling(epsilonprime/epsilon) + 2"""
     T, delta, deltatilde, epsilon, epsilonprime, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon), _rt.np_arg(epsilonprime),)
-    return (1.0 + deltatilde - (np.exp(((T - np.ceil((epsilonprime / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) * np.exp((np.ceil((epsilonprime / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))))
+    return (deltatilde - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil((epsilonprime / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil((epsilonprime / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
 
 
-# theorem: he2021uai.cor2_delta | side: rhs | hash: 2011518f09d657e3
-# rules: pow_log1p, expm1
+# theorem: he2021uai.cor2_delta | side: rhs | hash: 1037f5de93406164
+# rules: pow_log1p, logspace_product, one_minus_exp
 def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
     """he2021uai.cor2_delta (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2) - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(epsilonprime/eps"""
     T, delta, epsilon, epsilonprime, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(epsilonprime),)
-    return (1.0 - (np.exp(((T - np.ceil((epsilonprime / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) * np.exp((np.ceil((epsilonprime / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))) + ((((epsilonprime + (T * epsilon)) / ((-epsilonprime) + (T * epsilon))) ** (0.5 * ((-epsilonprime) - (T * epsilon)) / epsilon)) * ((2.0 * T * epsilon / ((-epsilonprime) + (T * epsilon)) / (1.0 + np.exp(epsilon))) ** T) * np.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilon)))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))))
+    return (np.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilon) + (T * np.log((2.0 * T * epsilon / ((-epsilonprime) + (T * epsilon)) / (1.0 + np.exp(epsilon))))) + (0.5 * ((-epsilonprime) - (T * epsilon)) * np.log(((epsilonprime + (T * epsilon)) / ((-epsilonprime) + (T * epsilon)))) / epsilon))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil((epsilonprime / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil((epsilonprime / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
 
 
-# theorem: he2021uai.cor2_delta_pp | side: rhs | hash: bef21afb3caf60cd
-# rules: none
+# theorem: he2021uai.cor2_delta_pp | side: rhs | hash: d3a0c3e1a91a3935
+# rules: logspace_product
 def he2021uai__cor2_delta_pp(T, epsilon, epsilonprime):
     """he2021uai.cor2_delta_pp (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = (_rt.np_arg(T), _rt.np_arg(epsilon), _rt.np_arg(epsilonprime),)
-    return ((((epsilonprime + (T * epsilon)) / ((-epsilonprime) + (T * epsilon))) ** (0.5 * ((-epsilonprime) - (T * epsilon)) / epsilon)) * ((2.0 * T * epsilon / ((-epsilonprime) + (T * epsilon)) / (1.0 + np.exp(epsilon))) ** T) * np.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilon))))
+    return np.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilon) + (T * np.log((2.0 * T * epsilon / ((-epsilonprime) + (T * epsilon)) / (1.0 + np.exp(epsilon))))) + (0.5 * ((-epsilonprime) - (T * epsilon)) * np.log(((epsilonprime + (T * epsilon)) / ((-epsilonprime) + (T * epsilon)))) / epsilon)))
 
 
-# theorem: he2021.cor1_delta_at_thm4_eps | side: rhs | hash: c340953e52133520
-# rules: pow_log1p, expm1, log1p
+# theorem: he2021.cor1_delta_at_thm4_eps | side: rhs | hash: 9a67b40dbd2f7990
+# rules: ceil_simplify, pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
 def he2021__cor1_delta_at_thm4_eps(T, delta, deltatilde, epsilon):
     """he2021.cor1_delta_at_thm4_eps (rhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (1.0 + deltatilde - (np.exp(((T - np.ceil((np.minimum(np.minimum((T * epsilon), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(((-np.log(deltatilde)) + np.log(((2.718281828459045 * deltatilde) + (np.sqrt(T) * epsilon)))))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))) / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) * np.exp((np.ceil((np.minimum(np.minimum((T * epsilon), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(((-np.log(deltatilde)) + np.log(((2.718281828459045 * deltatilde) + (np.sqrt(T) * epsilon)))))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))) / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))))
+    return (deltatilde - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil(np.minimum(np.minimum(T, ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde))))))))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil(np.minimum(np.minimum(T, ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
 
 
-# theorem: he2021uai.cor2_delta_at_eps3 | side: rhs | hash: 053a4b2b5720e508
-# rules: pow_log1p, expm1, log1p
+# theorem: he2021uai.cor2_delta_at_eps3 | side: rhs | hash: 84630b2b3d2635d8
+# rules: pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
 def he2021uai__cor2_delta_at_eps3(T, delta, deltatilde, epsilon):
     """he2021uai.cor2_delta_at_eps3 (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (1.0 - (np.exp(((T - np.ceil((((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))) / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) * np.exp((np.ceil((((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))) / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))) + (((((T * epsilon) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))) / ((T * epsilon) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) - (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))) ** (0.5 * (((-T * epsilon)) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) - (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))) / epsilon)) * ((2.0 * T * epsilon / (1.0 + np.exp(epsilon)) / ((T * epsilon) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) - (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))) ** T) * np.exp(((-0.5 * T * epsilon) - (0.5 * 1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) - (0.5 * T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))))
+    return (np.exp(((-0.5 * T * epsilon) + (T * np.log((2.0 * T * epsilon / (1.0 + np.exp(epsilon)) / ((T * epsilon) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))))) - (0.5 * T * epsilon * np.tanh((0.5 * epsilon))) + (0.5 * (((-T * epsilon)) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) * np.log((((T * epsilon) + (T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / ((T * epsilon) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))))) / epsilon) - (0.5 * 1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil((((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil((((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
 
 
-# theorem: he2021uai.thm5_eps | side: rhs | hash: 1b2ad77f5df5b5a8
-# rules: expm1, log1p
+# theorem: he2021uai.thm5_eps | side: rhs | hash: f455d17360021843
+# rules: factor_expm1, tanh_half
 def he2021uai__thm5_eps(T, deltaprime, epsilon):
     """he2021uai.thm5_eps (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltaprime)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltaprime, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltaprime), _rt.np_arg(epsilon),)
-    return ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltaprime)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))
+    return ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltaprime)))))
 
 
-# theorem: he2021uai.thm6_eps | side: rhs | hash: 80ddd25719268832
-# rules: expm1, log1p
+# theorem: he2021uai.thm6_eps | side: rhs | hash: 54749f13e0ac2ced
+# rules: factor_expm1, tanh_half
 def he2021uai__thm6_eps(T, deltatilde, epsilon):
     """he2021uai.thm6_eps (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))
+    return ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))
 
 
-# theorem: he2021uai.thm7_eps_tilde | side: rhs | hash: 43432cbfdfbd2d78
-# rules: log1p
+# theorem: he2021uai.thm7_eps_tilde | side: rhs | hash: 1988cfbd79b52e44
+# rules: factor_expm1, log1p
 def he2021uai__thm7_eps_tilde(D, N, delta, sigma, tau):
     """he2021uai.thm7_eps_tilde (rhs): log(tau*exp((D**2/tau**2 + sqrt(2)*D*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2))/N + (N - tau)/N)"""
     D, N, delta, sigma, tau, = (_rt.np_arg(D), _rt.np_arg(N), _rt.np_arg(delta), _rt.np_arg(sigma), _rt.np_arg(tau),)
-    return ((-np.log(N)) + np.log((N - tau + (tau * np.exp((0.5 * (D ** 2) / (sigma ** 2) / (tau ** 2))) * np.exp((0.5 * 1.4142135623730951 * D * np.sqrt((-np.log(delta))) / sigma / tau))))))
+    return np.log1p((tau * np.expm1(((0.5 * (D ** 2) / (sigma ** 2) / (tau ** 2)) + (0.5 * 1.4142135623730951 * D * np.sqrt(np.log((1.0 / delta))) / sigma / tau))) / N))
 
 
-# theorem: he2021uai.thm7_eps | side: rhs | hash: 3d727098045c67cc
-# rules: expm1, log1p
+# theorem: he2021uai.thm7_eps | side: rhs | hash: d1e852a44650e354
+# rules: factor_expm1, tanh_half
 def he2021uai__thm7_eps(T, deltatilde, epsilontilde):
     """he2021uai.thm7_eps (rhs): sqrt(2)*sqrt(T)*epsilontilde*sqrt(log(1/deltatilde)) + T*epsilontilde*(exp(epsilontilde) - 1)/(exp(epsilontilde) + 1)"""
     T, deltatilde, epsilontilde, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilontilde),)
-    return ((1.4142135623730951 * np.sqrt(T) * epsilontilde * np.sqrt((-np.log(deltatilde)))) + (T * epsilontilde * np.expm1(epsilontilde) / (1.0 + np.exp(epsilontilde))))
+    return ((T * epsilontilde * np.tanh((0.5 * epsilontilde))) + (1.4142135623730951 * np.sqrt(T) * epsilontilde * np.sqrt(np.log((1.0 / deltatilde)))))
 
 
-# theorem: he2021uai.thm7_delta | side: rhs | hash: f79d898a3caa085c
-# rules: pow_log1p, expm1
+# theorem: he2021uai.thm7_delta | side: rhs | hash: a6b70adbda39912f
+# rules: pow_log1p, logspace_product, one_minus_exp
 def he2021uai__thm7_delta(N, T, delta, deltatildeprime, epsilonprime, epsilontilde, tau):
     """he2021uai.thm7_delta (rhs): deltatildeprime - (-delta/(exp(epsilontilde) + 1) + 1)**T - (-delta/(exp(epsilontilde) + 1) + 1)**(T - ceiling(N*epsilonprime/(epsilontilde*tau)))*(-delta*exp(epsilontilde)/(exp(epsilontilde) + 1) + 1)**ceiling(N*epsilonprime/(epsilontilde*tau)) + 2"""
     N, T, delta, deltatildeprime, epsilonprime, epsilontilde, tau, = (_rt.np_arg(N), _rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatildeprime), _rt.np_arg(epsilonprime), _rt.np_arg(epsilontilde), _rt.np_arg(tau),)
-    return (1.0 + deltatildeprime - (np.exp(((T - np.ceil((N * epsilonprime / epsilontilde / tau))) * np.log1p(((-delta) / (1.0 + np.exp(epsilontilde)))))) * np.exp((np.ceil((N * epsilonprime / epsilontilde / tau)) * np.log1p(((-delta * np.exp(epsilontilde)) / (1.0 + np.exp(epsilontilde))))))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilontilde)))))))
+    return (deltatildeprime - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilontilde)))))) - np.expm1((((T - np.ceil((N * epsilonprime / epsilontilde / tau))) * np.log1p(((-delta) / (1.0 + np.exp(epsilontilde))))) + (np.ceil((N * epsilonprime / epsilontilde / tau)) * np.log1p(((-delta * np.exp(epsilontilde)) / (1.0 + np.exp(epsilontilde))))))))
 
 
-# theorem: he2021uai.thm7_delta_tilde_p | side: rhs | hash: a707600618bf4fb2
-# rules: none
+# theorem: he2021uai.thm7_delta_tilde_p | side: rhs | hash: ec1c4e66a09a5c77
+# rules: logspace_product
 def he2021uai__thm7_delta_tilde_p(T, epsilonprime, epsilontilde):
     """he2021uai.thm7_delta_tilde_p (rhs): ((T*epsilontilde + epsilonprime)/(T*epsilontilde - epsilonprime))**((-T*epsilontilde - epsilonprime)/(2*epsilontilde))*(2*T*epsilontilde/((T*epsilontilde - epsilonprime)*(exp(epsilontilde) + 1)))**T*exp(-T*epsilontilde/2 - epsilonprime/2)"""
     T, epsilonprime, epsilontilde, = (_rt.np_arg(T), _rt.np_arg(epsilonprime), _rt.np_arg(epsilontilde),)
-    return ((((epsilonprime + (T * epsilontilde)) / ((-epsilonprime) + (T * epsilontilde))) ** (0.5 * ((-epsilonprime) - (T * epsilontilde)) / epsilontilde)) * ((2.0 * T * epsilontilde / ((-epsilonprime) + (T * epsilontilde)) / (1.0 + np.exp(epsilontilde))) ** T) * np.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilontilde))))
+    return np.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilontilde) + (T * np.log((2.0 * T * epsilontilde / ((-epsilonprime) + (T * epsilontilde)) / (1.0 + np.exp(epsilontilde))))) + (0.5 * ((-epsilonprime) - (T * epsilontilde)) * np.log(((epsilonprime + (T * epsilontilde)) / ((-epsilonprime) + (T * epsilontilde)))) / epsilontilde)))
 
 
-# theorem: he2021uai.cor3_gap_rate | side: rhs | hash: 537c8f90aeeec194
+# theorem: he2021uai.cor3_gap_rate | side: rhs | hash: 093e0fab9a2e62a5
 # rules: none
 def he2021uai__cor3_gap_rate(C_clients):
     """he2021uai.cor3_gap_rate (rhs): 1/sqrt(C_clients)"""
@@ -392,7 +400,7 @@ def he2021uai__cor3_gap_rate(C_clients):
     return (1.0 / np.sqrt(C_clients))
 
 
-# theorem: he2021uai.cor3_failure_rate | side: rhs | hash: 54e3225e37fdebf6
+# theorem: he2021uai.cor3_failure_rate | side: rhs | hash: eb03fd02d3750b57
 # rules: none
 def he2021uai__cor3_failure_rate(C_clients):
     """he2021uai.cor3_failure_rate (rhs): C_clients**(-3/2)"""
@@ -400,7 +408,7 @@ def he2021uai__cor3_failure_rate(C_clients):
     return (C_clients ** -1.5)
 
 
-# theorem: he2021uai.cmp_thm1_a_vs_nissim_stemmer | side: rhs | hash: 3e011e09e6277620
+# theorem: he2021uai.cmp_thm1_a_vs_nissim_stemmer | side: rhs | hash: af03617362f0007a
 # rules: none
 def he2021uai__cmp_thm1_a_vs_nissim_stemmer(epsilon):
     """he2021uai.cmp_thm1_a_vs_nissim_stemmer (rhs): 13*epsilon"""
@@ -408,7 +416,7 @@ def he2021uai__cmp_thm1_a_vs_nissim_stemmer(epsilon):
     return (13.0 * epsilon)
 
 
-# theorem: he2021uai.cmp_thm1_a_vs_nissim_stemmer | side: lhs | hash: 3e011e09e6277620
+# theorem: he2021uai.cmp_thm1_a_vs_nissim_stemmer | side: lhs | hash: af03617362f0007a
 # rules: none
 def he2021uai__cmp_thm1_a_vs_nissim_stemmer__lhs(epsilon):
     """he2021uai.cmp_thm1_a_vs_nissim_stemmer (lhs): 4*epsilon"""
@@ -416,23 +424,23 @@ def he2021uai__cmp_thm1_a_vs_nissim_stemmer__lhs(epsilon):
     return (4.0 * epsilon)
 
 
-# theorem: he2021uai.cmp_thm1_b_vs_nissim_stemmer | side: rhs | hash: 154662f3760990bb
-# rules: log1p
+# theorem: he2021uai.cmp_thm1_b_vs_nissim_stemmer | side: rhs | hash: dd6f2094b504c278
+# rules: none
 def he2021uai__cmp_thm1_b_vs_nissim_stemmer(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_nissim_stemmer (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * (0.6931471805599453 - np.log(epsilon)) / epsilon)
+    return (2.0 * delta * np.log((2.0 / epsilon)) / epsilon)
 
 
-# theorem: he2021uai.cmp_thm1_b_vs_nissim_stemmer | side: lhs | hash: 154662f3760990bb
-# rules: log1p
+# theorem: he2021uai.cmp_thm1_b_vs_nissim_stemmer | side: lhs | hash: dd6f2094b504c278
+# rules: none
 def he2021uai__cmp_thm1_b_vs_nissim_stemmer__lhs(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_nissim_stemmer (lhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * (0.6931471805599453 - np.log(epsilon)) * np.exp((-1.7 * epsilon)) / epsilon)
+    return (2.0 * delta * np.exp((-1.7 * epsilon)) * np.log((2.0 / epsilon)) / epsilon)
 
 
-# theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: rhs | hash: 44e283a603cbdc7e
+# theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: rhs | hash: f5a796807bd27049
 # rules: none
 def he2021uai__cmp_thm1_b_vs_dwork2015(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_dwork2015 (rhs): 8*delta*epsilon"""
@@ -440,15 +448,15 @@ def he2021uai__cmp_thm1_b_vs_dwork2015(delta, epsilon):
     return (8.0 * delta * epsilon)
 
 
-# theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: lhs | hash: 44e283a603cbdc7e
-# rules: log1p
+# theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: lhs | hash: f5a796807bd27049
+# rules: none
 def he2021uai__cmp_thm1_b_vs_dwork2015__lhs(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_dwork2015 (lhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * (0.6931471805599453 - np.log(epsilon)) * np.exp((-1.7 * epsilon)) / epsilon)
+    return (2.0 * delta * np.exp((-1.7 * epsilon)) * np.log((2.0 / epsilon)) / epsilon)
 
 
-# theorem: he2021uai.cmp_thm2_vs_nissim_stemmer | side: rhs | hash: 2aefca79951d9e64
+# theorem: he2021uai.cmp_thm2_vs_nissim_stemmer | side: rhs | hash: 48e794a9c99bc413
 # rules: none
 def he2021uai__cmp_thm2_vs_nissim_stemmer(delta, epsilon, k):
     """he2021uai.cmp_thm2_vs_nissim_stemmer (rhs): delta*k + 2*epsilon"""
@@ -456,15 +464,15 @@ def he2021uai__cmp_thm2_vs_nissim_stemmer(delta, epsilon, k):
     return ((2.0 * epsilon) + (delta * k))
 
 
-# theorem: he2021uai.cmp_thm2_vs_nissim_stemmer | side: lhs | hash: 2aefca79951d9e64
-# rules: expm1
+# theorem: he2021uai.cmp_thm2_vs_nissim_stemmer | side: lhs | hash: 48e794a9c99bc413
+# rules: one_minus_exp, expm1
 def he2021uai__cmp_thm2_vs_nissim_stemmer__lhs(delta, epsilon, k):
     """he2021uai.cmp_thm2_vs_nissim_stemmer (lhs): (delta*k*exp(-epsilon) + 1 - exp(-epsilon))*exp(epsilon)/2"""
     delta, epsilon, k, = (_rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(k),)
-    return ((0.5 * delta * k) + (0.5 * np.expm1(epsilon)))
+    return (0.5 * ((delta * k) - (np.exp(epsilon) * np.expm1((-epsilon)))))
 
 
-# theorem: he2021.cmp_kl_vs_dwork_rothblum | side: rhs | hash: 68c218a0d5b3e923
+# theorem: he2021.cmp_kl_vs_dwork_rothblum | side: rhs | hash: ab043dec652257da
 # rules: expm1
 def he2021__cmp_kl_vs_dwork_rothblum(epsilon):
     """he2021.cmp_kl_vs_dwork_rothblum (rhs): exp(epsilon)/2 + 1/2"""
@@ -472,7 +480,7 @@ def he2021__cmp_kl_vs_dwork_rothblum(epsilon):
     return (0.5 * (1.0 + np.exp(epsilon)))
 
 
-# theorem: he2021.cmp_kl_vs_dwork_rothblum | side: lhs | hash: 68c218a0d5b3e923
+# theorem: he2021.cmp_kl_vs_dwork_rothblum | side: lhs | hash: ab043dec652257da
 # rules: expm1
 def he2021__cmp_kl_vs_dwork_rothblum__lhs(epsilon):
     """he2021.cmp_kl_vs_dwork_rothblum (lhs): exp(epsilon)/2 + 1/2"""
@@ -480,55 +488,55 @@ def he2021__cmp_kl_vs_dwork_rothblum__lhs(epsilon):
     return (0.5 * (1.0 + np.exp(epsilon)))
 
 
-# theorem: he2021.cmp_kl_le_dwork_rothblum | side: rhs | hash: 4c8a771af1bc9ac0
-# rules: expm1
+# theorem: he2021.cmp_kl_le_dwork_rothblum | side: rhs | hash: 4805e3d7a3dbb9ed
+# rules: factor_expm1
 def he2021__cmp_kl_le_dwork_rothblum(epsilon):
     """he2021.cmp_kl_le_dwork_rothblum (rhs): epsilon*(exp(epsilon) - 1)/2"""
     epsilon, = (_rt.np_arg(epsilon),)
     return (0.5 * epsilon * np.expm1(epsilon))
 
 
-# theorem: he2021.cmp_kl_le_dwork_rothblum | side: lhs | hash: 4c8a771af1bc9ac0
-# rules: expm1
+# theorem: he2021.cmp_kl_le_dwork_rothblum | side: lhs | hash: 4805e3d7a3dbb9ed
+# rules: factor_expm1, tanh_half
 def he2021__cmp_kl_le_dwork_rothblum__lhs(epsilon):
     """he2021.cmp_kl_le_dwork_rothblum (lhs): epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))
+    return (epsilon * np.tanh((0.5 * epsilon)))
 
 
-# theorem: he2021.cmp_kl_le_dwork2010 | side: rhs | hash: 5ef6a8d093e60418
-# rules: expm1
+# theorem: he2021.cmp_kl_le_dwork2010 | side: rhs | hash: f5911c769a070aae
+# rules: factor_expm1
 def he2021__cmp_kl_le_dwork2010(epsilon):
     """he2021.cmp_kl_le_dwork2010 (rhs): epsilon*(exp(epsilon) - 1)"""
     epsilon, = (_rt.np_arg(epsilon),)
     return (epsilon * np.expm1(epsilon))
 
 
-# theorem: he2021.cmp_kl_le_dwork2010 | side: lhs | hash: 5ef6a8d093e60418
-# rules: expm1
+# theorem: he2021.cmp_kl_le_dwork2010 | side: lhs | hash: f5911c769a070aae
+# rules: factor_expm1, tanh_half
 def he2021__cmp_kl_le_dwork2010__lhs(epsilon):
     """he2021.cmp_kl_le_dwork2010 (lhs): epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))
+    return (epsilon * np.tanh((0.5 * epsilon)))
 
 
-# theorem: he2021.cmp_eps_same_as_kairouz | side: rhs | hash: 297c52b71a3a8f32
-# rules: expm1, log1p
+# theorem: he2021.cmp_eps_same_as_kairouz | side: rhs | hash: 56edb94878f4feaf
+# rules: factor_expm1, tanh_half
 def he2021__cmp_eps_same_as_kairouz(T, deltatilde, epsilon):
     """he2021.cmp_eps_same_as_kairouz (rhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return np.minimum(np.minimum((T * epsilon), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(((-np.log(deltatilde)) + np.log(((2.718281828459045 * deltatilde) + (np.sqrt(T) * epsilon)))))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))))
+    return np.minimum(np.minimum((T * epsilon), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))
 
 
-# theorem: he2021.cmp_eps_same_as_kairouz | side: lhs | hash: 297c52b71a3a8f32
-# rules: expm1, log1p
+# theorem: he2021.cmp_eps_same_as_kairouz | side: lhs | hash: 56edb94878f4feaf
+# rules: factor_expm1, tanh_half
 def he2021__cmp_eps_same_as_kairouz__lhs(T, deltatilde, epsilon):
     """he2021.cmp_eps_same_as_kairouz (lhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return np.minimum(np.minimum((T * epsilon), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(((-np.log(deltatilde)) + np.log(((2.718281828459045 * deltatilde) + (np.sqrt(T) * epsilon)))))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))))
+    return np.minimum(np.minimum((T * epsilon), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))
 
 
-# theorem: he2021.cmp_delta_vs_kairouz | side: rhs | hash: a0d7805001dd6dd4
+# theorem: he2021.cmp_delta_vs_kairouz | side: rhs | hash: 1024191abe53a509
 # rules: pow_log1p, expm1
 def he2021__cmp_delta_vs_kairouz(T, delta, deltatilde):
     """he2021.cmp_delta_vs_kairouz (rhs): -(1 - delta)**T*(1 - deltatilde) + 1"""
@@ -536,31 +544,31 @@ def he2021__cmp_delta_vs_kairouz(T, delta, deltatilde):
     return ((deltatilde * np.exp((T * np.log1p((-delta))))) - np.expm1((T * np.log1p((-delta)))))
 
 
-# theorem: he2021.cmp_delta_vs_kairouz | side: lhs | hash: a0d7805001dd6dd4
-# rules: pow_log1p, expm1, log1p
+# theorem: he2021.cmp_delta_vs_kairouz | side: lhs | hash: 1024191abe53a509
+# rules: ceil_simplify, pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
 def he2021__cmp_delta_vs_kairouz__lhs(T, delta, deltatilde, epsilon):
     """he2021.cmp_delta_vs_kairouz (lhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (1.0 + deltatilde - (np.exp(((T - np.ceil((np.minimum(np.minimum((T * epsilon), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(((-np.log(deltatilde)) + np.log(((2.718281828459045 * deltatilde) + (np.sqrt(T) * epsilon)))))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))) / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) * np.exp((np.ceil((np.minimum(np.minimum((T * epsilon), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(((-np.log(deltatilde)) + np.log(((2.718281828459045 * deltatilde) + (np.sqrt(T) * epsilon)))))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))) / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))))
+    return (deltatilde - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil(np.minimum(np.minimum(T, ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde))))))))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil(np.minimum(np.minimum(T, ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
 
 
-# theorem: he2021.cmp_eps_vs_dwork_roth | side: rhs | hash: 6d96e1b7c85ba75c
-# rules: expm1, log1p
+# theorem: he2021.cmp_eps_vs_dwork_roth | side: rhs | hash: 12ee82c6b66460ef
+# rules: factor_expm1, expm1
 def he2021__cmp_eps_vs_dwork_roth(T, deltatilde, epsilon):
     """he2021.cmp_eps_vs_dwork_roth (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return ((T * epsilon * np.expm1(epsilon)) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))))
+    return (epsilon * ((T * np.expm1(epsilon)) + (1.4142135623730951 * np.sqrt(T) * np.sqrt((-np.log(deltatilde))))))
 
 
-# theorem: he2021.cmp_eps_vs_dwork_roth | side: lhs | hash: 6d96e1b7c85ba75c
-# rules: expm1, log1p
+# theorem: he2021.cmp_eps_vs_dwork_roth | side: lhs | hash: 12ee82c6b66460ef
+# rules: factor_expm1, tanh_half
 def he2021__cmp_eps_vs_dwork_roth__lhs(T, deltatilde, epsilon):
     """he2021.cmp_eps_vs_dwork_roth (lhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return np.minimum(np.minimum((T * epsilon), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(((-np.log(deltatilde)) + np.log(((2.718281828459045 * deltatilde) + (np.sqrt(T) * epsilon)))))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))))
+    return np.minimum(np.minimum((T * epsilon), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))
 
 
-# theorem: he2021.cmp_delta_vs_dwork_roth | side: rhs | hash: ed1bdd35d02ac531
+# theorem: he2021.cmp_delta_vs_dwork_roth | side: rhs | hash: 444a76a32e67355d
 # rules: none
 def he2021__cmp_delta_vs_dwork_roth(T, delta, deltatilde):
     """he2021.cmp_delta_vs_dwork_roth (rhs): T*delta + deltatilde"""
@@ -568,25 +576,56 @@ def he2021__cmp_delta_vs_dwork_roth(T, delta, deltatilde):
     return (deltatilde + (T * delta))
 
 
-# theorem: he2021.cmp_delta_vs_dwork_roth | side: lhs | hash: ed1bdd35d02ac531
-# rules: pow_log1p, expm1, log1p
+# theorem: he2021.cmp_delta_vs_dwork_roth | side: lhs | hash: 444a76a32e67355d
+# rules: ceil_simplify, pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
 def he2021__cmp_delta_vs_dwork_roth__lhs(T, delta, deltatilde, epsilon):
     """he2021.cmp_delta_vs_dwork_roth (lhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (1.0 + deltatilde - (np.exp(((T - np.ceil((np.minimum(np.minimum((T * epsilon), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(((-np.log(deltatilde)) + np.log(((2.718281828459045 * deltatilde) + (np.sqrt(T) * epsilon)))))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))) / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) * np.exp((np.ceil((np.minimum(np.minimum((T * epsilon), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))), ((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(((-np.log(deltatilde)) + np.log(((2.718281828459045 * deltatilde) + (np.sqrt(T) * epsilon)))))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))) / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))))
+    return (deltatilde - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil(np.minimum(np.minimum(T, ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde))))))))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil(np.minimum(np.minimum(T, ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
 
 
-# theorem: he2021uai.cmp_cor2_vs_thm4 | side: rhs | hash: 20af63a83a032f92
-# rules: pow_log1p, expm1, log1p
+# theorem: he2021uai.cmp_cor2_vs_thm4 | side: rhs | hash: 6b62645d094f34cc
+# rules: pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
 def he2021uai__cmp_cor2_vs_thm4(T, delta, deltatilde, epsilon):
     """he2021uai.cmp_cor2_vs_thm4 (rhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))/epsilon))*(-delta*exp(epsilon)/(exp(epsilon) + 1) + 1)**ceiling((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/delt"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (1.0 + deltatilde - (np.exp(((T - np.ceil((((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))) / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) * np.exp((np.ceil((((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))) / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))))
+    return (deltatilde - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil((((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil((((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
 
 
-# theorem: he2021uai.cmp_cor2_vs_thm4 | side: lhs | hash: 20af63a83a032f92
-# rules: pow_log1p, expm1, log1p
+# theorem: he2021uai.cmp_cor2_vs_thm4 | side: lhs | hash: 6b62645d094f34cc
+# rules: pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
 def he2021uai__cmp_cor2_vs_thm4__lhs(T, delta, deltatilde, epsilon):
     """he2021uai.cmp_cor2_vs_thm4 (lhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (1.0 - (np.exp(((T - np.ceil((((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))) / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) * np.exp((np.ceil((((1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))) / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))) + (((((T * epsilon) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) + (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))) / ((T * epsilon) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) - (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))) ** (0.5 * (((-T * epsilon)) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) - (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))) / epsilon)) * ((2.0 * T * epsilon / (1.0 + np.exp(epsilon)) / ((T * epsilon) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) - (T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon))))) ** T) * np.exp(((-0.5 * T * epsilon) - (0.5 * 1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt((-np.log(deltatilde)))) - (0.5 * T * epsilon * np.expm1(epsilon) / (1.0 + np.exp(epsilon)))))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))))
+    return (np.exp(((-0.5 * T * epsilon) + (T * np.log((2.0 * T * epsilon / (1.0 + np.exp(epsilon)) / ((T * epsilon) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))))) - (0.5 * T * epsilon * np.tanh((0.5 * epsilon))) + (0.5 * (((-T * epsilon)) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) * np.log((((T * epsilon) + (T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / ((T * epsilon) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))))) / epsilon) - (0.5 * 1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil((((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil((((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
+
+
+# theorem: he2021uai.cmp_lemma1_small_conflicts_thm3 | side: rhs | hash: e637747b9b4fb2b8
+# rules: none
+def he2021uai__cmp_lemma1_small_conflicts_thm3(epsilon):
+    """he2021uai.cmp_lemma1_small_conflicts_thm3 (rhs): 389*epsilon/100"""
+    epsilon, = (_rt.np_arg(epsilon),)
+    return (3.89 * epsilon)
+
+
+# theorem: he2021uai.cmp_lemma1_small_conflicts_thm3 | side: lhs | hash: e637747b9b4fb2b8
+# rules: none
+def he2021uai__cmp_lemma1_small_conflicts_thm3__lhs(epsilon):
+    """he2021uai.cmp_lemma1_small_conflicts_thm3 (lhs): 289*epsilon/100 + epsilon*exp(-119*epsilon/100)"""
+    epsilon, = (_rt.np_arg(epsilon),)
+    return ((2.89 * epsilon) + (epsilon * np.exp((-1.19 * epsilon))))
+
+
+# theorem: he2021uai.cmp_lemma1_large_in_thm3_branch | side: rhs | hash: 759e37b77e897161
+# rules: none
+def he2021uai__cmp_lemma1_large_in_thm3_branch(epsilon):
+    """he2021uai.cmp_lemma1_large_in_thm3_branch (rhs): epsilon - log(9/10)"""
+    epsilon, = (_rt.np_arg(epsilon),)
+    return (epsilon - -0.1053605156578263)
+
+
+# theorem: he2021uai.cmp_lemma1_large_in_thm3_branch | side: lhs | hash: 759e37b77e897161
+# rules: none
+def he2021uai__cmp_lemma1_large_in_thm3_branch__lhs():
+    """he2021uai.cmp_lemma1_large_in_thm3_branch (lhs): 17/50"""
+    return np.float64(0.34)

@@ -8,7 +8,7 @@ from symdp.codegen import runtime_torch as _rt
 HASHES = {
     'accounting__sgm_rdp_log_term': '8840779ae69d95cd',
     'accounting__sgm_rdp_frac_term1': 'cb9e4815d37cf286',
-    'accounting__sgm_rdp_frac_term2': '83ce7d7972790769',
+    'accounting__sgm_rdp_frac_term2': '295893107190c30a',
     'accounting__gaussian_rdp': '8740cb9519c0f2da',
     'accounting__rdp_to_dp_cks': '0f20122c3edb1a96',
     'accounting__rdp_to_delta_cks': 'ac7c6c91740e8324',
@@ -48,15 +48,15 @@ def accounting__sgm_rdp_log_term(alpha, j, q, sigma):
 def accounting__sgm_rdp_frac_term1(alpha, j, q, sigma):
     """accounting.sgm_rdp_frac_term1 (rhs): j*log(q) + (alpha - j)*log(1 - q) + log(1 - erfc(sqrt(2)*(-j + sigma**2*log(-1 + 1/q) + 1/2)/(2*sigma))/2) + (j**2 - j)/(2*sigma**2)"""
     alpha, j, q, sigma, = _rt.torch_args(alpha, j, q, sigma)
-    return ((j * torch.log(q)) + (0.5 * ((-j) + (j ** 2)) / (sigma ** 2)) + ((alpha - j) * torch.log1p((-q))) + torch.special.log_ndtr(((0.5 - j + ((sigma ** 2) * ((-torch.log(q)) + torch.log1p((-q))))) / sigma)))
+    return ((j * torch.log(q)) + (0.5 * ((-j) + (j ** 2)) / (sigma ** 2)) + ((alpha - j) * torch.log1p((-q))) + torch.special.log_ndtr(((0.5 - j + ((sigma ** 2) * torch.log((-1.0 + (1.0 / q))))) / sigma)))
 
 
-# theorem: accounting.sgm_rdp_frac_term2 | side: rhs | hash: 83ce7d7972790769
+# theorem: accounting.sgm_rdp_frac_term2 | side: rhs | hash: 295893107190c30a
 # rules: erf_to_ndtr, log_ndtr, log1p
 def accounting__sgm_rdp_frac_term2(alpha, j, q, sigma):
-    """accounting.sgm_rdp_frac_term2 (rhs): j*log(1 - q) + (alpha - j)*log(q) + log(1 - erfc(sqrt(2)*(j - sigma**2*log(-1 + 1/q) - 1/2)/(2*sigma))/2) + (-alpha + j + (alpha - j)**2)/(2*sigma**2)"""
+    """accounting.sgm_rdp_frac_term2 (rhs): j*log(1 - q) + (alpha - j)*log(q) + log(1 - erfc(sqrt(2)*(alpha - j - sigma**2*log(-1 + 1/q) - 1/2)/(2*sigma))/2) + (-alpha + j + (alpha - j)**2)/(2*sigma**2)"""
     alpha, j, q, sigma, = _rt.torch_args(alpha, j, q, sigma)
-    return ((j * torch.log1p((-q))) + (0.5 * ((-alpha) + j + ((alpha - j) ** 2)) / (sigma ** 2)) + ((alpha - j) * torch.log(q)) + torch.special.log_ndtr(((-0.5 + j - ((sigma ** 2) * ((-torch.log(q)) + torch.log1p((-q))))) / sigma)))
+    return ((j * torch.log1p((-q))) + (0.5 * ((-alpha) + j + ((alpha - j) ** 2)) / (sigma ** 2)) + ((alpha - j) * torch.log(q)) + torch.special.log_ndtr(((-0.5 + alpha - j - ((sigma ** 2) * torch.log((-1.0 + (1.0 / q))))) / sigma)))
 
 
 # theorem: accounting.gaussian_rdp | side: rhs | hash: 8740cb9519c0f2da
@@ -72,7 +72,7 @@ def accounting__gaussian_rdp(alpha, sigma):
 def accounting__rdp_to_dp_cks(alpha, delta, epsilon_alpha):
     """accounting.rdp_to_dp_cks (rhs): epsilon_alpha + log(1 - 1/alpha) - log(alpha*delta)/(alpha - 1)"""
     alpha, delta, epsilon_alpha, = _rt.torch_args(alpha, delta, epsilon_alpha)
-    return (epsilon_alpha - ((torch.log(alpha) + torch.log(delta)) / (-1.0 + alpha)) - torch.log(alpha) + torch.log((-1.0 + alpha)))
+    return (epsilon_alpha - (torch.log((alpha * delta)) / (-1.0 + alpha)) + torch.log1p(((-1.0) / alpha)))
 
 
 # theorem: accounting.rdp_to_delta_cks | side: rhs | hash: ac7c6c91740e8324
@@ -80,15 +80,15 @@ def accounting__rdp_to_dp_cks(alpha, delta, epsilon_alpha):
 def accounting__rdp_to_delta_cks(alpha, epsilon, epsilon_alpha):
     """accounting.rdp_to_delta_cks (rhs): exp((alpha - 1)*(-epsilon + epsilon_alpha + log(1 - 1/alpha)))/alpha"""
     alpha, epsilon, epsilon_alpha, = _rt.torch_args(alpha, epsilon, epsilon_alpha)
-    return (torch.exp(((-1.0 + alpha) * ((-epsilon) + epsilon_alpha - torch.log(alpha) + torch.log((-1.0 + alpha))))) / alpha)
+    return (torch.exp(((-1.0 + alpha) * ((-epsilon) + epsilon_alpha + torch.log1p(((-1.0) / alpha))))) / alpha)
 
 
 # theorem: accounting.wor_rdp_term2 | side: rhs | hash: a5289dc9a8ad4f4a
-# rules: expm1, log1p
+# rules: factor_expm1
 def accounting__wor_rdp_term2(alpha, gamma, sigma):
     """accounting.wor_rdp_term2 (rhs): 2*log(gamma) + log(alpha*(alpha - 1)/2) + log(Min(4*exp(sigma**(-2)) - 4, 2*exp(sigma**(-2))))"""
     alpha, gamma, sigma, = _rt.torch_args(alpha, gamma, sigma)
-    return (-0.6931471805599453 + torch.log(alpha) + (2.0 * torch.log(gamma)) + torch.log((-1.0 + alpha)) + torch.log(torch.minimum((2.0 * torch.exp((1.0 / (sigma ** 2)))), (4.0 * torch.expm1((1.0 / (sigma ** 2)))))))
+    return ((2.0 * torch.log(gamma)) + torch.log((0.5 * alpha * (-1.0 + alpha))) + torch.log(torch.minimum((2.0 * torch.exp((1.0 / (sigma ** 2)))), (4.0 * _rt.torch_expm1((1.0 / (sigma ** 2)))))))
 
 
 # theorem: accounting.wor_rdp_termj | side: rhs | hash: c15011b16ed8d81c
@@ -100,32 +100,32 @@ def accounting__wor_rdp_termj(alpha, gamma, j, sigma):
 
 
 # theorem: accounting.sgm_loss_remove | side: rhs | hash: 0b2bb53c0dd6d904
-# rules: log1p
+# rules: factor_expm1, log1p
 def accounting__sgm_loss_remove(q, sigma, x):
     """accounting.sgm_loss_remove (rhs): log(q*exp((2*x - 1)/(2*sigma**2)) - q + 1)"""
     q, sigma, x, = _rt.torch_args(q, sigma, x)
-    return torch.log((1.0 - q + (q * torch.exp((-0.5 / (sigma ** 2))) * torch.exp((x / (sigma ** 2))))))
+    return torch.log1p((q * _rt.torch_expm1(((-0.5 / (sigma ** 2)) + (x / (sigma ** 2))))))
 
 
 # theorem: accounting.sgm_loss_remove_inverse | side: rhs | hash: 7ad0473649f315d6
-# rules: expm1, log1p
+# rules: factor_expm1
 def accounting__sgm_loss_remove_inverse(ell, q, sigma):
     """accounting.sgm_loss_remove_inverse (rhs): sigma**2*log((q + exp(ell) - 1)/q) + 1/2"""
     ell, q, sigma, = _rt.torch_args(ell, q, sigma)
-    return (0.5 + ((sigma ** 2) * ((-torch.log(q)) + torch.log((q + torch.expm1(ell))))))
+    return (0.5 + ((sigma ** 2) * torch.log(((q + _rt.torch_expm1(ell)) / q))))
 
 
 # theorem: accounting.sgm_hockey_remove | side: rhs | hash: 7d78f78680b419f4
-# rules: erf_to_ndtr, expm1, log1p
+# rules: erf_to_ndtr, factor_expm1
 def accounting__sgm_hockey_remove(epsilon, q, sigma):
     """accounting.sgm_hockey_remove (rhs): q*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) + 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2) - (1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2)*exp(epsilon)"""
     epsilon, q, sigma, = _rt.torch_args(epsilon, q, sigma)
-    return ((q * torch.special.ndtr(((0.5 - ((sigma ** 2) * ((-torch.log(q)) + torch.log((q + torch.expm1(epsilon)))))) / sigma))) + ((1.0 - q) * torch.special.ndtr(((-0.5 - ((sigma ** 2) * ((-torch.log(q)) + torch.log((q + torch.expm1(epsilon)))))) / sigma))) - (torch.exp(epsilon) * torch.special.ndtr(((-0.5 - ((sigma ** 2) * ((-torch.log(q)) + torch.log((q + torch.expm1(epsilon)))))) / sigma))))
+    return ((q * _rt.torch_ndtr(((0.5 - ((sigma ** 2) * torch.log(((q + _rt.torch_expm1(epsilon)) / q)))) / sigma))) + ((1.0 - q) * _rt.torch_ndtr(((-0.5 - ((sigma ** 2) * torch.log(((q + _rt.torch_expm1(epsilon)) / q)))) / sigma))) - (torch.exp(epsilon) * _rt.torch_ndtr(((-0.5 - ((sigma ** 2) * torch.log(((q + _rt.torch_expm1(epsilon)) / q)))) / sigma))))
 
 
 # theorem: accounting.sgm_hockey_add | side: rhs | hash: 2b209aa15263b38e
-# rules: erf_to_ndtr, expm1, log1p
+# rules: erf_to_ndtr, factor_expm1
 def accounting__sgm_hockey_add(epsilon, q, sigma):
     """accounting.sgm_hockey_add (rhs): -(q*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) - 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2))*exp(epsilon) - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2 + 1"""
     epsilon, q, sigma, = _rt.torch_args(epsilon, q, sigma)
-    return (((-((q * torch.special.ndtr(((-0.5 + ((sigma ** 2) * ((-torch.log(q)) + torch.log((q + torch.expm1((-epsilon))))))) / sigma))) + ((1.0 - q) * torch.special.ndtr(((0.5 + ((sigma ** 2) * ((-torch.log(q)) + torch.log((q + torch.expm1((-epsilon))))))) / sigma)))) * torch.exp(epsilon))) + torch.special.ndtr(((0.5 + ((sigma ** 2) * ((-torch.log(q)) + torch.log((q + torch.expm1((-epsilon))))))) / sigma)))
+    return (((-((q * _rt.torch_ndtr(((-0.5 + ((sigma ** 2) * torch.log(((q + _rt.torch_expm1((-epsilon))) / q)))) / sigma))) + ((1.0 - q) * _rt.torch_ndtr(((0.5 + ((sigma ** 2) * torch.log(((q + _rt.torch_expm1((-epsilon))) / q)))) / sigma)))) * torch.exp(epsilon))) + _rt.torch_ndtr(((0.5 + ((sigma ** 2) * torch.log(((q + _rt.torch_expm1((-epsilon))) / q)))) / sigma)))

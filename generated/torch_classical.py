@@ -6,26 +6,26 @@ import torch
 from symdp.codegen import runtime_torch as _rt
 
 HASHES = {
-    'classical__dwork2015_high_prob': '88b27e41142c2a55',
-    'classical__dwork2015_high_prob_failure': '0df5063dfe009659',
-    'classical__nissim_stemmer2015_high_prob': 'c90977079e6083fa',
-    'classical__nissim_stemmer2015_high_prob_failure': 'f05d8fa7b2fae0a6',
-    'classical__nissim_stemmer2015_on_average': '9990e694fa7a7c1f',
-    'classical__oneto2017_empirical_risk': 'bea3ca366bd2f11e',
-    'classical__oneto2017_empirical_risk_failure': '74a6aab632327bb6',
-    'classical__oneto2017_empirical_variance': 'bb0ce168775cb12b',
-    'classical__dwork_roth_advanced_composition_eps': 'af204a26a045c5a6',
-    'classical__dwork_roth_advanced_composition_delta': 'ebb682b9b64861df',
-    'classical__kairouz2017_eps1': '596ac9fcbaa2eb1b',
-    'classical__kairouz2017_eps2': '1278be413fa64ea9',
-    'classical__kairouz2017_eps3': '80ddd25719268832',
-    'classical__kairouz2017_delta': '2305b6975becca5f',
-    'classical__dwork2010_kl': '26df70f7b9f10c74',
-    'classical__dwork_rothblum2016_kl': '59b8e6286d7332f2',
-    'classical__randomized_response_kl': '8ea8b916fa88fad9',
-    'classical__randomized_response_kl__lhs': '8ea8b916fa88fad9',
-    'classical__gaussian_mechanism_calibration': '9c3548aa6bf94bf7',
-    'classical__wang2015_sgld_privacy_for_free': '0138d1b934d4e7d3',
+    'classical__dwork2015_high_prob': 'cba0da0689583c59',
+    'classical__dwork2015_high_prob_failure': 'c1a3dc53f22c956c',
+    'classical__nissim_stemmer2015_high_prob': '4226093ad1bc1a92',
+    'classical__nissim_stemmer2015_high_prob_failure': 'acf8564c84dda093',
+    'classical__nissim_stemmer2015_on_average': 'c7c7b651b18e3ed2',
+    'classical__oneto2017_empirical_risk': 'fd978a77be46e8bb',
+    'classical__oneto2017_empirical_risk_failure': '09c6c53e65709000',
+    'classical__oneto2017_empirical_variance': 'd706bca4c8efda75',
+    'classical__dwork_roth_advanced_composition_eps': 'a221e919e219f523',
+    'classical__dwork_roth_advanced_composition_delta': 'ba8f26ef2a0ac334',
+    'classical__kairouz2017_eps1': '04a0e548773456e3',
+    'classical__kairouz2017_eps2': '02fa54c78f4ed23a',
+    'classical__kairouz2017_eps3': '54749f13e0ac2ced',
+    'classical__kairouz2017_delta': 'c99937e0b556cb51',
+    'classical__dwork2010_kl': 'acb056494ec40d5a',
+    'classical__dwork_rothblum2016_kl': '47d05a3ed2107db1',
+    'classical__randomized_response_kl': 'bd40e4a8be7bf5b5',
+    'classical__randomized_response_kl__lhs': 'bd40e4a8be7bf5b5',
+    'classical__gaussian_mechanism_calibration': '44f9cb44da16f7ee',
+    'classical__wang2015_sgld_privacy_for_free': 'a5ab7302ffe29945',
 }
 SYMBOLS = {
     'classical__dwork2015_high_prob': ('epsilon',),
@@ -51,7 +51,7 @@ SYMBOLS = {
 }
 
 
-# theorem: classical.dwork2015_high_prob | side: rhs | hash: 88b27e41142c2a55
+# theorem: classical.dwork2015_high_prob | side: rhs | hash: cba0da0689583c59
 # rules: none
 def classical__dwork2015_high_prob(epsilon):
     """classical.dwork2015_high_prob (rhs): 4*epsilon"""
@@ -59,7 +59,7 @@ def classical__dwork2015_high_prob(epsilon):
     return (4.0 * epsilon)
 
 
-# theorem: classical.dwork2015_high_prob_failure | side: rhs | hash: 0df5063dfe009659
+# theorem: classical.dwork2015_high_prob_failure | side: rhs | hash: c1a3dc53f22c956c
 # rules: none
 def classical__dwork2015_high_prob_failure(delta, epsilon):
     """classical.dwork2015_high_prob_failure (rhs): 8*delta*epsilon"""
@@ -67,7 +67,7 @@ def classical__dwork2015_high_prob_failure(delta, epsilon):
     return (8.0 * delta * epsilon)
 
 
-# theorem: classical.nissim_stemmer2015_high_prob | side: rhs | hash: c90977079e6083fa
+# theorem: classical.nissim_stemmer2015_high_prob | side: rhs | hash: 4226093ad1bc1a92
 # rules: none
 def classical__nissim_stemmer2015_high_prob(epsilon):
     """classical.nissim_stemmer2015_high_prob (rhs): 13*epsilon"""
@@ -75,15 +75,15 @@ def classical__nissim_stemmer2015_high_prob(epsilon):
     return (13.0 * epsilon)
 
 
-# theorem: classical.nissim_stemmer2015_high_prob_failure | side: rhs | hash: f05d8fa7b2fae0a6
-# rules: log1p
+# theorem: classical.nissim_stemmer2015_high_prob_failure | side: rhs | hash: acf8564c84dda093
+# rules: none
 def classical__nissim_stemmer2015_high_prob_failure(delta, epsilon):
     """classical.nissim_stemmer2015_high_prob_failure (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * (0.6931471805599453 - torch.log(epsilon)) / epsilon)
+    return (2.0 * delta * torch.log((2.0 / epsilon)) / epsilon)
 
 
-# theorem: classical.nissim_stemmer2015_on_average | side: rhs | hash: 9990e694fa7a7c1f
+# theorem: classical.nissim_stemmer2015_on_average | side: rhs | hash: c7c7b651b18e3ed2
 # rules: none
 def classical__nissim_stemmer2015_on_average(delta, epsilon, k):
     """classical.nissim_stemmer2015_on_average (rhs): delta*k + 2*epsilon"""
@@ -91,7 +91,7 @@ def classical__nissim_stemmer2015_on_average(delta, epsilon, k):
     return ((2.0 * epsilon) + (delta * k))
 
 
-# theorem: classical.oneto2017_empirical_risk | side: rhs | hash: bea3ca366bd2f11e
+# theorem: classical.oneto2017_empirical_risk | side: rhs | hash: fd978a77be46e8bb
 # rules: none
 def classical__oneto2017_empirical_risk(N, Rhat, epsilon):
     """classical.oneto2017_empirical_risk (rhs): sqrt(6)*sqrt(Rhat)*sqrt(epsilon + 1/sqrt(N)) + 6*epsilon**2 + 6/N"""
@@ -99,7 +99,7 @@ def classical__oneto2017_empirical_risk(N, Rhat, epsilon):
     return ((6.0 / N) + (6.0 * (epsilon ** 2)) + (2.449489742783178 * torch.sqrt(Rhat) * torch.sqrt(((1.0 / torch.sqrt(N)) + epsilon))))
 
 
-# theorem: classical.oneto2017_empirical_risk_failure | side: rhs | hash: 74a6aab632327bb6
+# theorem: classical.oneto2017_empirical_risk_failure | side: rhs | hash: 09c6c53e65709000
 # rules: none
 def classical__oneto2017_empirical_risk_failure(N, epsilon):
     """classical.oneto2017_empirical_risk_failure (rhs): 3*exp(-N*epsilon**2)"""
@@ -107,7 +107,7 @@ def classical__oneto2017_empirical_risk_failure(N, epsilon):
     return (3.0 * torch.exp(((-N * (epsilon ** 2)))))
 
 
-# theorem: classical.oneto2017_empirical_variance | side: rhs | hash: bb0ce168775cb12b
+# theorem: classical.oneto2017_empirical_variance | side: rhs | hash: d706bca4c8efda75
 # rules: none
 def classical__oneto2017_empirical_variance(N, Vhat, epsilon):
     """classical.oneto2017_empirical_variance (rhs): 5*N*(epsilon**2 + 1/N)/(N - 1) + 2*sqrt(Vhat)*sqrt(epsilon + 1/sqrt(N))"""
@@ -115,15 +115,15 @@ def classical__oneto2017_empirical_variance(N, Vhat, epsilon):
     return ((2.0 * torch.sqrt(Vhat) * torch.sqrt(((1.0 / torch.sqrt(N)) + epsilon))) + (5.0 * N * ((1.0 / N) + (epsilon ** 2)) / (-1.0 + N)))
 
 
-# theorem: classical.dwork_roth_advanced_composition_eps | side: rhs | hash: af204a26a045c5a6
-# rules: expm1, log1p
+# theorem: classical.dwork_roth_advanced_composition_eps | side: rhs | hash: a221e919e219f523
+# rules: factor_expm1, expm1
 def classical__dwork_roth_advanced_composition_eps(T, deltatilde, epsilon):
     """classical.dwork_roth_advanced_composition_eps (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)"""
     T, deltatilde, epsilon, = _rt.torch_args(T, deltatilde, epsilon)
-    return ((T * epsilon * torch.expm1(epsilon)) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt((-torch.log(deltatilde)))))
+    return (epsilon * ((T * _rt.torch_expm1(epsilon)) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt((-torch.log(deltatilde))))))
 
 
-# theorem: classical.dwork_roth_advanced_composition_delta | side: rhs | hash: ebb682b9b64861df
+# theorem: classical.dwork_roth_advanced_composition_delta | side: rhs | hash: ba8f26ef2a0ac334
 # rules: none
 def classical__dwork_roth_advanced_composition_delta(T, delta, deltatilde):
     """classical.dwork_roth_advanced_composition_delta (rhs): T*delta + deltatilde"""
@@ -131,7 +131,7 @@ def classical__dwork_roth_advanced_composition_delta(T, delta, deltatilde):
     return (deltatilde + (T * delta))
 
 
-# theorem: classical.kairouz2017_eps1 | side: rhs | hash: 596ac9fcbaa2eb1b
+# theorem: classical.kairouz2017_eps1 | side: rhs | hash: 04a0e548773456e3
 # rules: none
 def classical__kairouz2017_eps1(T, epsilon):
     """classical.kairouz2017_eps1 (rhs): T*epsilon"""
@@ -139,73 +139,73 @@ def classical__kairouz2017_eps1(T, epsilon):
     return (T * epsilon)
 
 
-# theorem: classical.kairouz2017_eps2 | side: rhs | hash: 1278be413fa64ea9
-# rules: expm1, log1p
+# theorem: classical.kairouz2017_eps2 | side: rhs | hash: 02fa54c78f4ed23a
+# rules: factor_expm1, tanh_half
 def classical__kairouz2017_eps2(T, deltatilde, epsilon):
     """classical.kairouz2017_eps2 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = _rt.torch_args(T, deltatilde, epsilon)
-    return ((1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(((-torch.log(deltatilde)) + torch.log(((2.718281828459045 * deltatilde) + (torch.sqrt(T) * epsilon)))))) + (T * epsilon * torch.expm1(epsilon) / (1.0 + torch.exp(epsilon))))
+    return ((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde))))))
 
 
-# theorem: classical.kairouz2017_eps3 | side: rhs | hash: 80ddd25719268832
-# rules: expm1, log1p
+# theorem: classical.kairouz2017_eps3 | side: rhs | hash: 54749f13e0ac2ced
+# rules: factor_expm1, tanh_half
 def classical__kairouz2017_eps3(T, deltatilde, epsilon):
     """classical.kairouz2017_eps3 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = _rt.torch_args(T, deltatilde, epsilon)
-    return ((1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt((-torch.log(deltatilde)))) + (T * epsilon * torch.expm1(epsilon) / (1.0 + torch.exp(epsilon))))
+    return ((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde)))))
 
 
-# theorem: classical.kairouz2017_delta | side: rhs | hash: 2305b6975becca5f
+# theorem: classical.kairouz2017_delta | side: rhs | hash: c99937e0b556cb51
 # rules: pow_log1p, expm1
 def classical__kairouz2017_delta(T, delta, deltatilde):
     """classical.kairouz2017_delta (rhs): -(1 - delta)**T*(1 - deltatilde) + 1"""
     T, delta, deltatilde, = _rt.torch_args(T, delta, deltatilde)
-    return ((deltatilde * torch.exp((T * torch.log1p((-delta))))) - torch.expm1((T * torch.log1p((-delta)))))
+    return ((deltatilde * torch.exp((T * torch.log1p((-delta))))) - _rt.torch_expm1((T * torch.log1p((-delta)))))
 
 
-# theorem: classical.dwork2010_kl | side: rhs | hash: 26df70f7b9f10c74
-# rules: expm1
+# theorem: classical.dwork2010_kl | side: rhs | hash: acb056494ec40d5a
+# rules: factor_expm1
 def classical__dwork2010_kl(epsilon):
     """classical.dwork2010_kl (rhs): epsilon*(exp(epsilon) - 1)"""
     epsilon, = _rt.torch_args(epsilon)
-    return (epsilon * torch.expm1(epsilon))
+    return (epsilon * _rt.torch_expm1(epsilon))
 
 
-# theorem: classical.dwork_rothblum2016_kl | side: rhs | hash: 59b8e6286d7332f2
-# rules: expm1
+# theorem: classical.dwork_rothblum2016_kl | side: rhs | hash: 47d05a3ed2107db1
+# rules: factor_expm1
 def classical__dwork_rothblum2016_kl(epsilon):
     """classical.dwork_rothblum2016_kl (rhs): epsilon*(exp(epsilon) - 1)/2"""
     epsilon, = _rt.torch_args(epsilon)
-    return (0.5 * epsilon * torch.expm1(epsilon))
+    return (0.5 * epsilon * _rt.torch_expm1(epsilon))
 
 
-# theorem: classical.randomized_response_kl | side: rhs | hash: 8ea8b916fa88fad9
-# rules: expm1
+# theorem: classical.randomized_response_kl | side: rhs | hash: bd40e4a8be7bf5b5
+# rules: factor_expm1, tanh_half
 def classical__randomized_response_kl(epsilon):
     """classical.randomized_response_kl (rhs): epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     epsilon, = _rt.torch_args(epsilon)
-    return (epsilon * torch.expm1(epsilon) / (1.0 + torch.exp(epsilon)))
+    return (epsilon * torch.tanh((0.5 * epsilon)))
 
 
-# theorem: classical.randomized_response_kl | side: lhs | hash: 8ea8b916fa88fad9
+# theorem: classical.randomized_response_kl | side: lhs | hash: bd40e4a8be7bf5b5
 # rules: expm1, log1p
 def classical__randomized_response_kl__lhs(epsilon):
     """classical.randomized_response_kl (lhs): (1 - exp(epsilon)/(exp(epsilon) + 1))*log((1 - exp(epsilon)/(exp(epsilon) + 1))*(exp(epsilon) + 1)*exp(-epsilon)) + exp(epsilon)*log(exp(epsilon)/((1 - exp(epsilon)/(exp(epsilon) + 1))*(exp(epsilon) + 1)))/(exp(epsilon) + 1)"""
     epsilon, = _rt.torch_args(epsilon)
-    return (((-epsilon) + (epsilon * torch.exp(epsilon))) / (1.0 + torch.exp(epsilon)))
+    return (((-epsilon) + (epsilon * torch.exp(epsilon)) + (torch.exp(epsilon) * torch.log((1.0 / (1.0 - (torch.exp(epsilon) / (1.0 + torch.exp(epsilon))))))) - (torch.exp(epsilon) * torch.log1p(torch.exp(epsilon))) + torch.log1p(((-torch.exp(epsilon)) / (1.0 + torch.exp(epsilon)))) + torch.log1p(torch.exp(epsilon))) / (1.0 + torch.exp(epsilon)))
 
 
-# theorem: classical.gaussian_mechanism_calibration | side: rhs | hash: 9c3548aa6bf94bf7
-# rules: log1p
+# theorem: classical.gaussian_mechanism_calibration | side: rhs | hash: 44f9cb44da16f7ee
+# rules: none
 def classical__gaussian_mechanism_calibration(Delta, delta, epsilon):
     """classical.gaussian_mechanism_calibration (rhs): sqrt(2)*Delta*sqrt(log(5/(4*delta)))/epsilon"""
     Delta, delta, epsilon, = _rt.torch_args(Delta, delta, epsilon)
-    return (1.4142135623730951 * Delta * torch.sqrt((-1.3862943611198906 + 1.6094379124341003 - torch.log(delta))) / epsilon)
+    return (1.4142135623730951 * Delta * torch.sqrt(torch.log((1.25 / delta))) / epsilon)
 
 
-# theorem: classical.wang2015_sgld_privacy_for_free | side: rhs | hash: 0138d1b934d4e7d3
-# rules: log1p
+# theorem: classical.wang2015_sgld_privacy_for_free | side: rhs | hash: a5ab7302ffe29945
+# rules: none
 def classical__wang2015_sgld_privacy_for_free(N, delta, epsilon, tau):
     """classical.wang2015_sgld_privacy_for_free (rhs): N*epsilon**2/(32*tau*log(2/delta))"""
     N, delta, epsilon, tau, = _rt.torch_args(N, delta, epsilon, tau)
-    return (0.03125 * N * (epsilon ** 2) / tau / (0.6931471805599453 - torch.log(delta)))
+    return (0.03125 * N * (epsilon ** 2) / tau / torch.log((2.0 / delta)))

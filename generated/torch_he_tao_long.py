@@ -6,13 +6,14 @@ import torch
 from symdp.codegen import runtime_torch as _rt
 
 HASHES = {
-    'he2021long__thm1': '9a29f40890ec3dd0',
-    'he2021long__thm1_b': '81ed5363abe96be3',
-    'he2021long__thm1_n_min': 'c47136cff6965521',
+    'he2021long__thm1': '33f23ead7e972a1b',
+    'he2021long__thm1_b': '957540546088016d',
+    'he2021long__thm1_n_condition': '069794bae06a14e5',
     'he2021long__cmp_ns_a': 'ce4f60f8e1e41212',
     'he2021long__cmp_ns_a__lhs': 'ce4f60f8e1e41212',
     'he2021long__cmp_ns_b': '04fdc80a7aa12eda',
     'he2021long__cmp_ns_b__lhs': '04fdc80a7aa12eda',
+    'he2021long__quote_dwork2015_b': 'e02fd8a8a1432b01',
     'he2021long__consistency_thm1_b_intro': '0c22e3997c884e1d',
     'he2021long__consistency_thm1_b_intro__lhs': '0c22e3997c884e1d',
     'he2021long__consistency_thm1_a': '5a2e33b456dfb252',
@@ -23,30 +24,31 @@ HASHES = {
     'he2021long__consistency_thm1_a_large__lhs': '15c5e3078c013793',
     'he2021long__consistency_thm1_b_large': '6ba28d9744e56e97',
     'he2021long__consistency_thm1_b_large__lhs': '6ba28d9744e56e97',
-    'he2021long__consistency_thm1_n': '4b1dbc431916bffe',
-    'he2021long__consistency_thm1_n__lhs': '4b1dbc431916bffe',
-    'he2021long__cmp_thm2_factor': '03bfbcc048bf0575',
-    'he2021long__cmp_thm2_factor__lhs': '03bfbcc048bf0575',
-    'he2021long__cor1': 'fa262bf88bf203d4',
-    'he2021long__cor1_from_thm2': '12b3c4752a84beb1',
-    'he2021long__cor1_from_thm2__lhs': '12b3c4752a84beb1',
-    'he2021long__thm3': 'b9e85932190b9e0f',
-    'he2021long__thm3_markov_step': 'fc117d283aed793d',
-    'he2021long__thm3_markov_step__lhs': 'fc117d283aed793d',
-    'he2021long__lemma4_k': 'b71d11d879c4b94e',
-    'he2021long__lemma4': '1b75c44679202bc8',
+    'he2021long__consistency_thm1_n': '19f640f715048f77',
+    'he2021long__consistency_thm1_n__lhs': '19f640f715048f77',
+    'he2021long__cmp_thm2_factor': '641aec79889164e6',
+    'he2021long__cmp_thm2_factor__lhs': '641aec79889164e6',
+    'he2021long__cor1': '24835f0ad537d5aa',
+    'he2021long__cor1_from_thm2': '87b53b9589af4d77',
+    'he2021long__cor1_from_thm2__lhs': '87b53b9589af4d77',
+    'he2021long__thm3': 'f6703bf7839b736c',
+    'he2021long__thm3_markov_step': '420f4c37a95be53a',
+    'he2021long__thm3_markov_step__lhs': '420f4c37a95be53a',
+    'he2021long__lemma4_k': 'e18e72772980cfc9',
+    'he2021long__lemma4': '819018ee0e30a617',
     'he2021long__lemma4_union_step': '7767d69c8638b657',
     'he2021long__lemma4_union_step__lhs': '7767d69c8638b657',
-    'he2021long__lemma4_hoeffding_step': '23d6fc71d0ccc254',
-    'he2021long__lemma4_hoeffding_step__lhs': '23d6fc71d0ccc254',
+    'he2021long__lemma4_hoeffding_step': '09ff4f3e13dd632b',
+    'he2021long__lemma4_hoeffding_step__lhs': '09ff4f3e13dd632b',
     'he2021long__azuma': '3cba1fcea465be2d',
-    'he2021long__cor3_eps': '80ddd25719268832',
-    'he2021long__cor3_delta': 'e51529ddc3a7bf9c',
+    'he2021long__cor3_delta_pure': 'ef0da5c06936b837',
     'he2021long__b5_tightness': 'f10803960fe9b932',
     'he2021long__b5_tightness__lhs': 'f10803960fe9b932',
     'he2021long__thm7_eps_tilde': 'ece74bab9a5d456f',
     'he2021long__thm7_subsampling': '22148deaa3b72731',
     'he2021long__thm7_subsampling__lhs': '22148deaa3b72731',
+    'he2021long__consistency_thm7_step': '88919d36fdd5816b',
+    'he2021long__consistency_thm7_step__lhs': '88919d36fdd5816b',
     'he2021long__thm7_eps': 'd5a17c226c4aca58',
     'he2021long__thm7_delta': '9cb0498c6a16ed68',
     'he2021long__thm7_delta_tilde': '6fe0ead7fec0f8da',
@@ -54,19 +56,20 @@ HASHES = {
     'he2021long__thm8_eps': '846a9790471525fc',
     'he2021long__thm8_delta': '29669b4003565772',
     'he2021long__thm8_delta_tilde': '6fe0ead7fec0f8da',
-    'he2021long__remark1_n_condition': '829db8ca4b2792f1',
-    'he2021long__remark1_n_condition__lhs': '829db8ca4b2792f1',
+    'he2021long__remark1_n_condition': 'ca59fb7ee406fc4c',
+    'he2021long__remark1_n_condition__lhs': 'ca59fb7ee406fc4c',
     'he2021long__assumption1': 'c96822428dd4bad3',
     'he2021long__def_pac': '174410d8fb976c85',
 }
 SYMBOLS = {
     'he2021long__thm1': ('epsilon',),
     'he2021long__thm1_b': ('delta', 'epsilon'),
-    'he2021long__thm1_n_min': ('delta', 'epsilon'),
+    'he2021long__thm1_n_condition': ('delta', 'epsilon'),
     'he2021long__cmp_ns_a': ('epsilon',),
     'he2021long__cmp_ns_a__lhs': ('epsilon',),
     'he2021long__cmp_ns_b': ('delta', 'epsilon'),
     'he2021long__cmp_ns_b__lhs': ('delta', 'epsilon'),
+    'he2021long__quote_dwork2015_b': ('delta', 'epsilon'),
     'he2021long__consistency_thm1_b_intro': ('delta', 'epsilon'),
     'he2021long__consistency_thm1_b_intro__lhs': ('delta', 'epsilon'),
     'he2021long__consistency_thm1_a': ('epsilon',),
@@ -84,23 +87,24 @@ SYMBOLS = {
     'he2021long__cor1': ('delta', 'epsilon', 'k'),
     'he2021long__cor1_from_thm2': ('delta', 'epsilon', 'k'),
     'he2021long__cor1_from_thm2__lhs': ('delta', 'epsilon', 'k'),
-    'he2021long__thm3': ('delta', 'epsilon', 'k'),
+    'he2021long__thm3': ('epsilon',),
     'he2021long__thm3_markov_step': ('epsilon',),
     'he2021long__thm3_markov_step__lhs': ('delta', 'epsilon', 'k'),
     'he2021long__lemma4_k': ('delta', 'epsilon'),
-    'he2021long__lemma4': ('delta', 'epsilon'),
+    'he2021long__lemma4': ('epsilon',),
     'he2021long__lemma4_union_step': ('delta', 'epsilon'),
     'he2021long__lemma4_union_step__lhs': ('epsilon',),
     'he2021long__lemma4_hoeffding_step': ('N', 'delta', 'epsilon'),
     'he2021long__lemma4_hoeffding_step__lhs': ('epsilon',),
     'he2021long__azuma': ('t',),
-    'he2021long__cor3_eps': ('T', 'deltatilde', 'epsilon'),
-    'he2021long__cor3_delta': ('T', 'delta', 'deltatilde', 'epsilon'),
+    'he2021long__cor3_delta_pure': ('T', 'deltatilde', 'epsilon'),
     'he2021long__b5_tightness': ('T', 'epsilon', 'epsilonprime'),
     'he2021long__b5_tightness__lhs': ('T', 'epsilon', 'epsilonprime'),
     'he2021long__thm7_eps_tilde': ('L', 'delta', 'sigma', 'tau'),
     'he2021long__thm7_subsampling': ('N', 'epsilontilde', 'tau'),
     'he2021long__thm7_subsampling__lhs': ('N', 'epsilontilde', 'tau'),
+    'he2021long__consistency_thm7_step': ('L', 'N', 'delta', 'sigma', 'tau'),
+    'he2021long__consistency_thm7_step__lhs': ('L', 'N', 'delta', 'sigma', 'tau'),
     'he2021long__thm7_eps': ('N', 'T', 'deltatilde', 'epsilontilde', 'tau'),
     'he2021long__thm7_delta': ('N', 'T', 'delta', 'deltatilde', 'epsilontilde', 'tau'),
     'he2021long__thm7_delta_tilde': ('N', 'T', 'epsilonprime', 'epsilontilde', 'tau'),
@@ -115,7 +119,7 @@ SYMBOLS = {
 }
 
 
-# theorem: he2021long.thm1 | side: rhs | hash: 9a29f40890ec3dd0
+# theorem: he2021long.thm1 | side: rhs | hash: 33f23ead7e972a1b
 # rules: none
 def he2021long__thm1(epsilon):
     """he2021long.thm1 (rhs): 9*epsilon"""
@@ -123,20 +127,20 @@ def he2021long__thm1(epsilon):
     return (9.0 * epsilon)
 
 
-# theorem: he2021long.thm1_b | side: rhs | hash: 81ed5363abe96be3
-# rules: log1p
+# theorem: he2021long.thm1_b | side: rhs | hash: 957540546088016d
+# rules: none
 def he2021long__thm1_b(delta, epsilon):
     """he2021long.thm1_b (rhs): delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (delta * (0.6931471805599453 - torch.log(epsilon)) * torch.exp((-epsilon)) / epsilon)
+    return (delta * torch.exp((-epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
 
 
-# theorem: he2021long.thm1_n_min | side: rhs | hash: c47136cff6965521
-# rules: log1p
-def he2021long__thm1_n_min(delta, epsilon):
-    """he2021long.thm1_n_min (rhs): 2*log(16*exp(epsilon)/delta)/epsilon**2"""
+# theorem: he2021long.thm1_n_condition | side: rhs | hash: 069794bae06a14e5
+# rules: none
+def he2021long__thm1_n_condition(delta, epsilon):
+    """he2021long.thm1_n_condition (rhs): 2*(epsilon + log(16/delta))/epsilon**2"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * (epsilon + 2.772588722239781 - torch.log(delta)) / (epsilon ** 2))
+    return (2.0 * (epsilon + torch.log((16.0 / delta))) / (epsilon ** 2))
 
 
 # theorem: he2021long.cmp_ns_a | side: rhs | hash: ce4f60f8e1e41212
@@ -156,35 +160,43 @@ def he2021long__cmp_ns_a__lhs(epsilon):
 
 
 # theorem: he2021long.cmp_ns_b | side: rhs | hash: 04fdc80a7aa12eda
-# rules: log1p
+# rules: none
 def he2021long__cmp_ns_b(delta, epsilon):
     """he2021long.cmp_ns_b (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * (0.6931471805599453 - torch.log(epsilon)) / epsilon)
+    return (2.0 * delta * torch.log((2.0 / epsilon)) / epsilon)
 
 
 # theorem: he2021long.cmp_ns_b | side: lhs | hash: 04fdc80a7aa12eda
-# rules: log1p
+# rules: none
 def he2021long__cmp_ns_b__lhs(delta, epsilon):
     """he2021long.cmp_ns_b (lhs): 2*delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * (0.6931471805599453 - torch.log(epsilon)) * torch.exp((-epsilon)) / epsilon)
+    return (2.0 * delta * torch.exp((-epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
+
+
+# theorem: he2021long.quote_dwork2015_b | side: rhs | hash: e02fd8a8a1432b01
+# rules: none
+def he2021long__quote_dwork2015_b(delta, epsilon):
+    """he2021long.quote_dwork2015_b (rhs): 8*delta**epsilon"""
+    delta, epsilon, = _rt.torch_args(delta, epsilon)
+    return (8.0 * (delta ** epsilon))
 
 
 # theorem: he2021long.consistency_thm1_b_intro | side: rhs | hash: 0c22e3997c884e1d
-# rules: log1p
+# rules: none
 def he2021long__consistency_thm1_b_intro(delta, epsilon):
     """he2021long.consistency_thm1_b_intro (rhs): 2*delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * (0.6931471805599453 - torch.log(epsilon)) * torch.exp((-epsilon)) / epsilon)
+    return (2.0 * delta * torch.exp((-epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
 
 
 # theorem: he2021long.consistency_thm1_b_intro | side: lhs | hash: 0c22e3997c884e1d
-# rules: log1p
+# rules: none
 def he2021long__consistency_thm1_b_intro__lhs(delta, epsilon):
     """he2021long.consistency_thm1_b_intro (lhs): delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (delta * (0.6931471805599453 - torch.log(epsilon)) * torch.exp((-epsilon)) / epsilon)
+    return (delta * torch.exp((-epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
 
 
 # theorem: he2021long.consistency_thm1_a | side: rhs | hash: 5a2e33b456dfb252
@@ -204,19 +216,19 @@ def he2021long__consistency_thm1_a__lhs(epsilon):
 
 
 # theorem: he2021long.consistency_thm1_b | side: rhs | hash: bf2483c261db77e6
-# rules: log1p
+# rules: none
 def he2021long__consistency_thm1_b(delta, epsilon):
     """he2021long.consistency_thm1_b (rhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * (0.6931471805599453 - torch.log(epsilon)) * torch.exp((-1.7 * epsilon)) / epsilon)
+    return (2.0 * delta * torch.exp((-1.7 * epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
 
 
 # theorem: he2021long.consistency_thm1_b | side: lhs | hash: bf2483c261db77e6
-# rules: log1p
+# rules: none
 def he2021long__consistency_thm1_b__lhs(delta, epsilon):
     """he2021long.consistency_thm1_b (lhs): delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (delta * (0.6931471805599453 - torch.log(epsilon)) * torch.exp((-epsilon)) / epsilon)
+    return (delta * torch.exp((-epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
 
 
 # theorem: he2021long.consistency_thm1_a_large | side: rhs | hash: 15c5e3078c013793
@@ -232,42 +244,42 @@ def he2021long__consistency_thm1_a_large(epsilon):
 def he2021long__consistency_thm1_a_large__lhs(epsilon):
     """he2021long.consistency_thm1_a_large (lhs): 6/5 - 27*exp(-epsilon)/25"""
     epsilon, = _rt.torch_args(epsilon)
-    return (0.12 - (1.08 * torch.expm1((-epsilon))))
+    return (0.12 - (1.08 * _rt.torch_expm1((-epsilon))))
 
 
 # theorem: he2021long.consistency_thm1_b_large | side: rhs | hash: 6ba28d9744e56e97
-# rules: expm1, log1p
+# rules: expm1
 def he2021long__consistency_thm1_b_large(delta, epsilon):
     """he2021long.consistency_thm1_b_large (rhs): 18*delta*exp(-epsilon)*log(220/(1 - 9*exp(-epsilon)/10))/(1 - 9*exp(-epsilon)/10)"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (180.0 * delta * (2.302585092994046 + 5.393627546352362 + torch.log(((-1.0) / (-1.0 + (9.0 * torch.expm1((-epsilon))))))) / (1.0 + (10.0 * torch.expm1(epsilon))))
+    return (180.0 * delta * (5.393627546352362 + torch.log((1.0 / (0.1 - (0.9 * _rt.torch_expm1((-epsilon))))))) / (1.0 + (10.0 * _rt.torch_expm1(epsilon))))
 
 
 # theorem: he2021long.consistency_thm1_b_large | side: lhs | hash: 6ba28d9744e56e97
-# rules: log1p
+# rules: none
 def he2021long__consistency_thm1_b_large__lhs(delta, epsilon):
     """he2021long.consistency_thm1_b_large (lhs): delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (delta * (0.6931471805599453 - torch.log(epsilon)) * torch.exp((-epsilon)) / epsilon)
+    return (delta * torch.exp((-epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
 
 
-# theorem: he2021long.consistency_thm1_n | side: rhs | hash: 4b1dbc431916bffe
-# rules: log1p
+# theorem: he2021long.consistency_thm1_n | side: rhs | hash: 19f640f715048f77
+# rules: expm1
 def he2021long__consistency_thm1_n(delta, epsilon):
-    """he2021long.consistency_thm1_n (rhs): 2000*log(43*exp(17*epsilon/10)/(254*delta))/(77*epsilon**2)"""
+    """he2021long.consistency_thm1_n (rhs): Max(2000*log(43*exp(17*epsilon/10)/(254*delta))/(77*epsilon**2), 200*log(3*delta*exp(-epsilon)/16060)/((1 - 9*exp(-epsilon)/10)*log(9/10)))"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (25.974025974025974 * ((1.7 * epsilon) + 3.7612001156935624 - 5.537334267018537 - torch.log(delta)) / (epsilon ** 2))
+    return torch.maximum((25.974025974025974 * torch.log((0.16929133858267717 * torch.exp((1.7 * epsilon)) / delta)) / (epsilon ** 2)), (200.0 * torch.log((0.00018679950186799502 * delta * torch.exp((-epsilon)))) / (0.1 - (0.9 * _rt.torch_expm1((-epsilon)))) / -0.1053605156578263))
 
 
-# theorem: he2021long.consistency_thm1_n | side: lhs | hash: 4b1dbc431916bffe
-# rules: log1p
+# theorem: he2021long.consistency_thm1_n | side: lhs | hash: 19f640f715048f77
+# rules: none
 def he2021long__consistency_thm1_n__lhs(delta, epsilon):
-    """he2021long.consistency_thm1_n (lhs): 2*log(16*exp(epsilon)/delta)/epsilon**2"""
+    """he2021long.consistency_thm1_n (lhs): 2*(epsilon + log(16/delta))/epsilon**2"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * (epsilon + 2.772588722239781 - torch.log(delta)) / (epsilon ** 2))
+    return (2.0 * (epsilon + torch.log((16.0 / delta))) / (epsilon ** 2))
 
 
-# theorem: he2021long.cmp_thm2_factor | side: rhs | hash: 03bfbcc048bf0575
+# theorem: he2021long.cmp_thm2_factor | side: rhs | hash: 641aec79889164e6
 # rules: none
 def he2021long__cmp_thm2_factor(delta, epsilon, k):
     """he2021long.cmp_thm2_factor (rhs): delta*k + 2*epsilon"""
@@ -275,15 +287,15 @@ def he2021long__cmp_thm2_factor(delta, epsilon, k):
     return ((2.0 * epsilon) + (delta * k))
 
 
-# theorem: he2021long.cmp_thm2_factor | side: lhs | hash: 03bfbcc048bf0575
-# rules: expm1
+# theorem: he2021long.cmp_thm2_factor | side: lhs | hash: 641aec79889164e6
+# rules: one_minus_exp, expm1
 def he2021long__cmp_thm2_factor__lhs(delta, epsilon, k):
     """he2021long.cmp_thm2_factor (lhs): (delta*k*exp(-epsilon) + 1 - exp(-epsilon))*exp(epsilon)"""
     delta, epsilon, k, = _rt.torch_args(delta, epsilon, k)
-    return ((delta * k) + torch.expm1(epsilon))
+    return ((delta * k) - (torch.exp(epsilon) * _rt.torch_expm1((-epsilon))))
 
 
-# theorem: he2021long.cor1 | side: rhs | hash: fa262bf88bf203d4
+# theorem: he2021long.cor1 | side: rhs | hash: 24835f0ad537d5aa
 # rules: none
 def he2021long__cor1(delta, epsilon, k):
     """he2021long.cor1 (rhs): delta*k*exp(-epsilon) + epsilon"""
@@ -291,7 +303,7 @@ def he2021long__cor1(delta, epsilon, k):
     return (epsilon + (delta * k * torch.exp((-epsilon))))
 
 
-# theorem: he2021long.cor1_from_thm2 | side: rhs | hash: 12b3c4752a84beb1
+# theorem: he2021long.cor1_from_thm2 | side: rhs | hash: 87b53b9589af4d77
 # rules: none
 def he2021long__cor1_from_thm2(delta, epsilon, k):
     """he2021long.cor1_from_thm2 (rhs): delta*k*exp(-epsilon) + epsilon"""
@@ -299,23 +311,23 @@ def he2021long__cor1_from_thm2(delta, epsilon, k):
     return (epsilon + (delta * k * torch.exp((-epsilon))))
 
 
-# theorem: he2021long.cor1_from_thm2 | side: lhs | hash: 12b3c4752a84beb1
-# rules: expm1
+# theorem: he2021long.cor1_from_thm2 | side: lhs | hash: 87b53b9589af4d77
+# rules: one_minus_exp
 def he2021long__cor1_from_thm2__lhs(delta, epsilon, k):
     """he2021long.cor1_from_thm2 (lhs): delta*k*exp(-epsilon) + 1 - exp(-epsilon)"""
     delta, epsilon, k, = _rt.torch_args(delta, epsilon, k)
-    return (((delta * k) + torch.expm1(epsilon)) * torch.exp((-epsilon)))
+    return ((delta * k * torch.exp((-epsilon))) - _rt.torch_expm1((-epsilon)))
 
 
-# theorem: he2021long.thm3 | side: rhs | hash: b9e85932190b9e0f
+# theorem: he2021long.thm3 | side: rhs | hash: f6703bf7839b736c
 # rules: none
-def he2021long__thm3(delta, epsilon, k):
-    """he2021long.thm3 (rhs): delta*k*exp(-epsilon) + 3*epsilon"""
-    delta, epsilon, k, = _rt.torch_args(delta, epsilon, k)
-    return ((3.0 * epsilon) + (delta * k * torch.exp((-epsilon))))
+def he2021long__thm3(epsilon):
+    """he2021long.thm3 (rhs): epsilon"""
+    epsilon, = _rt.torch_args(epsilon)
+    return epsilon
 
 
-# theorem: he2021long.thm3_markov_step | side: rhs | hash: fc117d283aed793d
+# theorem: he2021long.thm3_markov_step | side: rhs | hash: 420f4c37a95be53a
 # rules: none
 def he2021long__thm3_markov_step(epsilon):
     """he2021long.thm3_markov_step (rhs): epsilon"""
@@ -323,7 +335,7 @@ def he2021long__thm3_markov_step(epsilon):
     return epsilon
 
 
-# theorem: he2021long.thm3_markov_step | side: lhs | hash: fc117d283aed793d
+# theorem: he2021long.thm3_markov_step | side: lhs | hash: 420f4c37a95be53a
 # rules: none
 def he2021long__thm3_markov_step__lhs(delta, epsilon, k):
     """he2021long.thm3_markov_step (lhs): 2*epsilon/(delta*k*exp(-epsilon) + 3*epsilon + 1)"""
@@ -331,7 +343,7 @@ def he2021long__thm3_markov_step__lhs(delta, epsilon, k):
     return (2.0 * epsilon / (1.0 + (3.0 * epsilon) + (delta * k * torch.exp((-epsilon)))))
 
 
-# theorem: he2021long.lemma4_k | side: rhs | hash: b71d11d879c4b94e
+# theorem: he2021long.lemma4_k | side: rhs | hash: e18e72772980cfc9
 # rules: none
 def he2021long__lemma4_k(delta, epsilon):
     """he2021long.lemma4_k (rhs): ceiling(epsilon*exp(epsilon)/delta)"""
@@ -339,20 +351,20 @@ def he2021long__lemma4_k(delta, epsilon):
     return torch.ceil((epsilon * torch.exp(epsilon) / delta))
 
 
-# theorem: he2021long.lemma4 | side: rhs | hash: 1b75c44679202bc8
+# theorem: he2021long.lemma4 | side: rhs | hash: 819018ee0e30a617
 # rules: none
-def he2021long__lemma4(delta, epsilon):
-    """he2021long.lemma4 (rhs): delta*exp(-epsilon)*ceiling(epsilon*exp(epsilon)/delta) + 3*epsilon"""
-    delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return ((3.0 * epsilon) + (delta * torch.exp((-epsilon)) * torch.ceil((epsilon * torch.exp(epsilon) / delta))))
+def he2021long__lemma4(epsilon):
+    """he2021long.lemma4 (rhs): epsilon"""
+    epsilon, = _rt.torch_args(epsilon)
+    return epsilon
 
 
 # theorem: he2021long.lemma4_union_step | side: rhs | hash: 7767d69c8638b657
-# rules: pow_log1p, expm1, log1p
+# rules: pow_log1p, one_minus_exp
 def he2021long__lemma4_union_step(delta, epsilon):
     """he2021long.lemma4_union_step (rhs): 1 - (-log(2/epsilon)/ceiling(epsilon*exp(epsilon)/delta) + 1)**ceiling(epsilon*exp(epsilon)/delta)"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (-torch.expm1((torch.ceil((epsilon * torch.exp(epsilon) / delta)) * torch.log1p(((-(0.6931471805599453 - torch.log(epsilon))) / torch.ceil((epsilon * torch.exp(epsilon) / delta)))))))
+    return (-_rt.torch_expm1((torch.ceil((epsilon * torch.exp(epsilon) / delta)) * torch.log1p(((-torch.log((2.0 / epsilon))) / torch.ceil((epsilon * torch.exp(epsilon) / delta)))))))
 
 
 # theorem: he2021long.lemma4_union_step | side: lhs | hash: 7767d69c8638b657
@@ -363,15 +375,15 @@ def he2021long__lemma4_union_step__lhs(epsilon):
     return (1.0 - (0.5 * epsilon))
 
 
-# theorem: he2021long.lemma4_hoeffding_step | side: rhs | hash: 23d6fc71d0ccc254
-# rules: pow_log1p
+# theorem: he2021long.lemma4_hoeffding_step | side: rhs | hash: 09ff4f3e13dd632b
+# rules: pow_log1p, log1mexp
 def he2021long__lemma4_hoeffding_step(N, delta, epsilon):
     """he2021long.lemma4_hoeffding_step (rhs): (1 - exp(-epsilon**2/(2*N)))**ceiling(epsilon*exp(epsilon)/delta)"""
     N, delta, epsilon, = _rt.torch_args(N, delta, epsilon)
-    return torch.exp((torch.ceil((epsilon * torch.exp(epsilon) / delta)) * torch.log1p((-torch.exp((-0.5 * (epsilon ** 2) / N))))))
+    return torch.exp((torch.ceil((epsilon * torch.exp(epsilon) / delta)) * _rt.torch_log1mexp((-0.5 * (epsilon ** 2) / N))))
 
 
-# theorem: he2021long.lemma4_hoeffding_step | side: lhs | hash: 23d6fc71d0ccc254
+# theorem: he2021long.lemma4_hoeffding_step | side: lhs | hash: 09ff4f3e13dd632b
 # rules: none
 def he2021long__lemma4_hoeffding_step__lhs(epsilon):
     """he2021long.lemma4_hoeffding_step (lhs): 1 - epsilon/8"""
@@ -387,36 +399,28 @@ def he2021long__azuma(t):
     return torch.exp((-0.5 * (t ** 2)))
 
 
-# theorem: he2021long.cor3_eps | side: rhs | hash: 80ddd25719268832
-# rules: expm1, log1p
-def he2021long__cor3_eps(T, deltatilde, epsilon):
-    """he2021long.cor3_eps (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
+# theorem: he2021long.cor3_delta_pure | side: rhs | hash: ef0da5c06936b837
+# rules: logspace_product, factor_expm1, tanh_half
+def he2021long__cor3_delta_pure(T, deltatilde, epsilon):
+    """he2021long.cor3_delta_pure (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, deltatilde, epsilon, = _rt.torch_args(T, deltatilde, epsilon)
-    return ((1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt((-torch.log(deltatilde)))) + (T * epsilon * torch.expm1(epsilon) / (1.0 + torch.exp(epsilon))))
-
-
-# theorem: he2021long.cor3_delta | side: rhs | hash: e51529ddc3a7bf9c
-# rules: pow_log1p, expm1, log1p
-def he2021long__cor3_delta(T, delta, deltatilde, epsilon):
-    """he2021long.cor3_delta (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
-    T, delta, deltatilde, epsilon, = _rt.torch_args(T, delta, deltatilde, epsilon)
-    return (1.0 - (torch.exp(((T - torch.ceil((((1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt((-torch.log(deltatilde)))) + (T * epsilon * torch.expm1(epsilon) / (1.0 + torch.exp(epsilon)))) / epsilon))) * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon)))))) * torch.exp((torch.ceil((((1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt((-torch.log(deltatilde)))) + (T * epsilon * torch.expm1(epsilon) / (1.0 + torch.exp(epsilon)))) / epsilon)) * torch.log1p(((-delta * torch.exp(epsilon)) / (1.0 + torch.exp(epsilon))))))) + (((((T * epsilon) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt((-torch.log(deltatilde)))) + (T * epsilon * torch.expm1(epsilon) / (1.0 + torch.exp(epsilon)))) / ((T * epsilon) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt((-torch.log(deltatilde)))) - (T * epsilon * torch.expm1(epsilon) / (1.0 + torch.exp(epsilon))))) ** (0.5 * (((-T * epsilon)) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt((-torch.log(deltatilde)))) - (T * epsilon * torch.expm1(epsilon) / (1.0 + torch.exp(epsilon)))) / epsilon)) * ((2.0 * T * epsilon / (1.0 + torch.exp(epsilon)) / ((T * epsilon) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt((-torch.log(deltatilde)))) - (T * epsilon * torch.expm1(epsilon) / (1.0 + torch.exp(epsilon))))) ** T) * torch.exp(((-0.5 * T * epsilon) - (0.5 * 1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt((-torch.log(deltatilde)))) - (0.5 * T * epsilon * torch.expm1(epsilon) / (1.0 + torch.exp(epsilon)))))) - torch.expm1((T * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon)))))))
+    return torch.exp(((-0.5 * T * epsilon) + (T * torch.log((2.0 * T * epsilon / (1.0 + torch.exp(epsilon)) / ((T * epsilon) - (T * epsilon * torch.tanh((0.5 * epsilon))) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde)))))))) - (0.5 * T * epsilon * torch.tanh((0.5 * epsilon))) + (0.5 * (((-T * epsilon)) - (T * epsilon * torch.tanh((0.5 * epsilon))) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) * torch.log((((T * epsilon) + (T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) / ((T * epsilon) - (T * epsilon * torch.tanh((0.5 * epsilon))) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))))) / epsilon) - (0.5 * 1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))))
 
 
 # theorem: he2021long.b5_tightness | side: rhs | hash: f10803960fe9b932
-# rules: expm1
+# rules: factor_expm1, tanh_half
 def he2021long__b5_tightness(T, epsilon, epsilonprime):
     """he2021long.b5_tightness (rhs): exp(-(-T*(exp(epsilon) - 1)/(exp(epsilon) + 1) + epsilonprime)**2/(2*T*epsilon**2))"""
     T, epsilon, epsilonprime, = _rt.torch_args(T, epsilon, epsilonprime)
-    return torch.exp((-0.5 * ((epsilonprime - (T * torch.expm1(epsilon) / (1.0 + torch.exp(epsilon)))) ** 2) / T / (epsilon ** 2)))
+    return torch.exp((-0.5 * ((epsilonprime - (T * torch.tanh((0.5 * epsilon)))) ** 2) / T / (epsilon ** 2)))
 
 
 # theorem: he2021long.b5_tightness | side: lhs | hash: f10803960fe9b932
-# rules: none
+# rules: logspace_product
 def he2021long__b5_tightness__lhs(T, epsilon, epsilonprime):
     """he2021long.b5_tightness (lhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = _rt.torch_args(T, epsilon, epsilonprime)
-    return ((((epsilonprime + (T * epsilon)) / ((-epsilonprime) + (T * epsilon))) ** (0.5 * ((-epsilonprime) - (T * epsilon)) / epsilon)) * ((2.0 * T * epsilon / ((-epsilonprime) + (T * epsilon)) / (1.0 + torch.exp(epsilon))) ** T) * torch.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilon))))
+    return torch.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilon) + (T * torch.log((2.0 * T * epsilon / ((-epsilonprime) + (T * epsilon)) / (1.0 + torch.exp(epsilon))))) + (0.5 * ((-epsilonprime) - (T * epsilon)) * torch.log(((epsilonprime + (T * epsilon)) / ((-epsilonprime) + (T * epsilon)))) / epsilon)))
 
 
 # theorem: he2021long.thm7_eps_tilde | side: rhs | hash: ece74bab9a5d456f
@@ -436,70 +440,86 @@ def he2021long__thm7_subsampling(N, epsilontilde, tau):
 
 
 # theorem: he2021long.thm7_subsampling | side: lhs | hash: 22148deaa3b72731
-# rules: expm1, log1p
+# rules: factor_expm1, log1p
 def he2021long__thm7_subsampling__lhs(N, epsilontilde, tau):
     """he2021long.thm7_subsampling (lhs): log(1 + tau*(exp(epsilontilde) - 1)/N)"""
     N, epsilontilde, tau, = _rt.torch_args(N, epsilontilde, tau)
-    return ((-torch.log(N)) + torch.log((N + (tau * torch.expm1(epsilontilde)))))
+    return torch.log1p((tau * _rt.torch_expm1(epsilontilde) / N))
+
+
+# theorem: he2021long.consistency_thm7_step | side: rhs | hash: 88919d36fdd5816b
+# rules: expm1
+def he2021long__consistency_thm7_step(L, N, delta, sigma, tau):
+    """he2021long.consistency_thm7_step (rhs): tau*(4*L**2/tau**2 + 2*sqrt(2)*L*sigma*sqrt(log(1/delta))/tau)/(N*sigma**2)"""
+    L, N, delta, sigma, tau, = _rt.torch_args(L, N, delta, sigma, tau)
+    return (2.0 * L * ((2.0 * L) + (1.4142135623730951 * sigma * tau * torch.sqrt((-torch.log(delta))))) / N / (sigma ** 2) / tau)
+
+
+# theorem: he2021long.consistency_thm7_step | side: lhs | hash: 88919d36fdd5816b
+# rules: factor_expm1, log1p
+def he2021long__consistency_thm7_step__lhs(L, N, delta, sigma, tau):
+    """he2021long.consistency_thm7_step (lhs): log(tau*exp((4*L**2/tau**2 + 2*sqrt(2)*L*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2))/N + (N - tau)/N)"""
+    L, N, delta, sigma, tau, = _rt.torch_args(L, N, delta, sigma, tau)
+    return torch.log1p((tau * _rt.torch_expm1(((2.0 * (L ** 2) / (sigma ** 2) / (tau ** 2)) + (1.4142135623730951 * L * torch.sqrt(torch.log((1.0 / delta))) / sigma / tau))) / N))
 
 
 # theorem: he2021long.thm7_eps | side: rhs | hash: d5a17c226c4aca58
-# rules: expm1, log1p
+# rules: factor_expm1, tanh_half
 def he2021long__thm7_eps(N, T, deltatilde, epsilontilde, tau):
     """he2021long.thm7_eps (rhs): 2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1))"""
     N, T, deltatilde, epsilontilde, tau, = _rt.torch_args(N, T, deltatilde, epsilontilde, tau)
-    return ((2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilontilde * tau * torch.sqrt((-torch.log(deltatilde))) / N) + (2.0 * T * epsilontilde * tau * torch.expm1((2.0 * epsilontilde * tau / N)) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N)))))
+    return ((2.0 * T * epsilontilde * tau * torch.tanh((epsilontilde * tau / N)) / N) + (2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilontilde * tau * torch.sqrt(torch.log((1.0 / deltatilde))) / N))
 
 
 # theorem: he2021long.thm7_delta | side: rhs | hash: 9cb0498c6a16ed68
-# rules: pow_log1p, expm1, log1p
+# rules: pow_log1p, logspace_product, one_minus_exp, factor_expm1, expm1
 def he2021long__thm7_delta(N, T, delta, deltatilde, epsilontilde, tau):
     """he2021long.thm7_delta (rhs): deltatilde - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**T - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**(T - ceiling(N*(2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1)))/(2*epsil"""
     N, T, delta, deltatilde, epsilontilde, tau, = _rt.torch_args(N, T, delta, deltatilde, epsilontilde, tau)
-    return (1.0 + deltatilde - (torch.exp(((T - torch.ceil((0.5 * N * ((2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilontilde * tau * torch.sqrt((-torch.log(deltatilde))) / N) + (2.0 * T * epsilontilde * tau * torch.expm1((2.0 * epsilontilde * tau / N)) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N))))) / epsilontilde / tau))) * torch.log1p(((-delta * tau) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N))))))) * torch.exp((torch.ceil((0.5 * N * ((2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilontilde * tau * torch.sqrt((-torch.log(deltatilde))) / N) + (2.0 * T * epsilontilde * tau * torch.expm1((2.0 * epsilontilde * tau / N)) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N))))) / epsilontilde / tau)) * torch.log1p(((-delta * tau * torch.exp((2.0 * epsilontilde * tau / N))) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N)))))))) - torch.expm1((T * torch.log1p(((-delta * tau) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N))))))))
+    return (deltatilde - _rt.torch_expm1((T * torch.log1p(((-delta * tau) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N)))))))) - _rt.torch_expm1(((T * torch.log1p(((-delta * tau) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N))))))) - (torch.ceil(((1.4142135623730951 * torch.sqrt(T) * torch.sqrt((-torch.log(deltatilde)))) + (N * T * _rt.torch_expm1((2.0 * epsilontilde * tau / N)) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N))))))) * torch.log1p(((-delta * tau) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N))))))) + (torch.ceil(((1.4142135623730951 * torch.sqrt(T) * torch.sqrt((-torch.log(deltatilde)))) + (N * T * _rt.torch_expm1((2.0 * epsilontilde * tau / N)) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N))))))) * torch.log1p(((-delta * tau * torch.exp((2.0 * epsilontilde * tau / N))) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N))))))))))
 
 
 # theorem: he2021long.thm7_delta_tilde | side: rhs | hash: 6fe0ead7fec0f8da
-# rules: none
+# rules: logspace_product
 def he2021long__thm7_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
     """he2021long.thm7_delta_tilde (rhs): ((epsilonprime + T*epsilontilde*tau/N)/(-epsilonprime + T*epsilontilde*tau/N))**((-N*epsilonprime - T*epsilontilde*tau)/(2*epsilontilde*tau))*(2*T*epsilontilde*tau/(N*(-epsilonprime + T*epsilontilde*tau/N)*(exp(epsilontilde*tau/N) + 1)))**T*exp(-epsilonprime/2 - T*epsilontilde*tau/(2*N))"""
     N, T, epsilonprime, epsilontilde, tau, = _rt.torch_args(N, T, epsilonprime, epsilontilde, tau)
-    return ((((epsilonprime + (T * epsilontilde * tau / N)) / ((-epsilonprime) + (T * epsilontilde * tau / N))) ** (0.5 * (((-N * epsilonprime)) - (T * epsilontilde * tau)) / epsilontilde / tau)) * ((2.0 * T * epsilontilde * tau / N / ((-epsilonprime) + (T * epsilontilde * tau / N)) / (1.0 + torch.exp((epsilontilde * tau / N)))) ** T) * torch.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilontilde * tau / N))))
+    return torch.exp(((-0.5 * epsilonprime) + (T * torch.log((2.0 * T * epsilontilde * tau / N / ((-epsilonprime) + (T * epsilontilde * tau / N)) / (1.0 + torch.exp((epsilontilde * tau / N)))))) - (0.5 * T * epsilontilde * tau / N) + (0.5 * (((-N * epsilonprime)) - (T * epsilontilde * tau)) * torch.log(((epsilonprime + (T * epsilontilde * tau / N)) / ((-epsilonprime) + (T * epsilontilde * tau / N)))) / epsilontilde / tau)))
 
 
 # theorem: he2021long.thm8_eps_tilde | side: rhs | hash: 8a777690f180595b
-# rules: log1p
+# rules: none
 def he2021long__thm8_eps_tilde(delta, sigma, tau):
     """he2021long.thm8_eps_tilde (rhs): 2*sqrt(log(1/delta) + tau**(-2))/(sigma*tau)"""
     delta, sigma, tau, = _rt.torch_args(delta, sigma, tau)
-    return (2.0 * torch.sqrt(((1.0 / (tau ** 2)) - torch.log(delta))) / sigma / tau)
+    return (2.0 * torch.sqrt(((1.0 / (tau ** 2)) + torch.log((1.0 / delta)))) / sigma / tau)
 
 
 # theorem: he2021long.thm8_eps | side: rhs | hash: 846a9790471525fc
-# rules: expm1, log1p
+# rules: factor_expm1, tanh_half
 def he2021long__thm8_eps(N, T, deltatilde, epsilon, tau):
     """he2021long.thm8_eps (rhs): 2*sqrt(2)*sqrt(T)*epsilon*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilon*tau*(exp(2*epsilon*tau/N) - 1)/(N*(exp(2*epsilon*tau/N) + 1))"""
     N, T, deltatilde, epsilon, tau, = _rt.torch_args(N, T, deltatilde, epsilon, tau)
-    return ((2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilon * tau * torch.sqrt((-torch.log(deltatilde))) / N) + (2.0 * T * epsilon * tau * torch.expm1((2.0 * epsilon * tau / N)) / N / (1.0 + torch.exp((2.0 * epsilon * tau / N)))))
+    return ((2.0 * T * epsilon * tau * torch.tanh((epsilon * tau / N)) / N) + (2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilon * tau * torch.sqrt(torch.log((1.0 / deltatilde))) / N))
 
 
 # theorem: he2021long.thm8_delta | side: rhs | hash: 29669b4003565772
-# rules: pow_log1p, expm1, log1p
+# rules: pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
 def he2021long__thm8_delta(N, T, delta, deltatilde, epsilon, epsilontilde, tau):
     """he2021long.thm8_delta (rhs): deltatilde - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**T - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**(T - ceiling(N*(2*sqrt(2)*sqrt(T)*epsilon*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilon*tau*(exp(2*epsilon*tau/N) - 1)/(N*(exp(2*epsilon*tau/N) + 1)))/(2*epsilontilde*tau)))*(1 - """
     N, T, delta, deltatilde, epsilon, epsilontilde, tau, = _rt.torch_args(N, T, delta, deltatilde, epsilon, epsilontilde, tau)
-    return (1.0 + deltatilde - (torch.exp(((T - torch.ceil((0.5 * N * ((2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilon * tau * torch.sqrt((-torch.log(deltatilde))) / N) + (2.0 * T * epsilon * tau * torch.expm1((2.0 * epsilon * tau / N)) / N / (1.0 + torch.exp((2.0 * epsilon * tau / N))))) / epsilontilde / tau))) * torch.log1p(((-delta * tau) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N))))))) * torch.exp((torch.ceil((0.5 * N * ((2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilon * tau * torch.sqrt((-torch.log(deltatilde))) / N) + (2.0 * T * epsilon * tau * torch.expm1((2.0 * epsilon * tau / N)) / N / (1.0 + torch.exp((2.0 * epsilon * tau / N))))) / epsilontilde / tau)) * torch.log1p(((-delta * tau * torch.exp((2.0 * epsilontilde * tau / N))) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N)))))))) - torch.expm1((T * torch.log1p(((-delta * tau) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N))))))))
+    return (deltatilde - _rt.torch_expm1((T * torch.log1p(((-delta * tau) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N))))))) - _rt.torch_expm1((((T - torch.ceil((0.5 * N * ((2.0 * T * epsilon * tau * torch.tanh((epsilon * tau / N)) / N) + (2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilon * tau * torch.sqrt(torch.log((1.0 / deltatilde))) / N)) / epsilontilde / tau))) * torch.log1p(((-delta * tau) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N)))))) + (torch.ceil((0.5 * N * ((2.0 * T * epsilon * tau * torch.tanh((epsilon * tau / N)) / N) + (2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilon * tau * torch.sqrt(torch.log((1.0 / deltatilde))) / N)) / epsilontilde / tau)) * torch.log1p(((-delta * tau * torch.exp((2.0 * epsilontilde * tau / N))) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N)))))))))
 
 
 # theorem: he2021long.thm8_delta_tilde | side: rhs | hash: 6fe0ead7fec0f8da
-# rules: none
+# rules: logspace_product
 def he2021long__thm8_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
     """he2021long.thm8_delta_tilde (rhs): ((epsilonprime + T*epsilontilde*tau/N)/(-epsilonprime + T*epsilontilde*tau/N))**((-N*epsilonprime - T*epsilontilde*tau)/(2*epsilontilde*tau))*(2*T*epsilontilde*tau/(N*(-epsilonprime + T*epsilontilde*tau/N)*(exp(epsilontilde*tau/N) + 1)))**T*exp(-epsilonprime/2 - T*epsilontilde*tau/(2*N))"""
     N, T, epsilonprime, epsilontilde, tau, = _rt.torch_args(N, T, epsilonprime, epsilontilde, tau)
-    return ((((epsilonprime + (T * epsilontilde * tau / N)) / ((-epsilonprime) + (T * epsilontilde * tau / N))) ** (0.5 * (((-N * epsilonprime)) - (T * epsilontilde * tau)) / epsilontilde / tau)) * ((2.0 * T * epsilontilde * tau / N / ((-epsilonprime) + (T * epsilontilde * tau / N)) / (1.0 + torch.exp((epsilontilde * tau / N)))) ** T) * torch.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilontilde * tau / N))))
+    return torch.exp(((-0.5 * epsilonprime) + (T * torch.log((2.0 * T * epsilontilde * tau / N / ((-epsilonprime) + (T * epsilontilde * tau / N)) / (1.0 + torch.exp((epsilontilde * tau / N)))))) - (0.5 * T * epsilontilde * tau / N) + (0.5 * (((-N * epsilonprime)) - (T * epsilontilde * tau)) * torch.log(((epsilonprime + (T * epsilontilde * tau / N)) / ((-epsilonprime) + (T * epsilontilde * tau / N)))) / epsilontilde / tau)))
 
 
-# theorem: he2021long.remark1_n_condition | side: rhs | hash: 829db8ca4b2792f1
+# theorem: he2021long.remark1_n_condition | side: rhs | hash: ca59fb7ee406fc4c
 # rules: none
 def he2021long__remark1_n_condition(N):
     """he2021long.remark1_n_condition (rhs): N"""
@@ -507,12 +527,12 @@ def he2021long__remark1_n_condition(N):
     return N
 
 
-# theorem: he2021long.remark1_n_condition | side: lhs | hash: 829db8ca4b2792f1
-# rules: expm1, log1p
+# theorem: he2021long.remark1_n_condition | side: lhs | hash: ca59fb7ee406fc4c
+# rules: factor_expm1, tanh_half
 def he2021long__remark1_n_condition__lhs(N, T, deltaprime, deltatilde, epsilontilde, tau):
-    """he2021long.remark1_n_condition (lhs): 2*log(16*exp(2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1)))/deltaprime)/(2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(e"""
+    """he2021long.remark1_n_condition (lhs): 2*(log(16/deltaprime) + 2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1)))/(2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(ex"""
     N, T, deltaprime, deltatilde, epsilontilde, tau, = _rt.torch_args(N, T, deltaprime, deltatilde, epsilontilde, tau)
-    return (2.0 * ((2.0 * T * epsilontilde * tau * torch.expm1((2.0 * epsilontilde * tau / N)) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N))))) + 2.772588722239781 - torch.log(deltaprime) + torch.log(torch.exp((2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilontilde * tau * torch.sqrt((-torch.log(deltatilde))) / N)))) / (((2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilontilde * tau * torch.sqrt((-torch.log(deltatilde))) / N) + (2.0 * T * epsilontilde * tau * torch.expm1((2.0 * epsilontilde * tau / N)) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N))))) ** 2))
+    return (2.0 * ((2.0 * T * epsilontilde * tau * torch.tanh((epsilontilde * tau / N)) / N) + (2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilontilde * tau * torch.sqrt(torch.log((1.0 / deltatilde))) / N) + torch.log((16.0 / deltaprime))) / (((2.0 * T * epsilontilde * tau * torch.tanh((epsilontilde * tau / N)) / N) + (2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilontilde * tau * torch.sqrt(torch.log((1.0 / deltatilde))) / N)) ** 2))
 
 
 # theorem: he2021long.assumption1 | side: rhs | hash: c96822428dd4bad3

@@ -9,27 +9,27 @@ HASHES = {
     'wang2016__def_dp': 'fb6e7c593935817f',
     'wang2016__def_on_average_kl_privacy': '782822353951ed70',
     'wang2016__def_on_average_generalization': '33f07080f35b4f8b',
-    'wang2016__remark2_dispersion': '76f5778464bb81bd',
-    'wang2016__remark3_dp_of_bounded_loss': '6c54073eb7b6a103',
+    'wang2016__remark2_dispersion': '3189a00eb8e4f2d3',
+    'wang2016__remark3_dp_of_bounded_loss': '95648dcb2c22b0b6',
     'wang2016__lemma5_post_processing': '11a4e063da2c2f3a',
     'wang2016__lemma6_group_privacy': 'b38676f895794878',
     'wang2016__lemma7_adaptive_composition': 'f68aae2f531cf8c9',
-    'wang2016__thm9_max_entropy': '568371e1a833ab73',
-    'wang2016__def10_max_information': '34600619401186fa',
-    'wang2016__lemma11_max_information_to_okl': '9f7fd7c08e44e18b',
-    'wang2016__cor12_max_information_generalization': '6c1b885391b0be37',
+    'wang2016__thm9_max_entropy': 'dc51824fb3b82cd2',
+    'wang2016__def10_max_information': 'ba410bad540d89e5',
+    'wang2016__lemma11_max_information_to_okl': '34402a9ef709a96c',
+    'wang2016__cor12_max_information_generalization': '073894a9dd3d7b26',
     'wang2016__def13_mutual_information': '2204cf3c664f1d5d',
-    'wang2016__lemma14_mi_identity': 'e983a70007400278',
+    'wang2016__lemma14_mi_identity': '6ad413ce2c2ef0bc',
     'wang2016__lemma14_mi_le_kl': 'e7f341b678e8f033',
-    'wang2016__cor15_lower': '08c946e610ce288a',
-    'wang2016__cor15_upper_subgaussian': '7553030e8a9d5f47',
-    'wang2016__cor15_upper_subexponential': 'acbfea606e14dab8',
-    'wang2016__cor15_mi_cap': '0da6e986016bad2c',
-    'wang2016__example_laplace_mean_dp': 'ce2151fadeb98d6c',
-    'wang2016__example_laplace_mean_data_variance': '0277d80fbb454990',
-    'wang2016__example_laplace_mean_okl': '6f3100156f98c9a7',
-    'wang2016__example_laplace_mean_gen': '52c7cb6c52210d67',
-    'wang2016__example_linreg_dp': 'ad4239ac845c29bd',
+    'wang2016__cor15_lower': 'adc364732631a54e',
+    'wang2016__cor15_upper_subgaussian': 'd86faea5a705caa3',
+    'wang2016__cor15_upper_subexponential': 'b30bc81305cb6a56',
+    'wang2016__cor15_mi_cap': 'defda132eb07ef58',
+    'wang2016__example_laplace_mean_dp': '04bdeb619819fa1f',
+    'wang2016__example_laplace_mean_data_variance': 'd4c05adc8a8e9956',
+    'wang2016__example_laplace_mean_okl': '92cf14b55af419a9',
+    'wang2016__example_laplace_mean_gen': 'f0095e5faa1ec8ab',
+    'wang2016__example_linreg_dp': 'da1aa7b4d53187d7',
 }
 SYMBOLS = {
     'wang2016__def_dp': ('p_Z', 'p_Zprime'),
@@ -60,11 +60,11 @@ SYMBOLS = {
 
 
 # theorem: wang2016.def_dp | side: rhs | hash: fb6e7c593935817f
-# rules: log1p
+# rules: none
 def wang2016__def_dp(p_Z, p_Zprime):
     """wang2016.def_dp (rhs): log(p_Z/p_Zprime)"""
     p_Z, p_Zprime, = _rt.torch_args(p_Z, p_Zprime)
-    return (torch.log(p_Z) - torch.log(p_Zprime))
+    return torch.log((p_Z / p_Zprime))
 
 
 # theorem: wang2016.def_on_average_kl_privacy | side: rhs | hash: 782822353951ed70
@@ -83,7 +83,7 @@ def wang2016__def_on_average_generalization(R_emp, R_pop):
     return torch.abs((R_emp - R_pop))
 
 
-# theorem: wang2016.remark2_dispersion | side: rhs | hash: 76f5778464bb81bd
+# theorem: wang2016.remark2_dispersion | side: rhs | hash: 3189a00eb8e4f2d3
 # rules: none
 def wang2016__remark2_dispersion(epsilon, gamma):
     """wang2016.remark2_dispersion (rhs): epsilon/gamma"""
@@ -91,7 +91,7 @@ def wang2016__remark2_dispersion(epsilon, gamma):
     return (epsilon / gamma)
 
 
-# theorem: wang2016.remark3_dp_of_bounded_loss | side: rhs | hash: 6c54073eb7b6a103
+# theorem: wang2016.remark3_dp_of_bounded_loss | side: rhs | hash: 95648dcb2c22b0b6
 # rules: none
 def wang2016__remark3_dp_of_bounded_loss(B, gamma):
     """wang2016.remark3_dp_of_bounded_loss (rhs): 4*B*gamma"""
@@ -123,7 +123,7 @@ def wang2016__lemma7_adaptive_composition(epsilon_1, epsilon_2):
     return (epsilon_1 + epsilon_2)
 
 
-# theorem: wang2016.thm9_max_entropy | side: rhs | hash: 568371e1a833ab73
+# theorem: wang2016.thm9_max_entropy | side: rhs | hash: dc51824fb3b82cd2
 # rules: none
 def wang2016__thm9_max_entropy(K_part, L_sum, gamma):
     """wang2016.thm9_max_entropy (rhs): exp(-L_sum*gamma)/K_part"""
@@ -131,15 +131,15 @@ def wang2016__thm9_max_entropy(K_part, L_sum, gamma):
     return (torch.exp(((-L_sum * gamma))) / K_part)
 
 
-# theorem: wang2016.def10_max_information | side: rhs | hash: 34600619401186fa
-# rules: log1p
+# theorem: wang2016.def10_max_information | side: rhs | hash: ba410bad540d89e5
+# rules: none
 def wang2016__def10_max_information(P_H, P_HZ, P_Ztilde, beta):
     """wang2016.def10_max_information (rhs): log((P_HZ - beta)/(P_H*P_Ztilde))"""
     P_H, P_HZ, P_Ztilde, beta, = _rt.torch_args(P_H, P_HZ, P_Ztilde, beta)
-    return ((-torch.log(P_H)) - torch.log(P_Ztilde) + torch.log((P_HZ - beta)))
+    return torch.log(((P_HZ - beta) / P_H / P_Ztilde))
 
 
-# theorem: wang2016.lemma11_max_information_to_okl | side: rhs | hash: 9f7fd7c08e44e18b
+# theorem: wang2016.lemma11_max_information_to_okl | side: rhs | hash: 34402a9ef709a96c
 # rules: none
 def wang2016__lemma11_max_information_to_okl(k, n):
     """wang2016.lemma11_max_information_to_okl (rhs): k/n"""
@@ -147,7 +147,7 @@ def wang2016__lemma11_max_information_to_okl(k, n):
     return (k / n)
 
 
-# theorem: wang2016.cor12_max_information_generalization | side: rhs | hash: 6c1b885391b0be37
+# theorem: wang2016.cor12_max_information_generalization | side: rhs | hash: 073894a9dd3d7b26
 # rules: none
 def wang2016__cor12_max_information_generalization(k, n):
     """wang2016.cor12_max_information_generalization (rhs): k/n"""
@@ -156,14 +156,14 @@ def wang2016__cor12_max_information_generalization(k, n):
 
 
 # theorem: wang2016.def13_mutual_information | side: rhs | hash: 2204cf3c664f1d5d
-# rules: log1p
+# rules: none
 def wang2016__def13_mutual_information(P_H, P_HZ, P_Ztilde):
     """wang2016.def13_mutual_information (rhs): log(P_HZ/(P_H*P_Ztilde))"""
     P_H, P_HZ, P_Ztilde, = _rt.torch_args(P_H, P_HZ, P_Ztilde)
-    return ((-torch.log(P_H)) + torch.log(P_HZ) - torch.log(P_Ztilde))
+    return torch.log((P_HZ / P_H / P_Ztilde))
 
 
-# theorem: wang2016.lemma14_mi_identity | side: rhs | hash: e983a70007400278
+# theorem: wang2016.lemma14_mi_identity | side: rhs | hash: 6ad413ce2c2ef0bc
 # rules: none
 def wang2016__lemma14_mi_identity(J_gap, KL_ind):
     """wang2016.lemma14_mi_identity (rhs): J_gap + KL_ind"""
@@ -179,7 +179,7 @@ def wang2016__lemma14_mi_le_kl(KL_ind):
     return KL_ind
 
 
-# theorem: wang2016.cor15_lower | side: rhs | hash: 08c946e610ce288a
+# theorem: wang2016.cor15_lower | side: rhs | hash: adc364732631a54e
 # rules: none
 def wang2016__cor15_lower(I_mi, gamma):
     """wang2016.cor15_lower (rhs): I_mi/gamma"""
@@ -187,7 +187,7 @@ def wang2016__cor15_lower(I_mi, gamma):
     return (I_mi / gamma)
 
 
-# theorem: wang2016.cor15_upper_subgaussian | side: rhs | hash: 7553030e8a9d5f47
+# theorem: wang2016.cor15_upper_subgaussian | side: rhs | hash: d86faea5a705caa3
 # rules: none
 def wang2016__cor15_upper_subgaussian(I_mi, sigma_sg):
     """wang2016.cor15_upper_subgaussian (rhs): sqrt(2)*sqrt(I_mi)*sigma_sg"""
@@ -195,7 +195,7 @@ def wang2016__cor15_upper_subgaussian(I_mi, sigma_sg):
     return (1.4142135623730951 * torch.sqrt(I_mi) * sigma_sg)
 
 
-# theorem: wang2016.cor15_upper_subexponential | side: rhs | hash: acbfea606e14dab8
+# theorem: wang2016.cor15_upper_subexponential | side: rhs | hash: b30bc81305cb6a56
 # rules: none
 def wang2016__cor15_upper_subexponential(I_mi, b_se, sigma_sg):
     """wang2016.cor15_upper_subexponential (rhs): I_mi*b_se + sigma_sg**2/(2*b_se)"""
@@ -203,7 +203,7 @@ def wang2016__cor15_upper_subexponential(I_mi, b_se, sigma_sg):
     return ((I_mi * b_se) + (0.5 * (sigma_sg ** 2) / b_se))
 
 
-# theorem: wang2016.cor15_mi_cap | side: rhs | hash: 0da6e986016bad2c
+# theorem: wang2016.cor15_mi_cap | side: rhs | hash: defda132eb07ef58
 # rules: none
 def wang2016__cor15_mi_cap(gamma, sigma_sg):
     """wang2016.cor15_mi_cap (rhs): 2*gamma**2*sigma_sg**2"""
@@ -211,7 +211,7 @@ def wang2016__cor15_mi_cap(gamma, sigma_sg):
     return (2.0 * (gamma ** 2) * (sigma_sg ** 2))
 
 
-# theorem: wang2016.example_laplace_mean_dp | side: rhs | hash: ce2151fadeb98d6c
+# theorem: wang2016.example_laplace_mean_dp | side: rhs | hash: 04bdeb619819fa1f
 # rules: none
 def wang2016__example_laplace_mean_dp(gamma):
     """wang2016.example_laplace_mean_dp (rhs): 4*gamma"""
@@ -219,7 +219,7 @@ def wang2016__example_laplace_mean_dp(gamma):
     return (4.0 * gamma)
 
 
-# theorem: wang2016.example_laplace_mean_data_variance | side: rhs | hash: 0277d80fbb454990
+# theorem: wang2016.example_laplace_mean_data_variance | side: rhs | hash: d4c05adc8a8e9956
 # rules: erf_to_ndtr
 def wang2016__example_laplace_mean_data_variance(m_avg):
     """wang2016.example_laplace_mean_data_variance (rhs): (-2*sqrt(2)*exp(-2)/(sqrt(pi)*(1 - erfc(sqrt(2)))) + 1)/m_avg"""
@@ -227,23 +227,23 @@ def wang2016__example_laplace_mean_data_variance(m_avg):
     return (0.7737413035499232 / m_avg)
 
 
-# theorem: wang2016.example_laplace_mean_okl | side: rhs | hash: 6f3100156f98c9a7
-# rules: erf_to_ndtr
+# theorem: wang2016.example_laplace_mean_okl | side: rhs | hash: 92cf14b55af419a9
+# rules: erfcx
 def wang2016__example_laplace_mean_okl(gamma, s_Z):
     """wang2016.example_laplace_mean_okl (rhs): 2*gamma*s_Z/sqrt(pi) + exp(gamma**2*s_Z**2)*erfc(gamma*s_Z) - 1"""
     gamma, s_Z, = _rt.torch_args(gamma, s_Z)
-    return (-1.0 + (2.0 * torch.exp(((gamma ** 2) * (s_Z ** 2))) * torch.special.ndtr(((-1.4142135623730951 * gamma * s_Z)))) + (2.0 * gamma * s_Z / 1.772453850905516))
+    return (-1.0 + (2.0 * gamma * s_Z / 1.772453850905516) + torch.special.erfcx((gamma * s_Z)))
 
 
-# theorem: wang2016.example_laplace_mean_gen | side: rhs | hash: 52c7cb6c52210d67
-# rules: erf_to_ndtr
+# theorem: wang2016.example_laplace_mean_gen | side: rhs | hash: f0095e5faa1ec8ab
+# rules: erfcx
 def wang2016__example_laplace_mean_gen(gamma, s_Z):
     """wang2016.example_laplace_mean_gen (rhs): (2*gamma*s_Z/sqrt(pi) + exp(gamma**2*s_Z**2)*erfc(gamma*s_Z) - 1)/gamma"""
     gamma, s_Z, = _rt.torch_args(gamma, s_Z)
-    return ((-1.0 + (2.0 * torch.exp(((gamma ** 2) * (s_Z ** 2))) * torch.special.ndtr(((-1.4142135623730951 * gamma * s_Z)))) + (2.0 * gamma * s_Z / 1.772453850905516)) / gamma)
+    return ((-1.0 + (2.0 * gamma * s_Z / 1.772453850905516) + torch.special.erfcx((gamma * s_Z))) / gamma)
 
 
-# theorem: wang2016.example_linreg_dp | side: rhs | hash: ad4239ac845c29bd
+# theorem: wang2016.example_linreg_dp | side: rhs | hash: da1aa7b4d53187d7
 # rules: none
 def wang2016__example_linreg_dp(gamma):
     """wang2016.example_linreg_dp (rhs): 64*gamma"""

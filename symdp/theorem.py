@@ -239,7 +239,9 @@ class Theorem:
         expr = self.rhs if side == "rhs" else self.lhs
         if expr is None:
             raise ValueError(f"theorem {self.id} has no {side}")
-        val = expr.subs(self._subs(values))
+        # xreplace substitutes all symbols at once: sequential subs can stall on Max/Piecewise
+        # with positive symbols (SymPy compares half-substituted symbolic arguments)
+        val = expr.xreplace(self._subs(values))
         with mpmath.workdps(dps):
             return mpmath.mpmathify(sp.N(val, dps))
 

@@ -17,7 +17,7 @@ from scipy.stats import norm
 
 from symdp.library import all_theorems, get
 from symdp.library import classical as cl
-from symdp.symbols import Delta, T, delta, delta_t, eps, eps_p, N
+from symdp.symbols import T, delta, delta_t, eps
 from symdp.theorem import Kind
 
 MINE = [t for t in all_theorems(with_evidence=False) if t.id.startswith("classical.")]

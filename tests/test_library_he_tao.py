@@ -17,7 +17,7 @@ from symdp.asymptotics import check_expansion
 from symdp.library import all_theorems, get
 from symdp.library import classical as cl
 from symdp.library import he_tao as h
-from symdp.symbols import N, T, delta, delta_p, delta_t, eps, eps_p, sigma
+from symdp.symbols import T, delta, delta_p, delta_t, eps, eps_p
 from symdp.theorem import Kind
 
 MINE = [t for t in all_theorems(with_evidence=False) if t.id.startswith(("he2021.", "he2021uai."))]
@@ -365,3 +365,31 @@ def test_cor3_rates():
     assert sp.limit(a.rhs * sp.sqrt(c), c, sp.oo) == 1
     assert sp.limit(b.rhs * c ** sp.Rational(3, 2), c, sp.oo) == 1
     assert "asymptotic" in a.tags and "O~" in a.notes
+
+
+# ---- the reduction to absurdity (Lemma 1 vs Theorem 3) -----------------------------------------
+
+
+def test_lemma1_small_conflicts_with_thm3():
+    th = get("he2021uai.cmp_lemma1_small_conflicts_thm3")
+    # (i) thresholds: k e^{-2.89 eps} delta + 2.89 eps <= k e^{-1.7 eps} delta + 2.89 eps, k delta = eps e^{1.7 eps}
+    diff = sp.simplify(th.rhs - th.lhs)
+    assert sp.simplify(diff - eps * (1 - sp.exp(-sp.Rational(119, 100) * eps))) == 0
+    # (ii) probabilities, (iii) branch, (iv) k condition of Theorem 3 at eps_B = 1.7 eps
+    eps_b = sp.Rational(17, 10) * eps
+    assert sp.simplify(h.THM3_UAI_P_SMALL.subs(eps, eps_b) - h.THM3_UAI_P_SMALL) == sp.Rational(85 * 7, 1270) * eps
+    assert get("he2021uai.thm3_small_eps").holds_hypotheses(epsilon=1.7 * 0.19, delta=1e-6, k=1)
+    k_max = eps_b / (sp.Rational(17, 10) * sp.exp(-sp.Rational(17, 10) * eps_b) * delta)
+    assert sp.simplify(k_max / h.LEMMA1_UAI_K_SMALL - sp.exp(sp.Rational(119, 100) * eps)) == 0
+
+
+def test_lemma1_large_branch_gap():
+    """eq. (6) equals Theorem 3's large branch at eps_B = eps + ln(10/9); that branch needs eps > 0.2346."""
+    eps_b = eps - sp.log(sp.Rational(9, 10))
+    assert sp.simplify(h.THM3_UAI_A_LARGE.subs(eps, eps_b) - h.LEMMA1_UAI_A_LARGE) == 0
+    assert sp.simplify(h.THM3_UAI_P_LARGE.subs(eps, eps_b) - get("he2021uai.lemma1_large_eps").rhs) == 0
+    k_max = (1 - sp.exp(-eps_b)) / (10 * sp.exp(-eps_b) * delta)
+    assert sp.simplify(k_max - h.LEMMA1_UAI_K_LARGE) == 0
+    th = get("he2021uai.cmp_lemma1_large_in_thm3_branch")
+    assert float(ev(th.rhs, epsilon=sp.Rational(1, 5))) < 17 / 50 < float(ev(th.rhs, epsilon=sp.Rational(1, 4)))
+    assert float(sp.Rational(17, 50) - sp.log(sp.Rational(10, 9))) == pytest.approx(0.23464, abs=1e-5)

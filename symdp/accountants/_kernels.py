@@ -86,16 +86,68 @@ def _codegen_kernel(theorem_id: str, backend: str) -> Callable[..., Any] | None:
         return None
 
 
+def _probe_points(th: Any) -> list[dict[str, float]]:
+    """A few points inside the entry's numeric domain (the same fraction of every box)."""
+    box = th.domain_dict()
+    pts = []
+    for f in (0.1, 0.37, 0.5, 0.73, 0.9):
+        pt = {}
+        for sym in th.bound_symbols:
+            if sym not in box:
+                return []
+            lo, hi = (float(v) for v in box[sym])
+            v = lo + f * (hi - lo)
+            pt[sym.name] = float(round(v)) if sym.is_integer else v
+        pts.append(pt)
+    return pts
+
+
+def _agrees(fn: Callable[..., Any], ref: Callable[..., Any], th: Any, backend: str) -> bool:
+    """The generated kernel and lambdify of the same rhs agree (rtol 1e-9) at the probe points."""
+    for pt in _probe_points(th):
+        try:
+            if backend == "torch":
+                import torch
+
+                a = float(fn(**{k: torch.tensor(v, dtype=torch.float64) for k, v in pt.items()}))
+            else:
+                a = float(fn(**pt))
+        except Exception:
+            return False
+        try:
+            with np.errstate(all="ignore"):
+                b = float(ref(**pt))
+        except Exception:  # the reference cannot evaluate this rhs: nothing to compare against
+            continue
+        if math.isnan(a) != math.isnan(b) or (not math.isnan(b) and not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)):
+            return False
+    return True
+
+
 @lru_cache(maxsize=None)
 def _kernel(theorem_id: str, backend: str = "numpy") -> Callable[..., Any]:
-    """Kernel of ``get(theorem_id).rhs`` for ``backend`` in {"numpy", "torch"}; keyword arguments by symbol name."""
-    fn = _codegen_kernel(theorem_id, backend)
-    if fn is not None:
-        KERNEL_SOURCE[(theorem_id, backend)] = "codegen"
-        return fn
+    """Kernel of ``get(theorem_id).rhs`` for ``backend`` in {"numpy", "torch"}; keyword arguments by symbol name.
+
+    The generated kernel is used when it exists and agrees with a direct ``lambdify`` of the same
+    ``rhs`` at a few points of the entry's domain; otherwise the lambdify kernel is used and
+    :data:`KERNEL_SOURCE` says why (a disagreement is a code-generation bug to report).
+    """
     from ..library import get
 
     th = get(theorem_id, with_evidence=False)
+    fn = _codegen_kernel(theorem_id, backend)
+    ref = _lambdified(th, "numpy")
+    if fn is not None:
+        if _agrees(fn, ref, th, backend):
+            KERNEL_SOURCE[(theorem_id, backend)] = "codegen"
+            return fn
+        KERNEL_SOURCE[(theorem_id, backend)] = "lambdify (generated kernel disagreed with its rhs)"
+        return _lambdified(th, backend)
+    KERNEL_SOURCE[(theorem_id, backend)] = "lambdify"
+    return _lambdified(th, backend) if backend != "numpy" else ref
+
+
+def _lambdified(th: Any, backend: str) -> Callable[..., Any]:
     syms = th.bound_symbols
     ns = _numpy_namespace() if backend == "numpy" else _torch_namespace()
     modules: list[Any] = [ns, "numpy"] if backend == "numpy" else [ns]
@@ -106,8 +158,7 @@ def _kernel(theorem_id: str, backend: str = "numpy") -> Callable[..., Any]:
         return f(*(kw[n] for n in names))
 
     call.__name__ = th.kernel_name
-    call.__doc__ = f"lambdify of {theorem_id}: {sp.sstr(th.rhs)}"
-    KERNEL_SOURCE[(theorem_id, backend)] = "lambdify"
+    call.__doc__ = f"lambdify of {th.id}: {sp.sstr(th.rhs)}"
     return call
 
 

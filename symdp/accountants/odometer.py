@@ -152,12 +152,12 @@ class RDPOdometer:
             if v.numel() != 1:
                 raise InvalidParameterError(f"{name} must be a scalar, got a tensor of shape {tuple(v.shape)}")
             if v.device.type == "cpu":
-                check_real(name, float(v), lo, hi, lo_open=True)
+                check_real(name, float(v), lo, hi, lo_open=True, hi_open=hi == math.inf)
                 return v.to(self.device, self.dtype).reshape(()), None
             t = v.to(self.device, self.dtype).reshape(())
             ok = (t > lo) & torch.isfinite(t)
             if hi is not None:
-                ok = ok & (t <= hi)
+                ok = ok & ((t < hi) if hi == math.inf else (t <= hi))
             return t, ok
         check_real(name, v, lo, hi, lo_open=True)
         return torch.tensor(float(v), device=self.device, dtype=self.dtype), None
@@ -169,14 +169,14 @@ class RDPOdometer:
         steps = check_int("steps", steps, 0)
         key = None
         if not isinstance(noise_multiplier, torch.Tensor) and not isinstance(sample_rate, torch.Tensor):
-            check_real("noise_multiplier", noise_multiplier, 0.0, lo_open=True)
+            check_real("noise_multiplier", noise_multiplier, 0.0, math.inf, lo_open=True, hi_open=True)
             check_real("sample_rate", sample_rate, 0.0, 1.0, lo_open=True)
             key = (float(noise_multiplier), float(sample_rate))
         if key is not None and key in self._cache:
             r = self._cache[key]
             ok = None
         else:
-            s, ok_s = self._tensor("noise_multiplier", noise_multiplier, 0.0, None)
+            s, ok_s = self._tensor("noise_multiplier", noise_multiplier, 0.0, math.inf)
             qq, ok_q = self._tensor("sample_rate", sample_rate, 0.0, 1.0)
             oks = [o for o in (ok_s, ok_q) if o is not None]
             ok = None

@@ -38,7 +38,7 @@ class SymdpAccountant(IAccountant):
         self.accountant = name
 
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
-        check_real("noise_multiplier", noise_multiplier, 0.0, lo_open=True)
+        check_real("noise_multiplier", noise_multiplier, 0.0, float("inf"), lo_open=True, hi_open=True)
         check_real("sample_rate", sample_rate, 0.0, 1.0, lo_open=True)
         if self.history and self.history[-1][0] == noise_multiplier and self.history[-1][1] == sample_rate:
             s, q, n = self.history[-1]

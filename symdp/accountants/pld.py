@@ -109,7 +109,7 @@ def _pmf_from_masses(P: np.ndarray, Q: np.ndarray, ell: np.ndarray, h: float, pe
     return out
 
 
-def discretize_step(sigma: float, q: float, h: float, direction: str, *, tail: float = 1e-30, pessimistic: bool = True) -> DiscretePLD:
+def discretize_step(sigma: float, q: float, h: float, direction: str, *, tail: float = 1e-20, pessimistic: bool = True) -> DiscretePLD:
     """Discrete PLD of one DP-SGD step for ``direction`` in {"remove", "add"}."""
     z = -sps.ndtri(tail)  # Phi(-z) = tail
     if direction == "remove":
@@ -211,6 +211,8 @@ class ComposedPLD:
     alias: float  # bound on the mass wrapped into the window (only over-estimates)
     roundoff: float  # estimated floating-point error on delta
     n_fft: int = 0
+    certified: bool = True  # False: computed on a borrowed window, tails not bounded (error estimates only)
+    window: tuple[float, float] = (0.0, 0.0)
     _suffix: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     def _suffix_sums(self) -> tuple[np.ndarray, np.ndarray]:
@@ -271,41 +273,41 @@ class ComposedPLD:
         return out
 
 
-def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15, max_fft: int = 1 << 24) -> ComposedPLD:
-    """Compose discrete PLDs (each with a step count) on a common grid by one FFT."""
-    h = steps[0][0].h
+_LAM_GRID = np.geomspace(1e-3, 30.0, 16)
+
+
+def _window(steps: Sequence[tuple[DiscretePLD, int]], tail_tol: float) -> tuple[float, float, float, float]:
+    """Certified window [lo, up] (loss units) with P[S > up], P[S < lo] <= tail_tol (Chernoff, min over a lambda grid)."""
     mom = [(_moments(p), T) for p, T in steps]
-    M = sum(T * m[0] for m, T in mom)
     V = sum(T * m[1] for m, T in mom)
-    sd = math.sqrt(V)
+    lam = _LAM_GRID / math.sqrt(V)
+    lm_pos = sum(T * _log_mgf(p, lam) for p, T in steps)
+    lm_neg = sum(T * _log_mgf(p, -lam) for p, T in steps)
+    log_tol = math.log(tail_tol)
+    up = float(np.min((lm_pos - log_tol) / lam))
+    lo = float(np.max((log_tol - lm_neg) / lam))
+    return lo, up, float(np.min(np.exp(np.minimum(lm_pos - lam * up, 0.0)))), float(np.min(np.exp(np.minimum(lm_neg + lam * lo, 0.0))))
+
+
+def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15, max_fft: int = 1 << 24,
+            window: tuple[float, float] | None = None) -> ComposedPLD:
+    """Compose discrete PLDs (each with a step count) on a common grid by one FFT.
+
+    ``window=(lo, up)`` reuses a window found for another grid: the result is then NOT certified
+    (no tail bound is added; ``upper_tail`` is NaN) and serves only as an error estimate.
+    """
+    h = steps[0][0].h
     s_min = sum(T * p.j0 for p, T in steps)
     s_max = sum(T * (p.j0 + len(p.pmf) - 1) for p, T in steps)
-    z = math.sqrt(2 * math.log(1 / tail_tol))
-    # upper end: grow until the Chernoff bound certifies tail_tol (or the support ends)
-    dist = z * sd + 10 * h
-    for _ in range(60):
-        up = M + dist
+    if window is None:
+        lo, up, upper_tail, lower_tail = _window(steps, tail_tol)
         if up >= s_max * h:
             upper_tail = 0.0
-            break
-        upper_tail = _tail_bound(steps, up, +1, dist / V)
-        if upper_tail <= tail_tol:
-            break
-        dist *= 1.3
-    else:
-        raise ConvergenceError("tight accountant: could not certify the upper tail of the composed PLD")
-    dist_lo = z * sd + 10 * h
-    for _ in range(60):
-        lo = M - dist_lo
         if lo <= s_min * h:
             lower_tail = 0.0
-            break
-        lower_tail = _tail_bound(steps, lo, -1, dist_lo / V)
-        if lower_tail <= tail_tol:
-            break
-        dist_lo *= 1.3
     else:
-        raise ConvergenceError("tight accountant: could not certify the lower tail of the composed PLD")
+        lo, up = window
+        upper_tail = lower_tail = 0.0
     s0 = max(math.floor(lo / h), s_min)
     s1 = min(math.ceil(up / h), s_max)
     s1 = max(s1, s0)
@@ -337,7 +339,7 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     inf_mass = -math.expm1(inf_keep)
     return ComposedPLD(
         h=h, s0=s0, pmf=pmf, inf_mass=inf_mass, upper_tail=upper_tail, alias=upper_tail + lower_tail,
-        roundoff=roundoff + fft_err * n, n_fft=n,
+        roundoff=roundoff + fft_err * n, n_fft=n, certified=window is None, window=(lo, up),
     )
 
 

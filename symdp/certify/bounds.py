@@ -33,31 +33,32 @@ from ..errors import SymdpError
 ZERO_ONE = "0-1 classification error (bounded in [0, 1])"
 
 
-def _library_ids() -> list[str]:
-    from ..library import ids
+#: the library entries behind each route
+HE_UAI = (("he2021uai.thm1_small_eps", "he2021uai.thm1_small_eps_failure"),
+          ("he2021uai.thm1_large_eps", "he2021uai.thm1_large_eps_failure"))
+HE_UAI_N = ("he2021uai.thm1_n_condition",)
+HE_LONG = (("he2021long.thm1", "he2021long.thm1_b"),)
+HE_LONG_N = ("he2021long.thm1_n_condition", "he2021long.thm1_n_min")  # the library's name, old and new
+DWORK_STOC = (("classical.dwork2015_high_prob", "classical.dwork2015_high_prob_failure"),)
+DWORK_13 = "dwork2015.thm13_max_information_transfer"
+DWORK_20 = "dwork2015.thm20_pure_dp_iid"
+PAC_BAYES = "pacbayes.data_dependent_prior_inverted"
 
-    return ids()
 
-
-def _find(prefixes: tuple[str, ...], *keywords: str) -> list[str]:
-    """Library ids starting with one of ``prefixes`` whose id/title/locator mention all ``keywords``."""
+def _get(i: str):
     from ..library import get
 
-    out = []
-    for i in _library_ids():
-        if not i.startswith(prefixes):
-            continue
-        th = get(i, with_evidence=False)
-        text = f"{th.id} {th.title} {th.source.locator}".lower().replace(" ", "")
-        if all(k.lower().replace(" ", "") in text for k in keywords):
-            out.append(i)
-    return out
+    return get(i)
 
 
 def _status(ids: list[str]) -> dict[str, str]:
-    from ..library import get
-
-    return {i: get(i).status for i in ids}
+    out = {}
+    for i in ids:
+        try:
+            out[i] = _get(i).status
+        except SymdpError:
+            out[i] = "MISSING"
+    return out
 
 
 def _entry(name: str, ids: list[str], *, applies: bool, reason: str, confidence: float | None, bound: float | None,
@@ -68,31 +69,63 @@ def _entry(name: str, ids: list[str], *, applies: bool, reason: str, confidence:
     return e
 
 
-def _values_for(th, values: dict[str, float]) -> dict[str, float]:
+def _lhs_names(th) -> set[str]:
+    return {s.name for s in th.lhs.free_symbols} if th.lhs is not None else set()
+
+
+def _needed(th) -> set[str]:
+    """Symbols of the bound and of the hypotheses that do not involve the bounded quantity."""
+    lhs = _lhs_names(th)
+    need = {s.name for s in th.bound_symbols}
+    for h in th.hypotheses:
+        names = {s.name for s in getattr(h, "free_symbols", ())}
+        if not names & lhs:
+            need |= names
+    return need
+
+
+def _values_for(th, values: dict[str, float], need: set[str] | None = None) -> dict[str, float]:
     """The run's values for the theorem's symbols; raises SymdpError naming any the run cannot supply."""
-    need = {s.name for s in th.symbols}
+    need = _needed(th) if need is None else need
     missing = sorted(need - set(values))
     if missing:
-        raise SymdpError(f"{th.id} has symbols {missing} that a DP-SGD run does not determine")
+        raise SymdpError(f"{th.id} involves {missing}, which this run does not determine")
     return {k: values[k] for k in need}
 
 
-def _eval(th, values: dict[str, float], side: str = "rhs", expr=None) -> float:
-    if expr is None:
-        return float(th.evaluate(side=side, **_values_for(th, values)))
-    subs = th._subs(_values_for(th, values))
+def evaluate_bound(th, values: dict[str, float]) -> tuple[float, str]:
+    """``rhs`` of a library entry at the run's values: the generated numpy kernel when there is one,
+    else the entry's SymPy expression in mpmath (30 digits).  Returns (value, how)."""
+    vals = {k: values[k] for k in (s.name for s in th.bound_symbols)}
+    try:
+        from ..codegen import kernel
+
+        f = kernel(th.id, backend="numpy")
+    except Exception:  # no kernel generated for this entry: fall back to the statement itself
+        f = None
+    if f is not None:
+        return float(f(**vals)), "generated numpy kernel"
+    return float(th.evaluate(**vals)), "library SymPy expression (mpmath, 30 digits)"
+
+
+def _expr_value(th, expr, values: dict[str, float]) -> float:
     import sympy as sp
 
+    subs = th._subs({k: values[k] for k in (s.name for s in expr.free_symbols)})
     return float(sp.N(expr.subs(subs), 30))
 
 
-def _failing_hypotheses(th, values: dict[str, float]) -> list[str]:
+def failing_hypotheses(th, values: dict[str, float]) -> list[str]:
+    """Hypotheses of ``th`` (not involving its bounded quantity) that fail at the run's values."""
     import sympy as sp
 
+    lhs = _lhs_names(th)
     bad = []
-    subs = th._subs(_values_for(th, values))
     for h in th.hypotheses:
-        r = h.subs(subs)
+        names = {s.name for s in getattr(h, "free_symbols", ())}
+        if names & lhs:
+            continue
+        r = h.subs(th._subs({k: values[k] for k in names})) if names else h
         if isinstance(r, sp.core.relational.Relational):
             r = r.func(sp.N(r.lhs, 30), sp.N(r.rhs, 30))
         if r is not sp.true and r is not True:
@@ -100,73 +133,77 @@ def _failing_hypotheses(th, values: dict[str, float]) -> list[str]:
     return bad
 
 
+def _pure_dp_only(th) -> bool:
+    return any(p.name == "DP" and len(p.params) > 1 and p.params[1] == 0 for p in th.premises)
+
+
 # --------------------------------------------------------------------------- routes
-def he_thm1(epsilon: float, delta: float, n: int) -> list[dict]:
-    """He et al. Thm 1, UAI and long versions (each regime is a separate library entry)."""
-    from ..library import get
+def _first_existing(candidates: tuple[str, ...]) -> str | None:
+    from ..library import ids
 
-    out = []
-    for version, prefix in (("UAI", "he2021uai."), ("long", "he2021long.")):
-        ids = _find((prefix,), "thm1")
-        name = f"He, Wang, Tao 2021 Thm 1 ({version} version)"
-        if not ids:
-            out.append(_entry(name, [], applies=False, reason=f"no {prefix}thm1* entry in the theorem library yet",
-                              confidence=None, bound=None))
+    have = set(ids())
+    return next((c for c in candidates if c in have), None)
+
+
+def gap_route(name: str, pairs, n_condition: tuple[str, ...] | None, values: dict[str, float], dp_delta: float) -> dict:
+    """A route "(eps, delta)-DP => |gap| <= a with probability >= 1 - b" given as (a entry, b entry)
+    pairs (one per regime) and optionally the library entry stating its sample-size condition (the
+    condition itself is checked as a hypothesis of the a entry)."""
+    n_id = _first_existing(n_condition) if n_condition else None
+    ids = [i for pair in pairs for i in pair] + ([n_id] if n_id else [])
+    reasons = []
+    for a_id, b_id in pairs:
+        try:
+            th_a, th_b = _get(a_id), _get(b_id)
+            _values_for(th_a, values)
+            bad = failing_hypotheses(th_a, values)
+        except SymdpError as exc:
+            reasons.append(str(exc))
             continue
-        vals = dict(epsilon=epsilon, delta=delta, N=n, n=n)
-        reasons = []
-        chosen = None
-        for i in ids:
-            th = get(i, with_evidence=False)
-            try:
-                bad = _failing_hypotheses(th, vals)
-            except SymdpError as exc:
-                reasons.append(str(exc))
-                continue
-            if bad:
-                reasons.append(f"{i}: hypotheses fail at eps={epsilon:.4g}, delta={delta:.3g}, N={n}: {'; '.join(bad)}")
-                continue
-            chosen = th
-            break
-        if chosen is None:
-            out.append(_entry(name, ids, applies=False, reason=" | ".join(reasons), confidence=None, bound=None))
+        if bad:
+            reasons.append(f"{a_id}: fails at eps={values['epsilon']:.4g}, delta={dp_delta:.3g}, N={values['N']}: "
+                           + "; ".join(bad))
             continue
-        a = _eval(chosen, vals)
-        b = _failure_probability(chosen, vals)
-        conf = None if b is None else 1.0 - b
-        reason = f"{chosen.id}: hypotheses hold (sample-size condition included)"
-        if b is None:
-            reason += "; its failure probability b is not recorded in the entry"
-        elif b >= 1:
-            reason += f"; but b = {b:.3g} >= 1, so the statement is vacuous"
-        if a >= 1:
+        if _pure_dp_only(th_a) and dp_delta > 0:
+            reasons.append(f"{a_id} needs pure eps-DP")
+            continue
+        a, how = evaluate_bound(th_a, values)
+        b, _ = evaluate_bound(th_b, values)
+        reason = (f"{a_id}: hypotheses hold" + (", including the sample-size condition" if n_condition else
+                  " (the entry records no sample-size condition)") + f"; evaluated with the {how}")
+        applies = True
+        if not 0 <= b < 1:
+            applies = False
+            reason += f"; its failure probability b = {b:.3g} is outside [0, 1): no usable statement"
+        elif a >= 1:
             reason += f"; a = {a:.3g} >= 1 is vacuous for a [0, 1] loss"
-        out.append(_entry(name, ids, applies=True, reason=reason, confidence=conf, bound=a, failure_probability=b))
-    return out
+        return _entry(name, ids, applies=applies, reason=reason, confidence=1.0 - b if 0 <= b < 1 else None,
+                      bound=a, failure_probability=b)
+    return _entry(name, ids, applies=False, reason=" / ".join(reasons), confidence=None, bound=None)
 
 
-def _failure_probability(th, vals: dict[str, float]) -> float | None:
-    """The ``b`` of a generalization statement (error <= a with probability >= 1 - b), from the
-    entry's conclusion property ``generalization(a, b)``."""
-    c = th.conclusion
-    if c is None or c.name != "generalization" or len(c.params) < 2:
-        return None
-    return _eval(th, vals, expr=c.params[1])
+def he_thm1(epsilon: float, delta: float, n: int) -> list[dict]:
+    """He et al. Thm 1, UAI (4 eps) and long (9 eps) versions."""
+    vals = dict(epsilon=epsilon, delta=delta, N=n)
+    uai = gap_route("He, Wang, Tao 2021 Thm 1 (UAI version)", HE_UAI, HE_UAI_N, vals, delta)
+    if not uai["applies"] and "c1" in uai["reason"]:
+        uai["reason"] = ("the UAI text states the sample-size condition with unspecified positive constants "
+                         "c1..c7 (he2021uai.thm1_n_condition), so it cannot be checked for this run; see the long "
+                         "version, which gives the constants. Details: " + uai["reason"])
+    return [uai, gap_route("He, Wang, Tao 2021 Thm 1 (long version)", HE_LONG, HE_LONG_N, vals, delta)]
 
 
-def _dwork_thm20() -> list[str]:
-    return _find(("dwork2015.",), "20")
+def dwork_stoc(epsilon: float, delta: float, n: int) -> dict:
+    """Dwork et al. 2015 (STOC) high-probability bound as quoted in He et al. 000, Sec. 3.1.2."""
+    return gap_route("Dwork et al. 2015 (STOC) transfer theorem, as quoted by He et al.", DWORK_STOC, None,
+                     dict(epsilon=epsilon, delta=delta, N=n, n=n), delta)
 
 
 def max_information_k_bits(epsilon: float, n: int, beta: float) -> tuple[float, Any]:
     """k (bits) of Dwork et al. 2015 Thm 20 at (eps, n, beta), from the library entry."""
-    from ..library import get
-
-    ids = _dwork_thm20()
-    if not ids:
-        raise SymdpError("no dwork2015 Thm 20 entry in the theorem library yet")
-    th = get(ids[0], with_evidence=False)
-    return _eval(th, dict(epsilon=epsilon, n=n, N=n, beta=beta)), th
+    th = _get(DWORK_20)
+    k, _ = evaluate_bound(th, dict(epsilon=epsilon, n=n, beta=beta))
+    return k, th
 
 
 def _pure_dp_reason(delta: float) -> str:
@@ -180,15 +217,16 @@ def dwork_max_information(epsilon: float, delta: float, n: int, *, confidence: f
     name = "Dwork et al. 2015 max-information (Thm 13 + Thm 20) + Hoeffding"
     b = 1.0 - confidence
     beta = b / 2
-    ids13 = _find(("dwork2015.",), "13")
+    ids = [DWORK_13, DWORK_20]
     try:
+        _get(DWORK_13)
         k, th = max_information_k_bits(epsilon, n, beta)
     except SymdpError as exc:
-        return _entry(name, ids13, applies=False, reason=str(exc), confidence=confidence, bound=None)
-    ids = ids13 + [th.id]
+        return _entry(name, ids, applies=False, reason=str(exc), confidence=confidence, bound=None)
+    # Thm 13 with O = {|R_S(h) - R(h)| > t}: 2^k * 2 exp(-2 n t^2) + beta = b, solved for t
     t = math.sqrt((k * math.log(2) + math.log(2 / (b - beta))) / (2 * n))
-    applies = delta == 0
-    reason = "pure eps-DP: Thm 20 applies" if applies else _pure_dp_reason(delta)
+    applies = not (_pure_dp_only(th) and delta > 0)
+    reason = "Thm 20's premise holds" if applies else _pure_dp_reason(delta)
     if t >= 1:
         reason += f"; the bound {t:.3g} >= 1 is vacuous (k = {k:.4g} bits against n = {n})"
     return _entry(name, ids, applies=applies, reason=reason, confidence=confidence, bound=t, k_bits=k, beta=beta)
@@ -196,37 +234,40 @@ def dwork_max_information(epsilon: float, delta: float, n: int, *, confidence: f
 
 def pac_bayes_dp_prior(epsilon: float, delta: float, n: int, train_error: float | None, *,
                        confidence: float = 0.95) -> dict:
-    """PAC-Bayes-kl with the DP-SGD model as data-dependent prior and posterior (KL = 0)."""
-    name = "PAC-Bayes-kl with a DP-learned prior (prior = posterior = DP-SGD model)"
+    """PAC-Bayes-kl with the DP-SGD model as data-dependent prior and posterior (KL = 0); k from Thm 20."""
+    name = "PAC-Bayes-kl with a DP-learned prior (prior = posterior = DP-SGD model, KL = 0)"
     b = 1.0 - confidence
     beta, d_pb = b / 2, b / 2
-    ids = _find(("pacbayes.",), "kl")
-    kinv = _kl_inverse()
-    if kinv is None:
-        return _entry(name, ids, applies=False, reason="kl_inverse is not in symdp.library.max_information yet",
-                      confidence=confidence, bound=None, kind="risk")
+    ids = [PAC_BAYES, DWORK_20]
     try:
+        th = _get(PAC_BAYES)
         k_bits, th20 = max_information_k_bits(epsilon, n, beta)
     except SymdpError as exc:
         return _entry(name, ids, applies=False, reason=str(exc), confidence=confidence, bound=None, kind="risk")
-    ids = ids + [th20.id]
     if train_error is None:
-        return _entry(name, ids, applies=False, reason="needs the training error of the released model (hparams mode)",
-                      confidence=confidence, bound=None, kind="risk", k_bits=k_bits)
-    c = (k_bits * math.log(2) + math.log(2 * math.sqrt(n) / d_pb)) / n
-    risk = float(kinv(train_error, c))
-    applies = delta == 0
-    reason = "pure eps-DP prior: applies" if applies else _pure_dp_reason(delta)
+        return _entry(name, ids, applies=False, reason="needs the training error of the released model (give it in "
+                      "hparams mode with --train-error)", confidence=confidence, bound=None, kind="risk", k_bits=k_bits)
+    vals = dict(L_S=train_error, KL_QP=0.0, k_nat=k_bits * math.log(2), n=n, delta=d_pb, beta=beta)
+    bad = failing_hypotheses(th, vals)
+    if bad:
+        return _entry(name, ids, applies=False, reason=f"{PAC_BAYES}: fails: {'; '.join(bad)}", confidence=confidence,
+                      bound=None, kind="risk", k_bits=k_bits)
+    risk, how = evaluate_bound(th, vals)
+    applies = not (_pure_dp_only(th20) and delta > 0)
+    reason = (f"{'Thm 20 premise holds' if applies else _pure_dp_reason(delta)}; risk bound evaluated with the {how}")
     return _entry(name, ids, applies=applies, reason=reason, confidence=confidence, bound=risk, kind="risk",
-                  k_bits=k_bits, kl_budget=c)
+                  k_bits=k_bits)
 
 
-def _kl_inverse():
+def _route(fn, name: str, *args, **kw) -> dict:
+    """Run one route; a library that fails to load becomes an unavailable entry, not a crash."""
     try:
-        from ..library.max_information import kl_inverse  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return kl_inverse
+        return fn(*args, **kw)
+    except SymdpError as exc:
+        return _entry(name, [], applies=False, reason=str(exc), confidence=None, bound=None)
+    except Exception as exc:  # a broken library module elsewhere must not take the certificate down
+        return _entry(name, [], applies=False, reason=f"library error: {type(exc).__name__}: {exc}",
+                      confidence=None, bound=None)
 
 
 def generalization_bounds(epsilon: float | None, delta: float, n: int, *, train_error: float | None = None,
@@ -236,7 +277,11 @@ def generalization_bounds(epsilon: float | None, delta: float, n: int, *, train_
         return [_entry("all routes", [], applies=False, reason="no certified epsilon upper bound is available",
                        confidence=None, bound=None)]
     with mpmath.workdps(30):
-        out = he_thm1(epsilon, delta, n)
-        out.append(dwork_max_information(epsilon, delta, n, confidence=confidence))
-        out.append(pac_bayes_dp_prior(epsilon, delta, n, train_error, confidence=confidence))
+        he = _route(he_thm1, "He, Wang, Tao 2021 Thm 1", epsilon, delta, n)
+        out = he if isinstance(he, list) else [he]
+        out.append(_route(dwork_stoc, "Dwork et al. 2015 (STOC)", epsilon, delta, n))
+        out.append(_route(dwork_max_information, "Dwork et al. 2015 max-information", epsilon, delta, n,
+                          confidence=confidence))
+        out.append(_route(pac_bayes_dp_prior, "PAC-Bayes-kl with a DP-learned prior", epsilon, delta, n, train_error,
+                          confidence=confidence))
     return out

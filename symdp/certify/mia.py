@@ -89,7 +89,7 @@ def _counts(losses: np.ndarray, member: np.ndarray, tau: float) -> tuple[int, in
 
 def _select_threshold(losses: np.ndarray, member: np.ndarray, *, delta: float, alpha: float, grid: int) -> float:
     """The candidate threshold (``grid`` loss quantiles) with the largest lower bound on this half;
-    ties and the no-evidence case fall back to the largest ``TPR_lower - FPR_upper``."""
+    the no-evidence case falls back to the largest point estimate ``TPR - FPR``."""
     cands = np.unique(np.quantile(losses, np.linspace(0.0, 1.0, grid + 1)[1:]))
     guess = losses[None, :] <= cands[:, None]
     p, ng = int(member.sum()), int((~member).sum())
@@ -101,7 +101,8 @@ def _select_threshold(losses: np.ndarray, member: np.ndarray, *, delta: float, a
     fpr_up = np.where(fp < ng, stats.beta.ppf(1 - alpha / 2, fp + 1, np.maximum(ng - fp, 1)), 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         eps = np.where(tpr_lo - delta > 0, np.log((tpr_lo - delta) / fpr_up), -np.inf)
-    score = np.where(eps > 0, eps, tpr_lo - fpr_up - 1.0)
+    # no threshold certifies anything: prefer the largest point estimate TPR - FPR (kept below any eps > 0)
+    score = np.where(eps > 0, eps, tp / p - fp / ng - 2.0)
     return float(cands[int(np.argmax(score))])
 
 

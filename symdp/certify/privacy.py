@@ -12,6 +12,7 @@ Gaussian steps with sensitivity 1 after clipping, add/remove adjacency).
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -50,10 +51,17 @@ def normalize_ledger(ledger: Iterable[Sequence[Any]]) -> list[tuple[float, float
 
 def _result_fields(res: Any) -> dict:
     get = (lambda k, d=None: res.get(k, d)) if isinstance(res, dict) else (lambda k, d=None: getattr(res, k, d))
-    eps = float(get("epsilon"))
+    eps = float(np.asarray(get("epsilon"), dtype=float))
     err = get("error_bound")
-    return dict(epsilon=eps, is_upper_bound=bool(get("is_upper_bound", False)),
-                error_bound=None if err is None else float(err))
+    err = None if err is None else float(np.asarray(err, dtype=float))
+    out = dict(epsilon=eps, is_upper_bound=bool(get("is_upper_bound", False)),
+               error_bound=err if err is not None and math.isfinite(err) else None)
+    verdicts = get("verdicts")
+    if verdicts:
+        out["verdicts"] = {str(k): str(v) for k, v in dict(verdicts).items()}
+    if get("error_bound_kind"):
+        out["error_bound_kind"] = str(get("error_bound_kind"))
+    return out
 
 
 def epsilon_entry(ledger: Ledger, delta: float, accountant: str) -> dict:
@@ -69,35 +77,26 @@ def epsilon_entry(ledger: Ledger, delta: float, accountant: str) -> dict:
         entry["reason"] = f"symdp.accountants not importable: {exc}"
         return entry
     try:
+        if not hasattr(accountants, "epsilon"):
+            raise UnsupportedError("symdp.accountants.epsilon is not available in this build")
         if len(ledger) == 1:
             s, q, t = ledger[0]
-            if not hasattr(accountants, "epsilon"):
-                raise UnsupportedError("symdp.accountants.epsilon is not available in this build")
-            res = accountants.epsilon(noise_multiplier=s, sample_rate=q, steps=t, delta=delta, accountant=accountant)
-        elif accountant == "rdp":
-            return _odometer_entry(ledger, delta, entry)
-        elif hasattr(accountants, "epsilon_ledger"):
-            res = accountants.epsilon_ledger(ledger, delta=delta, accountant=accountant)
-        else:
-            raise UnsupportedError(f"the {accountant} accountant has no heterogeneous-ledger interface in this build")
+            kw: dict[str, Any] = dict(noise_multiplier=s, sample_rate=q, steps=t)
+        else:  # a run whose noise or rate changed: the accountant composes the segments
+            kw = dict(schedule=[tuple(seg) for seg in ledger])
+        with warnings.catch_warnings():  # the CLT warning: the entry is labelled an approximation instead
+            warnings.simplefilter("ignore", UserWarning)
+            res = accountants.epsilon(delta=delta, accountant=accountant, **kw)
     except (SymdpError, NotImplementedError) as exc:
         entry["reason"] = str(exc)
         return entry
-    entry.update(available=True, **_result_fields(res))
+    fields = _result_fields(res)
+    if not math.isfinite(fields["epsilon"]):  # JSON has no inf/nan; say what happened instead
+        entry["reason"] = f"the {accountant} accountant returned epsilon = {fields['epsilon']!r} for this ledger"
+        return entry
+    entry.update(available=True, **fields)
     if accountant == "clt":
         entry["is_upper_bound"] = False  # an approximation, whatever the back-end says
-    return entry
-
-
-def _odometer_entry(ledger: Ledger, delta: float, entry: dict) -> dict:
-    from .trainer import make_odometer, odometer_epsilon
-
-    odo = make_odometer("cpu")
-    for s, q, t in ledger:
-        for _ in range(t):
-            odo.step(s, q)
-    entry.update(available=True, epsilon=odometer_epsilon(odo, delta), is_upper_bound=True,
-                 reason="RDP odometer stepped through the ledger")
     return entry
 
 
@@ -117,19 +116,30 @@ def best_upper_bound(eps: dict[str, dict]) -> tuple[float | None, str | None]:
 
 
 # --------------------------------------------------------------------------- trade-off curve
+TRADEOFF_ID = "bu2020.f_eps_delta"
+
+
 def tradeoff_tpr(fpr: Any, epsilon: float, delta: float) -> np.ndarray:
     r"""Largest membership-inference TPR at false-positive rate ``fpr`` under (eps, delta)-DP.
 
-    :math:`\mathrm{TPR} \le \min\{1,\ e^\varepsilon \mathrm{FPR} + \delta,\
-    1 - e^{-\varepsilon}(1 - \delta - \mathrm{FPR})\}`: the trade-off function
-    :math:`f_{\varepsilon,\delta}` of Dong, Roth and Su (2019; Bu et al. 2020, eq. for
-    :math:`f_{\varepsilon,\delta}`) read as ``TPR = 1 - f(FPR)`` (Kairouz, Oh, Viswanath 2015).
+    ``TPR = 1 - f_{eps,delta}(FPR)`` with the trade-off function of (eps, delta)-DP from the library
+    (``bu2020.f_eps_delta``: Bu et al. 2020, eq. (2.1), quoting Wasserman and Zhou 2010 and Dong,
+    Roth and Su 2019), i.e. :math:`\min\{1,\ e^\varepsilon \mathrm{FPR} + \delta,\
+    1 - e^{-\varepsilon}(1 - \delta - \mathrm{FPR})\}`.  Evaluated with its generated numpy
+    kernel (the library expression in mpmath when no kernel is generated).
     """
     check_real("epsilon", epsilon, 0.0)
     check_probability("delta", delta, open_low=False)
     a = np.clip(np.asarray(fpr, dtype=float), 0.0, 1.0)
-    if math.isinf(epsilon):
-        return np.ones_like(a)
-    t1 = np.exp(epsilon) * a + delta
-    t2 = 1.0 - np.exp(-epsilon) * (1.0 - delta - a)
-    return np.minimum(1.0, np.minimum(t1, t2))
+    if epsilon > 700:  # exp(eps) overflows: the limit form (TPR = 1 for FPR > e^-700, delta at FPR = 0)
+        return np.where(a > 0, 1.0, min(1.0, delta))
+    try:
+        from ..codegen import kernel
+
+        f = np.asarray(kernel(TRADEOFF_ID, backend="numpy")(alpha=a, delta=delta, epsilon=epsilon), dtype=float)
+    except SymdpError:
+        from ..library import get
+
+        th = get(TRADEOFF_ID, with_evidence=False)
+        f = np.vectorize(lambda x: float(th.evaluate(alpha=float(x), delta=delta, epsilon=epsilon)))(a)
+    return np.clip(1.0 - f, 0.0, 1.0)

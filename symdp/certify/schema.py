@@ -10,19 +10,22 @@ A certificate is a JSON object with these top-level keys:
                  steps]``), ``steps``; when trained also ``max_grad_norm``, ``optimizer``, ``device``,
                  ``dataset``, ``model``, ``seed``, ``target_epsilon``.
 ``privacy``      ``delta``; ``accountants``: ``{"tight"|"rdp"|"clt": {accountant, label, delta, available,
-                 epsilon, is_upper_bound, error_bound, reason}}``; ``epsilon_upper`` (the smallest available
+                 epsilon, is_upper_bound, error_bound, reason}}`` (plus ``verdicts``: the verdict of each
+                 library entry the accountant rests on, and ``error_bound_kind``, when the accountant says); ``epsilon_upper`` (the smallest available
                  upper bound, never the CLT approximation, or null) and ``epsilon_upper_from``;
                  ``odometer`` (the training odometer's final epsilon and its log, or null).
 ``tradeoff``     ``epsilon``, ``delta`` used and ``fpr`` / ``tpr_max`` arrays: the largest membership-inference
                  TPR the guarantee allows at each FPR.
 ``generalization`` list of bound entries: ``name``, ``theorem_ids``, ``status`` (verdicts of the theorems),
                  ``applies`` (bool), ``reason``, ``loss`` (the bounded loss), ``confidence``, ``bound`` (gap or
-                 risk bound, or null) and ``bound_kind`` (``"gap"`` or ``"risk"``).
+                 risk bound, or null) and ``bound_kind`` (``"gap"`` or ``"risk"``); route-specific extras
+                 such as ``failure_probability``, ``k_bits``, ``beta``.
 ``empirical``    null in ``hparams`` mode; else ``train_loss``, ``test_loss``, ``train_error``,
                  ``test_error``, ``loss_gap``, ``error_gap``, ``audit`` (the MIA audit, see
                  :mod:`symdp.certify.mia`, or null), ``checks`` (list of ``{name, passed, lhs, rhs, gap,
                  detail}``: "empirical epsilon lower bound <= certified upper bound", and the measured gap
-                 against each applicable generalization bound).
+                 against each generalization bound that produced a number), ``canary_losses``
+                 (``member`` / ``nonmember`` lists).
 ``versions``     ``symdp``, ``torch``, ``python``, ``numpy``; ``kernels``: ``{"files": {name: sha256},
                  "combined": sha256}`` of the generated kernel files.
 ``notes``        list of strings (approximations, missing dependencies, stops at the budget).

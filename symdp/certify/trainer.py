@@ -34,7 +34,6 @@ not a cryptographically secure generator, as is usual for research DP-SGD.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -42,7 +41,7 @@ from typing import Any, Callable
 import torch
 from torch.func import functional_call, grad, vmap
 
-from ..errors import InvalidTypeError, UnsupportedError
+from ..errors import InvalidParameterError, InvalidTypeError, UnsupportedError
 from ..validation import check_int, check_probability, check_real
 
 LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -137,19 +136,33 @@ def odometer_epsilon(odometer: Any, delta: float) -> float:
 
 
 def plan_steps_within_budget(
-    *, noise_multiplier: float, sample_rate: float, max_steps: int, delta: float, target_epsilon: float
+    *, noise_multiplier: float, sample_rate: float, max_steps: int, delta: float, target_epsilon: float,
+    start_state: dict | None = None,
 ) -> int:
     """The largest ``t <= max_steps`` whose odometer epsilon at ``delta`` is ``<= target_epsilon``.
 
-    Uses a CPU instance of the same odometer class as the training loop, stepped one step at a
-    time, so the stop is exactly where the device odometer would cross the budget.
+    Binary search with CPU instances of the ``RDPOdometer`` class used by the training loop (epsilon
+    is non-decreasing in the number of steps), so the loop itself never reads the device.
+    ``start_state`` (an odometer ``state_dict``) continues from steps already spent.
     """
-    odo = make_odometer("cpu")
-    for t in range(max_steps):
-        odo.step(noise_multiplier, sample_rate)
-        if odometer_epsilon(odo, delta) > target_epsilon:
-            return t
-    return max_steps
+
+    def eps_after(t: int) -> float:
+        odo = make_odometer("cpu")
+        if start_state is not None:
+            odo.load_state_dict(start_state)
+        odo.step(noise_multiplier, sample_rate, steps=t)
+        return odometer_epsilon(odo, delta)
+
+    if eps_after(max_steps) <= target_epsilon:
+        return max_steps
+    lo, hi = 0, max_steps  # eps_after(lo) <= target < eps_after(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if eps_after(mid) <= target_epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 # --------------------------------------------------------------------------- the trainer
@@ -223,9 +236,14 @@ def train_dpsgd(
     if not isinstance(model, torch.nn.Module):
         raise InvalidTypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     if x.shape[0] != y.shape[0] or x.shape[0] == 0:
-        raise InvalidTypeError(f"x and y must have the same non-zero length, got {x.shape[0]} and {y.shape[0]}")
+        raise InvalidParameterError(f"x and y must have the same non-zero length, got {x.shape[0]} and {y.shape[0]}")
     n = int(x.shape[0])
-    dev = torch.device(device) if device is not None else default_device()
+    try:
+        dev = torch.device(device) if device is not None else default_device()
+    except (RuntimeError, TypeError) as exc:
+        raise InvalidParameterError(f"device={device!r} is not a torch device: {exc}") from exc
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise InvalidParameterError(f"device={device!r}: CUDA is not available here (use 'cpu' or leave it unset)")
     notes: list[str] = []
 
     # ---- dry run: everything that can fail, before any state changes
@@ -244,16 +262,17 @@ def train_dpsgd(
         planned = plan_steps_within_budget(
             noise_multiplier=noise_multiplier, sample_rate=sample_rate, max_steps=steps, delta=delta,
             target_epsilon=target_epsilon,
+            start_state=odometer.state_dict() if hasattr(odometer, "state_dict") else None,
         )
+    if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer) and not callable(optimizer):
+        raise InvalidTypeError(f"optimizer must be a torch optimizer or a factory, got {type(optimizer).__name__}")
     model.to(dev)
     if optimizer is None:
         opt = torch.optim.SGD(model.parameters(), lr=0.5)
     elif isinstance(optimizer, torch.optim.Optimizer):
         opt = optimizer
-    elif callable(optimizer):
-        opt = optimizer(model.parameters())
     else:
-        raise InvalidTypeError(f"optimizer must be a torch optimizer or a factory, got {type(optimizer).__name__}")
+        opt = optimizer(model.parameters())
 
     x = x.to(dev)
     y = y.to(dev)
@@ -313,6 +332,8 @@ def train_dpsgd(
             bar.stop()
     seconds = time.perf_counter() - t0
     final = read_eps() if planned else (0.0 if odometer is not None else None)
+    if target_epsilon is not None and final is not None and final > target_epsilon:
+        notes.append(f"odometer epsilon {final!r} exceeds the target {target_epsilon!r} by float rounding of the plan")
     if target_epsilon is not None and planned < steps:
         notes.append(f"stopped after {planned} of {steps} steps: one more step would exceed epsilon {target_epsilon}")
     return TrainResult(
@@ -326,8 +347,9 @@ def train_dpsgd(
 
 
 @torch.no_grad()
-def per_example_loss(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, *, batch: int = 4096) -> torch.Tensor:
-    """Cross-entropy of each example (CPU float64 tensor) and, as a second value, correctness."""
+def per_example_loss(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, *,
+                     batch: int = 4096) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-example cross-entropy (CPU float64) and correctness (CPU bool), in evaluation mode."""
     model.eval()
     dev = next(model.parameters()).device
     losses, correct = [], []
@@ -339,6 +361,3 @@ def per_example_loss(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, *
     model.train()
     return torch.cat(losses), torch.cat(correct)
 
-
-def _isfinite(x: float | None) -> bool:
-    return x is not None and math.isfinite(x)

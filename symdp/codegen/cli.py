@@ -20,7 +20,7 @@ def codegen(check: bool, out: Path | None, verbose: bool) -> None:
     out = out or generate.DEFAULT_OUT
     p = generate.plan()
     if check:
-        stale = generate.check(out)
+        stale = generate.check(out, planned=p)
         if stale:
             click.echo(f"generated/ is stale ({len(stale)} files); run `symdp codegen`:", err=True)
             for name in stale:
@@ -28,7 +28,7 @@ def codegen(check: bool, out: Path | None, verbose: bool) -> None:
             sys.exit(1)
         click.echo(f"{out}: in sync ({len(p.kernels)} kernels, {len(p.skipped)} skipped)")
         return
-    res = generate.write(out)
+    res = generate.write(out, planned=p)
     click.echo(f"{out}: {len(p.kernels)} kernels x 3 back-ends, {len(p.skipped)} skipped; "
                f"{len(res['written'])} files written, {len(res['removed'])} removed")
     if verbose:

@@ -18,7 +18,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.codegen.numpy_nodes import logaddexp
 
-__all__ = ["ndtr", "ndtri", "log_ndtr", "gauss_diff", "log1p", "expm1", "logaddexp", "to_elementary"]
+__all__ = ["ndtr", "ndtri", "log_ndtr", "gauss_diff", "erfcx", "log1mexp", "log1p", "expm1", "logaddexp", "to_elementary"]
 
 _SQRT2 = sp.sqrt(2)
 
@@ -33,7 +33,7 @@ class ndtr(sp.Function):
     >>> from sympy import Symbol, erfc, sqrt
     >>> x = Symbol("x")
     >>> ndtr(x).rewrite(erfc)
-    erfc(-sqrt(2)*x/2)/2
+    1 - erfc(sqrt(2)*x/2)/2
     """
 
     nargs = 1
@@ -135,12 +135,46 @@ class gauss_diff(sp.Function):
         return self.rewrite(sp.erfc)._eval_evalf(prec)
 
 
+class erfcx(sp.Function):
+    r"""Scaled complementary error function :math:`e^{x^2}\operatorname{erfc}(x)` (no overflow of :math:`e^{x^2}`)."""
+
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return 2 * x * erfcx(x) - 2 / sp.sqrt(sp.pi)
+
+    def _eval_rewrite_as_erfc(self, x, **kwargs):
+        return sp.exp(x**2) * sp.erfc(x)
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(sp.erfc)._eval_evalf(prec)
+
+
+class log1mexp(sp.Function):
+    r""":math:`\log(1 - e^{x})` for :math:`x < 0` [Maechler 2012: ``log(-expm1(x))`` near 0, ``log1p(-exp(x))`` below :math:`-\log 2`]."""
+
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return -sp.exp(x) / (1 - sp.exp(x))
+
+    def _eval_rewrite_as_exp(self, x, **kwargs):
+        return sp.log(1 - sp.exp(x))
+
+    def _eval_evalf(self, prec):
+        return sp.log(1 - sp.exp(self.args[0]))._eval_evalf(prec)
+
+
 def to_elementary(expr: sp.Basic) -> sp.Basic:
     """Rewrite every symdp/cfunctions node back to exp/log/erfc (for equality checks)."""
     rep = {
         ndtr: lambda x: sp.erfc(-x / _SQRT2) / 2,
         log_ndtr: lambda x: sp.log(sp.erfc(-x / _SQRT2) / 2),
         gauss_diff: lambda a, b, d: sp.erfc(-a / _SQRT2) / 2 - sp.exp(d + (b**2 - a**2) / 2) * sp.erfc(-b / _SQRT2) / 2,
+        erfcx: lambda x: sp.exp(x**2) * sp.erfc(x),
+        log1mexp: lambda x: sp.log(1 - sp.exp(x)),
         ndtri: lambda x: _SQRT2 * sp.erfinv(2 * x - 1),
         log1p: lambda x: sp.log(1 + x),
         expm1: lambda x: sp.exp(x) - 1,

@@ -344,11 +344,11 @@ def _is_generated_name(name: str) -> bool:
     return name == "MANIFEST.json" or (name.endswith(".py") and name.split("_", 1)[0] in BACKENDS)
 
 
-def write(out: Path | str = DEFAULT_OUT, groups=None) -> dict[str, list[str]]:
+def write(out: Path | str = DEFAULT_OUT, groups=None, *, planned: Plan | None = None) -> dict[str, list[str]]:
     """Write generated/ (removing stale generated files); return {'written': [...], 'removed': [...]}."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    files = render(plan(groups))
+    files = render(planned if planned is not None else plan(groups))
     written, removed = [], []
     for name, text in files.items():
         path = out / name
@@ -362,10 +362,10 @@ def write(out: Path | str = DEFAULT_OUT, groups=None) -> dict[str, list[str]]:
     return {"written": written, "removed": removed}
 
 
-def check(out: Path | str = DEFAULT_OUT, groups=None) -> list[str]:
+def check(out: Path | str = DEFAULT_OUT, groups=None, *, planned: Plan | None = None) -> list[str]:
     """Names of files in ``out`` that differ from what the library produces (missing, changed or extra)."""
     out = Path(out)
-    files = render(plan(groups))
+    files = render(planned if planned is not None else plan(groups))
     stale = []
     for name, text in files.items():
         path = out / name

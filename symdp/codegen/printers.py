@@ -24,7 +24,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 from sympy.codegen.numpy_nodes import logaddexp
 from sympy.core.function import AppliedUndef
 
-from .functions import gauss_diff, log_ndtr, ndtr, ndtri
+from .functions import erfcx, gauss_diff, log1mexp, log_ndtr, ndtr, ndtri
 
 __all__ = ["UnsupportedExpression", "print_expr", "BACKENDS", "check_supported"]
 
@@ -40,7 +40,7 @@ _FUNCS: dict[type, dict[str, str]] = {
     sp.exp: {"numpy": "np.exp({0})", "torch": "torch.exp({0})", "mpmath": "mp.exp({0})"},
     sp.log: {"numpy": "np.log({0})", "torch": "torch.log({0})", "mpmath": "mp.log({0})"},
     log1p: {"numpy": "np.log1p({0})", "torch": "torch.log1p({0})", "mpmath": "mp.log1p({0})"},
-    expm1: {"numpy": "np.expm1({0})", "torch": "torch.expm1({0})", "mpmath": "mp.expm1({0})"},
+    expm1: {"numpy": "np.expm1({0})", "torch": "_rt.torch_expm1({0})", "mpmath": "mp.expm1({0})"},
     logaddexp: {"numpy": "np.logaddexp({0}, {1})", "torch": "torch.logaddexp({0}, {1})",
                 "mpmath": "_rt.mp_logaddexp({0}, {1})"},
     sp.Abs: {"numpy": "np.abs({0})", "torch": "torch.abs({0})", "mpmath": "mp.fabs({0})"},
@@ -54,7 +54,10 @@ _FUNCS: dict[type, dict[str, str]] = {
     sp.atan: {"numpy": "np.arctan({0})", "torch": "torch.atan({0})", "mpmath": "mp.atan({0})"},
     sp.erf: {"numpy": "sc.erf({0})", "torch": "torch.special.erf({0})", "mpmath": "mp.erf({0})"},
     sp.erfc: {"numpy": "sc.erfc({0})", "torch": "torch.special.erfc({0})", "mpmath": "mp.erfc({0})"},
-    ndtr: {"numpy": "sc.ndtr({0})", "torch": "torch.special.ndtr({0})", "mpmath": "mp.ncdf({0})"},
+    # torch.special.ndtr is 0.5 * (1 + erf(x / sqrt 2)): wrong in the lower tail; use erfc
+    ndtr: {"numpy": "sc.ndtr({0})", "torch": "_rt.torch_ndtr({0})", "mpmath": "mp.ncdf({0})"},
+    erfcx: {"numpy": "sc.erfcx({0})", "torch": "torch.special.erfcx({0})", "mpmath": "_rt.mp_erfcx({0})"},
+    log1mexp: {"numpy": "_rt.np_log1mexp({0})", "torch": "_rt.torch_log1mexp({0})", "mpmath": "mp.log(-mp.expm1({0}))"},
     ndtri: {"numpy": "sc.ndtri({0})", "torch": "torch.special.ndtri({0})", "mpmath": "_rt.mp_ndtri({0})"},
     sp.erfinv: {"numpy": "sc.erfinv({0})", "torch": "torch.special.erfinv({0})", "mpmath": "mp.erfinv({0})"},
     log_ndtr: {"numpy": "sc.log_ndtr({0})", "torch": "torch.special.log_ndtr({0})",
@@ -133,12 +136,7 @@ class _Printer:
         if isinstance(e, sp.Piecewise):
             return self.piecewise(e)
         if type(e) in _MAXMIN:
-            fn = _MAXMIN[type(e)][self.b]
-            args = sorted(e.args, key=sp.default_sort_key)
-            out = self.p(args[0])
-            for a in args[1:]:
-                out = f"{fn}({out}, {self.p(a)})"
-            return out
+            return self.maxmin(e)
         if type(e) in _REL:
             return f"({self.p(e.lhs)} {_REL[type(e)]} {self.p(e.rhs)})"
         if isinstance(e, (sp.And, sp.Or)):
@@ -155,6 +153,22 @@ class _Printer:
         if e.is_Number or e.is_NumberSymbol:
             return self.const(e)
         raise UnsupportedExpression(f"node {type(e).__name__} ({sp.sstr(e)[:60]}) has no printer")
+
+    def maxmin(self, e: sp.Basic) -> str:
+        fn = _MAXMIN[type(e)][self.b]
+        args = sorted(e.args, key=sp.default_sort_key)
+        consts = [a for a in args if not a.free_symbols]
+        rest = [a for a in args if a.free_symbols]
+        if self.b == "mpmath" or not rest:
+            return fn + "(" + ", ".join(self.p(a) for a in args) + ")" if len(args) > 1 else self.p(args[0])
+        out = self.p(rest[0])
+        for a in rest[1:]:
+            out = f"{fn}({out}, {self.p(a)})"
+        if consts:  # a constant bound: clamp (torch.maximum needs two tensors; no scalar tensor is made)
+            c = type(e)(*consts)
+            kw = "min" if type(e) is sp.Max else "max"
+            out = f"torch.clamp({out}, {kw}={self.p(c)})" if self.b == "torch" else f"{fn}({out}, {self.p(c)})"
+        return out
 
     def add(self, e: sp.Add) -> str:
         terms = sorted(e.args, key=sp.default_sort_key)
@@ -184,7 +198,10 @@ class _Printer:
             out = self.const(c) + (" * " + out if out else "")
         if out is None:
             out = self.const(sp.Integer(1))
-        if den:
+        if den and self.b == "mpmath":
+            for f in den:
+                out = f"_rt.mp_div({out}, {self.p(f)})"
+        elif den:
             out = "(" + out + " / " + (" / ".join(self.p(f) for f in den)) + ")"
         elif c not in (1, -1) or len(num) > 1:
             out = "(" + out + ")"
@@ -198,9 +215,13 @@ class _Printer:
         if ex == sp.S.Half:
             return sqrt.format(self.p(base))
         if ex == -sp.S.Half:
+            if self.b == "mpmath":
+                return f"_rt.mp_div({self.const(sp.Integer(1))}, {sqrt.format(self.p(base))})"
             return "(" + self.const(sp.Integer(1)) + " / " + sqrt.format(self.p(base)) + ")"
         if ex.is_Integer:
             if ex < 0:
+                if self.b == "mpmath":
+                    return f"_rt.mp_div({self.const(sp.Integer(1))}, {self.pow(sp.Pow(base, -ex, evaluate=False))})"
                 return "(" + self.const(sp.Integer(1)) + " / " + self.pow(sp.Pow(base, -ex, evaluate=False)) + ")"
             if ex == 1:
                 return self.p(base)

@@ -28,19 +28,31 @@ Rules (highest priority first):
     ``1 + x > 0``, which the hypotheses of every entry with such a term state).
 ``one_minus_prod``
     ``1 - prod(1 - a_i) -> -expm1(sum log1p(-a_i))``.
+``logspace_product``
+    ``prod b_i**e_i * exp(a) -> exp(sum e_i log b_i + a)`` for symbolic exponents
+    (no intermediate overflow/underflow; exact where the bases are positive).
+``one_minus_exp`` / ``factor_expm1``
+    ``k - exp(s) -> (k-1) - expm1(s)``; ``c exp(A) - c -> c expm1(A)``.
+``tanh_half``
+    ``expm1(x)/(exp(x) + 1) -> tanh(x/2)``.
+``erfcx`` / ``log1mexp``
+    ``exp(z^2) erfc(z) -> erfcx(z)``; ``log(1 - e^x) -> log1mexp(x)``.
 ``expm1`` / ``log1p`` / ``logaddexp``
-    SymPy's ``expm1_opt``, ``log1p_opt``, ``logaddexp_opt``.
+    SymPy's ``expm1_opt`` and ``logaddexp_opt``; symdp's own ``log1p`` (SymPy's
+    ``log1p_opt`` expands ``log(a/b)`` into ``log a - log b``, which cancels).
+``ceil_simplify``
+    positive factors distributed into ``Min``/``Max`` under ``ceiling``/``floor``
+    (the guarded ceil: ``T eps / eps`` stays exactly ``T``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 import sympy as sp
-from sympy.codegen.rewriting import Optimization, expm1_opt, log1p_opt, logaddexp_opt
+from sympy.codegen.rewriting import Optimization, expm1_opt, logaddexp_opt
 
-from .functions import expm1, gauss_diff, log1p, log_ndtr, ndtr, ndtri
+from .functions import erfcx, expm1, gauss_diff, log1mexp, log1p, log_ndtr, ndtr, ndtri
 
 __all__ = ["Rule", "RULES", "stabilize", "rules_applied"]
 
@@ -234,7 +246,195 @@ def _one_minus_prod_rule(expr: sp.Basic) -> sp.Basic:
     return expr.replace(_is_one_minus_prod, _one_minus_prod)
 
 
+# ---------------------------------------------------------------- exp(z^2) erfc(z)
+def _erfcx_rule(expr: sp.Basic) -> sp.Basic:
+    def match(e):
+        if not e.is_Mul:
+            return False
+        ex = [f for f in e.args if isinstance(f, sp.exp)]
+        ec = [f for f in e.args if isinstance(f, sp.erfc)]
+        return len(ex) == 1 and len(ec) == 1 and sp.expand(ex[0].args[0] - ec[0].args[0] ** 2) == 0
+
+    def repl(e):
+        ex = [f for f in e.args if isinstance(f, sp.exp)][0]
+        ec = [f for f in e.args if isinstance(f, sp.erfc)][0]
+        rest = [f for f in e.args if f is not ex and f is not ec]
+        return sp.Mul(*rest) * erfcx(ec.args[0])
+
+    return expr.replace(match, repl)
+
+
+# ---------------------------------------------------------------- c e^A - c -> c expm1(A)
+def _exp_factor(t: sp.Expr):
+    """t == R * exp(A) with exactly one exp factor -> (R, A)."""
+    fs = sp.Mul.make_args(t)
+    ex = [f for f in fs if isinstance(f, sp.exp)]
+    if len(ex) != 1:
+        return None
+    return sp.Mul(*[f for f in fs if f is not ex[0]]), ex[0].args[0]
+
+
+def _factor_expm1_add(e: sp.Add) -> sp.Expr:
+    terms = list(sp.Add.make_args(e))
+    used: set[int] = set()
+    combined = []
+    for i, t in enumerate(terms):
+        m = _exp_factor(t)
+        if i in used or m is None:
+            continue
+        r, a = m
+        for j, u in enumerate(terms):
+            if j != i and j not in used and sp.expand(u + r) == 0:
+                used |= {i, j}
+                combined.append(r * expm1(a))
+                break
+    return sp.Add(*combined, *[t for k, t in enumerate(terms) if k not in used])
+
+
+def _has_expm1_pair(e: sp.Basic) -> bool:
+    if not e.is_Add:
+        return False
+    terms = list(sp.Add.make_args(e))
+    for i, t in enumerate(terms):
+        m = _exp_factor(t)
+        if m is not None and any(j != i and sp.expand(u + m[0]) == 0 for j, u in enumerate(terms)):
+            return True
+    return False
+
+
+def _expand_mul(e: sp.Expr) -> sp.Expr:
+    """Distribute products over sums only (no exp(a+b) -> exp(a)exp(b), no log expansion)."""
+    return sp.expand(e, power_exp=False, power_base=False, log=False, multinomial=False, basic=False)
+
+
+def _factor_expm1(expr: sp.Basic) -> sp.Basic:
+    # inside log(...), expand the argument first so (N - tau)/N + tau e^A / N exposes 1 + tau/N (e^A - 1)
+    expr = expr.replace(lambda e: isinstance(e, sp.log) and e.args[0].is_Add and e.args[0].has(sp.exp)
+                        and _has_expm1_pair(_expand_mul(e.args[0])),
+                        lambda e: sp.log(_factor_expm1_add(_expand_mul(e.args[0])), evaluate=False))
+    return expr.replace(_has_expm1_pair, _factor_expm1_add)
+
+
+# ---------------------------------------------------------------- products of powers in log space
+def _is_logspace_factor(f: sp.Expr) -> bool:
+    return isinstance(f, sp.exp) or (f.is_Pow and bool(f.exp.free_symbols) and f.base is not sp.E)
+
+
+def _logspace_product(expr: sp.Basic) -> sp.Basic:
+    def match(e):
+        return e.is_Mul and sum(1 for f in e.args if _is_logspace_factor(f)) >= 2
+
+    def repl(e):
+        logs, rest = [], []
+        for f in e.args:
+            if isinstance(f, sp.exp):
+                logs.append(f.args[0])
+            elif _is_logspace_factor(f):
+                logs.append(f.exp * sp.log(f.base))
+            else:
+                rest.append(f)
+        return sp.Mul(*rest) * sp.exp(sp.Add(*logs), evaluate=False)
+
+    return expr.replace(match, repl)
+
+
+# ---------------------------------------------------------------- k - exp(s) - ... -> (k-1) - expm1(s) - ...
+def _is_const_minus_exp(e: sp.Basic) -> bool:
+    if not e.is_Add:
+        return False
+    const, terms = e.as_coeff_Add()
+    return const >= 1 and any(t.as_coeff_Mul()[0] == -1 and isinstance(t.as_coeff_Mul()[1], sp.exp)
+                              for t in sp.Add.make_args(terms))
+
+
+def _const_minus_exp(e: sp.Add) -> sp.Expr:
+    const, terms = e.as_coeff_Add()
+    out = []
+    for t in sp.Add.make_args(terms):
+        c, r = t.as_coeff_Mul()
+        if c == -1 and isinstance(r, sp.exp) and const >= 1:
+            const -= 1
+            out.append(-expm1(r.args[0]))
+        else:
+            out.append(t)
+    return sp.Add(const, *out)
+
+
+def _one_minus_exp(expr: sp.Basic) -> sp.Basic:
+    return expr.replace(_is_const_minus_exp, _const_minus_exp)
+
+
+# ---------------------------------------------------------------- log(1 + x) -> log1p(x)
+def _log1p(expr: sp.Basic) -> sp.Basic:
+    """log(1 + x) -> log1p(x) when the argument's constant term is exactly 1 (no log expansion)."""
+    def match(e):
+        return isinstance(e, sp.log) and e.args[0].is_Add and e.args[0].as_coeff_Add()[0] == 1
+
+    return expr.replace(match, lambda e: log1p(e.args[0].as_coeff_Add()[1]))
+
+
+# ---------------------------------------------------------------- ceiling(c * Min(...)) -> ceiling(Min(c * ...))
+def _ceil_simplify(expr: sp.Basic) -> sp.Basic:
+    """Distribute a positive factor into Min/Max inside ceiling/floor so exact integers stay exact.
+
+    E.g. ``ceiling(Min(T eps, X) / eps) -> ceiling(Min(T, X / eps))``: ``T*eps/eps`` rounded in
+    float64 can exceed ``T`` by one ulp and bump the ceiling by 1; symbolically it is ``T``.
+    """
+    def distribute(arg):
+        if not arg.is_Mul:
+            return arg
+        mm = [f for f in arg.args if isinstance(f, (sp.Min, sp.Max))]
+        if len(mm) != 1:
+            return arg
+        c = sp.Mul(*[f for f in arg.args if f is not mm[0]])
+        if c.is_positive is not True:
+            return arg
+        return type(mm[0])(*[sp.expand(c * a, deep=False, power_exp=False, log=False) for a in mm[0].args])
+
+    return expr.replace(lambda e: isinstance(e, (sp.ceiling, sp.floor)) and e.args[0].is_Mul,
+                        lambda e: e.func(distribute(e.args[0])))
+
+
+# ---------------------------------------------------------------- log(1 - e^x)
+def _log1mexp(expr: sp.Basic) -> sp.Basic:
+    def neg_exp_arg(a):
+        c, r = a.as_coeff_Mul()
+        return r.args[0] if c == -1 and isinstance(r, sp.exp) else None
+
+    def neg_expm1_arg(a):
+        c, r = a.as_coeff_Mul()
+        return r.args[0] if c == -1 and isinstance(r, expm1) else None
+
+    expr = expr.replace(lambda e: isinstance(e, log1p) and neg_exp_arg(e.args[0]) is not None,
+                        lambda e: log1mexp(neg_exp_arg(e.args[0])))
+    return expr.replace(lambda e: isinstance(e, sp.log) and neg_expm1_arg(e.args[0]) is not None,
+                        lambda e: log1mexp(neg_expm1_arg(e.args[0])))
+
+
+# ---------------------------------------------------------------- expm1(x)/(exp(x)+1) -> tanh(x/2)
+def _tanh_half(expr: sp.Basic) -> sp.Basic:
+    """``expm1(x) / (exp(x) + 1) -> tanh(x / 2)`` (one transcendental call, no overflow of e^x)."""
+    def match(e):
+        if not e.is_Mul:
+            return False
+        em = [f for f in e.args if isinstance(f, expm1)]
+        dn = [f for f in e.args if f.is_Pow and f.exp == -1 and f.base.is_Add]
+        return any(sp.expand(f.base - sp.exp(g.args[0]) - 1) == 0 for g in em for f in dn)
+
+    def repl(e):
+        for g in (f for f in e.args if isinstance(f, expm1)):
+            for f in (f for f in e.args if f.is_Pow and f.exp == -1 and f.base.is_Add):
+                if sp.expand(f.base - sp.exp(g.args[0]) - 1) == 0:
+                    rest = [h for h in e.args if h is not g and h is not f]
+                    return sp.Mul(*rest) * sp.tanh(g.args[0] / 2)
+        return e
+
+    return expr.replace(match, repl)
+
+
 RULES: tuple[Rule, ...] = (
+    Rule("ceil_simplify", _ceil_simplify, priority=120, doc="exact integers stay exact inside ceiling/floor"),
+    Rule("erfcx", _erfcx_rule, priority=110, doc="exp(z**2) erfc(z) -> erfcx(z)"),
     Rule("erf_to_ndtr", _erf_to_ndtr, priority=100, doc="Gaussian CDF via ndtr; 1 - Phi(x) -> Phi(-x)"),
     Rule("erfinv_to_ndtri", _erfinv_to_ndtri, priority=95, doc="erfinv via ndtri; ndtri(1 - x) -> -ndtri(x)"),
     Rule("gauss_diff", _gauss_diff, priority=90, doc="Phi(a) - e^c Phi(b) through erfcx, exponents simplified"),
@@ -244,8 +444,14 @@ RULES: tuple[Rule, ...] = (
     Rule("one_minus_prod", _one_minus_prod_rule, priority=75, doc="1 - prod(1 - a_i) -> -expm1(sum log1p(-a_i))"),
     Rule("pow_log1p", _pow_log1p, priority=70, where="1 + x > 0 (stated by the hypotheses)",
          doc="(1 + x)**k -> exp(k log1p(x))"),
+    Rule("logspace_product", _logspace_product, priority=68, where="bases > 0 (stated by the hypotheses)",
+         doc="prod b_i**e_i * exp(a) -> exp(sum e_i log b_i + a)"),
+    Rule("one_minus_exp", _one_minus_exp, priority=66, doc="k - exp(s) -> (k - 1) - expm1(s)"),
+    Rule("factor_expm1", _factor_expm1, priority=64, doc="c exp(A) - c -> c expm1(A) (log arguments expanded first)"),
     Rule("expm1", expm1_opt, priority=60, doc="exp(x) - 1 -> expm1(x)"),
-    Rule("log1p", log1p_opt, priority=50, doc="log(1 + x) -> log1p(x)"),
+    Rule("tanh_half", _tanh_half, priority=55, doc="expm1(x)/(exp(x) + 1) -> tanh(x/2)"),
+    Rule("log1p", _log1p, priority=50, doc="log(1 + x) -> log1p(x)"),
+    Rule("log1mexp", _log1mexp, priority=45, doc="log1p(-exp(x)), log(-expm1(x)) -> log1mexp(x)"),
     Rule("logaddexp", logaddexp_opt, priority=40, doc="log(exp(a) + exp(b)) -> logaddexp(a, b)"),
 )
 

@@ -11,9 +11,12 @@ import math
 
 import torch
 
-__all__ = ["torch_args", "torch_gauss_diff", "torch_gamma"]
+__all__ = ["torch_args", "torch_gauss_diff", "torch_gamma", "torch_ndtr", "torch_log1mexp", "torch_expm1"]
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
+#: below this ``a`` the erfcx form is used (Phi(a) < 3e-7: tails, underflow, overflow of e^c);
+#: above it the direct difference is as well conditioned and 4x cheaper (erfcx is slow)
+_TAIL = -5.0
 
 
 def torch_args(*xs):
@@ -38,7 +41,7 @@ def torch_args(*xs):
 def torch_gauss_diff(a, b, d):
     r""":math:`\Phi(a) - e^{d + (b^2-a^2)/2}\Phi(b)`; same two-branch formula as the numpy kernel."""
     a, b, d = torch.broadcast_tensors(*torch_args(a, b, d))
-    tail = a <= 0.0
+    tail = a <= _TAIL
     zero = torch.zeros_like(a)
     one = torch.ones_like(a)
     at = torch.where(tail, a, zero)
@@ -50,7 +53,7 @@ def torch_gauss_diff(a, b, d):
     ad = torch.where(tail, one, a)
     bd = torch.where(tail, one, b)
     dd = torch.where(tail, zero, d)
-    d_val = torch.special.ndtr(ad) - torch.exp(dd + 0.5 * (bd - ad) * (bd + ad)) * torch.special.ndtr(bd)
+    d_val = torch_ndtr(ad) - torch.exp(dd + 0.5 * (bd - ad) * (bd + ad)) * torch_ndtr(bd)
     return torch.where(tail, t_val, d_val)
 
 
@@ -60,3 +63,31 @@ def torch_gamma(x):
     neg_odd = (x < 0) & (torch.remainder(torch.ceil(-x), 2.0) == 1.0)
     sign = torch.where(neg_odd, -torch.ones_like(x), torch.ones_like(x))
     return sign * torch.exp(torch.lgamma(x))
+
+
+def torch_ndtr(x):
+    r""":math:`\Phi(x) = \tfrac12\operatorname{erfc}(-x/\sqrt2)` (``torch.special.ndtr`` loses the lower tail)."""
+    return 0.5 * torch.special.erfc(-x * _INV_SQRT2)
+
+
+_LN2 = math.log(2.0)
+
+
+def torch_log1mexp(x):
+    r""":math:`\log(1 - e^x)`, :math:`x \le 0` [Maechler 2012]; each branch sees only its own inputs."""
+    near = x > -_LN2
+    xn = torch.where(near, x, torch.full_like(x, -1.0))
+    xf = torch.where(near, torch.full_like(x, -1.0), x)
+    return torch.where(near, torch.log(-torch.expm1(xn)), torch.log1p(-torch.exp(xf)))
+
+
+def torch_expm1(x):
+    r""":math:`e^x - 1` whose gradient stays accurate for :math:`x \ll 0`.
+
+    ``torch.expm1``'s backward is ``(expm1(x) + 1) * grad``, which is 0 once ``expm1(x)`` rounds
+    to -1 (x < -37); below -1 ``exp(x) - 1`` has no cancellation and differentiates to ``exp(x)``.
+    """
+    low = x < -1.0
+    xl = torch.where(low, x, torch.full_like(x, -2.0))
+    xh = torch.where(low, torch.zeros_like(x), x)
+    return torch.where(low, torch.exp(xl) - 1.0, torch.expm1(xh))

@@ -77,7 +77,7 @@ THEOREMS = [
         lhs=term,
         rhs=j * sp.log(1 - q) + (alpha - j) * sp.log(q)
         + ((alpha - j) ** 2 - (alpha - j)) / (2 * sigma**2)
-        + sp.log(_half_erfc((j - sp.Rational(1, 2) - sigma**2 * sp.log(1 / q - 1)) / sigma)),
+        + sp.log(_half_erfc((alpha - j - sp.Rational(1, 2) - sigma**2 * sp.log(1 / q - 1)) / sigma)),
         hypotheses=[alpha > 1, j >= 0, q > 0, q < 1, sigma > 0],
         domain={alpha: (sp.Rational(11, 10), sp.Rational(19, 10)), j: (0, 1), q: (sp.Rational(1, 10**4), sp.Rational(1, 2)), sigma: (sp.Rational(3, 10), 20)},
         quantity="A_2 = sum_i binomial(alpha, i) exp(a_i); eps_alpha = log(A_1 + A_2)/(alpha - 1)",

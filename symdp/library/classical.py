@@ -45,11 +45,6 @@ i_ = sp.Idx("i")
 eps_seq = sp.IndexedBase("epsilon_seq", positive=True)
 
 
-def kl_tanh(e: sp.Expr) -> sp.Expr:
-    r"""``e (e^e - 1)/(e^e + 1)`` (= ``e tanh(e/2)``), the per-step drift of the composition bounds."""
-    return e * (sp.exp(e) - 1) / (sp.exp(e) + 1)
-
-
 _DP_HYPS = [_pos(eps), _pos(delta), delta < 1]
 _BOX_DELTA = (sp.Float("1e-12"), sp.Float("1e-2"))
 

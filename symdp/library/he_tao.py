@@ -74,7 +74,6 @@ w_exp = sp.Symbol("w", positive=True)
 #: discrete distributions for the KL definition
 n_atoms = sp.Symbol("n_atoms", positive=True, integer=True)
 i_ = sp.Idx("i")
-j_ = sp.Idx("j")
 P_seq = sp.IndexedBase("P_seq", positive=True)
 Q_seq = sp.IndexedBase("Q_seq", positive=True)
 #: heterogeneous per-step parameters
@@ -1075,6 +1074,51 @@ _COMPARISONS = [
         quantity="composed delta at eps' = eps'_3, T identical steps (smaller is tighter)",
         notes="'for the case eps' = eps'_3, delta' is strictly tighter than that in Theorem 4'. Reduces to delta'' < delta~.",
         tags=("comparison", "composition"),
+    ),
+]
+
+_EPS_B_SMALL = _R(17, 10) * eps  # privacy of Lemma 1's B, eps < 1/5
+_EPS_B_LARGE = eps - sp.log(_R(9, 10))  # privacy of Lemma 1's B, eps >= 1/5
+_COMPARISONS += [
+    theorem(
+        "he2021uai.cmp_lemma1_small_conflicts_thm3",
+        "Proof of Thm 1 (eps < 1/5): Theorem 3 applied to Lemma 1's (1.7 eps, delta)-DP B has a threshold at most eq. (5)'s",
+        Kind.COMPARISON,
+        src(HE_UAI, "Sec. 3.1.1, Stage 3 ('eq. (5) or eq. (6) in Lemma 1 will conflict with Theorem 3')"),
+        lhs=THM3_UAI_A_SMALL.subs(eps, _EPS_B_SMALL).subs(k_sets, LEMMA1_UAI_K_SMALL),
+        relation="<=",
+        rhs=LEMMA1_UAI_A_SMALL.subs(k_sets, LEMMA1_UAI_K_SMALL),
+        hypotheses=[*_DP_HYPS, eps < _R(1, 5)],
+        domain={eps: (_R(1, 1000), _R(1, 5)), delta: _BOX_DELTA},
+        refs=("he2021uai.thm3_small_eps", "he2021uai.lemma1_small_eps"),
+        quantity="event thresholds: Theorem 3 (small branch, at eps_B = 1.7 eps) vs Lemma 1 eq. (5)",
+        notes=(
+            "The conflict needs (i) this threshold inequality, (ii) Theorem 3's probability 85 eps_B/127 = "
+            "85 (1.7 eps)/127 >= Lemma 1's 85 eps/127, (iii) eps_B = 1.7 eps <= 17/50 (true for eps <= 1/5) and "
+            "(iv) Lemma 1's k <= eps_B/(1.7 e^{-1.7 eps_B} delta). The entry encodes (i); the test checks (ii)-(iv)."
+        ),
+        tags=("comparison", "generalization", "proof-step"),
+    ),
+    theorem(
+        "he2021uai.cmp_lemma1_large_in_thm3_branch",
+        "Proof of Thm 1 (eps >= 1/5): Lemma 1's (eps - ln 0.9, delta)-DP B lies in Theorem 3's eps > 17/50 branch",
+        Kind.COMPARISON,
+        src(HE_UAI, "Sec. 3.1.1, Stage 3 ('eq. (5) or eq. (6) in Lemma 1 will conflict with Theorem 3')"),
+        lhs=_R(17, 50),
+        relation="<",
+        rhs=_EPS_B_LARGE,
+        hypotheses=[_pos(eps), eps >= _R(1, 5)],
+        domain={eps: (_R(1, 5), 20)},
+        refs=("he2021uai.thm3_large_eps", "he2021uai.lemma1_large_eps"),
+        quantity="privacy parameter eps_B = eps - ln 0.9 of Lemma 1's B vs Theorem 3's branch point 17/50",
+        notes=(
+            "With eps_B = eps + ln(10/9), Theorem 3's large branch reproduces eq. (6) exactly (same k, threshold "
+            "0.9 k e^-eps delta + 1.1 (1 - 0.9 e^-eps), probability (1 - 0.9 e^-eps)/219), which gives the "
+            "conflict. The branch needs eps_B > 17/50, i.e. eps > 17/50 - ln(10/9) ~ 0.2346, so for "
+            "1/5 <= eps <= 0.2346 the stated argument does not apply (there Theorem 3's small branch gives a "
+            "larger threshold, no conflict). Derived from the text's proof sketch, not printed."
+        ),
+        tags=("comparison", "generalization", "proof-step"),
     ),
 ]
 

@@ -34,20 +34,22 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..symbols import N, T, delta, delta_p, delta_t, eps, eps_p, k, m, sigma, t
+from ..symbols import N, T, delta, delta_p, delta_t, eps, eps_p, m, sigma, t
 from ..theorem import Expansion, Kind, Property, theorem
 from ._sources import HE_LONG, src
 
 # ---------------------------------------------------------------------------
 # module-local symbols (quantities that appear in this source only)
 # ---------------------------------------------------------------------------
-GEN_ABS = sp.Symbol("GenAbs", nonnegative=True)  # |R_S(A(S)) - R(A(S))|
-GEN_AVG = sp.Symbol("GenAvg", real=True)  # on-average multi-database generalization gap
-GEN_MULTI = sp.Symbol("GenMulti", real=True)  # R_{S_i}(h) - R(h) of a multi-database algorithm
+# Same names and assumptions as in he_tao.py (SymPy symbols are equal by name and assumptions), so that
+# entries of both versions chain by substitution.
+GEN = sp.Symbol("Gen", real=True)  # Gen_{S,A(S)} = R(A(S)) - R_S(A(S))
+GEN_ABS = sp.Abs(GEN)
 P_FAIL = sp.Symbol("P_fail", nonnegative=True)  # failure probability b of a high-probability bound
+P_SUCC = sp.Symbol("P_succ", nonnegative=True)  # probability of the event of a multi-database bound
+k = sp.Symbol("k", positive=True, integer=True)  # number of databases of a multi-database algorithm
+GEN_AVG = sp.Symbol("GenAvg", real=True)  # E[R_{S_i}(h)] - E[R(h)] (one-sided, Cor 1)
 P_TAIL = sp.Symbol("P_tail", nonnegative=True)  # a tail probability
-P_SUCC = sp.Symbol("P_succ", nonnegative=True)  # a success probability
-N_MIN = sp.Symbol("N_min", positive=True)  # smallest admissible sample size
 R_EMP = sp.Symbol("R_emp", nonnegative=True)  # empirical risk
 EPS_STEP = sp.Symbol("epsilon_step", positive=True)  # epsilon of one iteration
 EPS_TILDE = sp.Symbol("epsilontilde", positive=True)  # eps~ of Thm 7 / Thm 8
@@ -59,6 +61,9 @@ s_acc = sp.Symbol("s", positive=True)  # accuracy of Definition 6
 t_conf = sp.Symbol("t_conf", positive=True)  # confidence parameter of Definition 6
 c_prod = sp.Symbol("c", positive=True)  # Lemma 6: prod alpha_i = c
 i_idx = sp.Symbol("i", positive=True, integer=True)
+j_idx = sp.Symbol("j", positive=True, integer=True)
+ell = sp.IndexedBase("ell", real=True)  # losses l(A(S), z_i)
+V_HAT = sp.Symbol("Vhat", nonnegative=True)  # same symbol as classical.py
 alpha_i = sp.IndexedBase("alpha")
 A_i = sp.IndexedBase("A")
 c_i = sp.IndexedBase("c")
@@ -77,14 +82,21 @@ def _tanh_form(x: sp.Expr) -> sp.Expr:
 #: 001 Thm 1: |R_S - R| < a with probability > 1 - b
 THM1_LONG_A = 9 * eps
 THM1_LONG_B = sp.exp(-eps) * delta / eps * sp.log(2 / eps)
-#: 001 Thm 1 / Lemma 4 sample size: N >= (2/eps^2) ln(16/(e^{-eps} delta))
-THM1_LONG_N_MIN = 2 / eps**2 * sp.log(16 / (sp.exp(-eps) * delta))
+#: 001 Thm 1 / Lemma 4 sample size: N >= (2/eps^2) ln(16/(e^{-eps} delta)), stored as the identical
+#: (2/eps^2)(eps + ln(16/delta)) so that kernels do not overflow e^{eps} (THM1_LONG_N_MIN_PRINTED is the text's form)
+THM1_LONG_N_MIN_PRINTED = 2 / eps**2 * sp.log(16 / (sp.exp(-eps) * delta))
+THM1_LONG_N_MIN = 2 / eps**2 * (eps + sp.log(16 / delta))
 THM1_LONG_N_CONDITION = N >= THM1_LONG_N_MIN
 #: 001 introduction and Sec. 4.1.2: the b it claims ("to 2 e^{-eps} delta / eps log(2/eps)")
 INTRO_LONG_B = 2 * sp.exp(-eps) * delta / eps * sp.log(2 / eps)
-#: Nissim and Stemmer 2015 as quoted by 001 (Sec. 4.1.2)
-NS_A = 13 * eps
-NS_B = 2 * delta / eps * sp.log(2 / eps)
+#: Nissim and Stemmer 2015 as quoted by 001 (Sec. 4.1.2); one copy lives in classical.py
+_NS_FALLBACK = {"NS2015_A": 13 * eps, "NS2015_B": 2 * delta / eps * sp.log(2 / eps), "NS2015_ON_AVERAGE": k * delta + 2 * eps}
+try:  # pragma: no cover - depends on the other module
+    from . import classical as _cl
+
+    NS_A, NS_B, NS_ONAVG = (getattr(_cl, name, default) for name, default in _NS_FALLBACK.items())
+except ImportError:  # pragma: no cover
+    NS_A, NS_B, NS_ONAVG = _NS_FALLBACK.values()
 
 # ---------------------------------------------------------------------------
 # 000 (UAI) constants for the consistency comparisons: taken from he_tao.py when
@@ -104,14 +116,23 @@ try:  # pragma: no cover - depends on the other module's progress
     from . import he_tao as _uai
 
     UAI = {name: getattr(_uai, name, default) for name, default in _UAI_FALLBACK.items()}
-    _UAI_N = getattr(_uai, "THM1_UAI_N_CONDITION", None)
+    _UAI_LEMMA1_N = getattr(_uai, "LEMMA1_UAI_N_CONDITION", None)
+    _UAI_THM7_EPS_TILDE = getattr(_uai, "THM7_UAI_EPS_TILDE", None)
 except ImportError:  # pragma: no cover
     UAI = dict(_UAI_FALLBACK)
-    _UAI_N = None
-UAI_FROM_HE_TAO = {name: UAI[name] is not _UAI_FALLBACK[name] for name in _UAI_FALLBACK}
-#: 000 Lemma 1 first sample-size term, N >= 2/(0.077 eps^2) ln(43/(254 e^{-1.7 eps} delta))
-UAI_LEMMA1_N_FIRST = (
-    2 / (sp.Rational(77, 1000) * eps**2) * sp.log(sp.Rational(43, 254) / (sp.exp(-sp.Rational(17, 10) * eps) * delta))
+    _UAI_LEMMA1_N = _UAI_THM7_EPS_TILDE = None
+#: which 000 constants were found in he_tao.py (the others are the local re-derivations above)
+UAI_FROM_HE_TAO = {name: hasattr(_uai, name) for name in _UAI_FALLBACK} if "_uai" in globals() else {}
+#: 000 Lemma 1 sample size (the explicit form of 000 Thm 1's condition with constants c1..c7)
+UAI_LEMMA1_N = (
+    _UAI_LEMMA1_N
+    if _UAI_LEMMA1_N is not None
+    else sp.Max(
+        2 / (sp.Rational(77, 1000) * eps**2) * sp.log(sp.Rational(43, 254) / (sp.exp(-sp.Rational(17, 10) * eps) * delta)),
+        200
+        / (sp.log(sp.Rational(9, 10)) * (1 - sp.Rational(9, 10) * sp.exp(-eps)))
+        * sp.log(9 * sp.exp(-eps) * delta / 48180),
+    )
 )
 
 # ---------------------------------------------------------------------------
@@ -119,10 +140,12 @@ UAI_LEMMA1_N_FIRST = (
 # ---------------------------------------------------------------------------
 THM2_BOUND = sp.exp(-eps) * k * delta + 1 - sp.exp(-eps)  # common to 000 and 001 (he2021.*)
 COR1_LONG_BOUND = sp.exp(-eps) * k * delta + eps
-NS_ONAVG = k * delta + 2 * eps  # Nissim-Stemmer on-average bound as quoted
+#: 001 Thm 3: P[R_{S_i}(h) <= R(h) + a] >= eps with a = k e^{-eps} delta + 3 eps
 THM3_LONG_A = k * sp.exp(-eps) * delta + 3 * eps
-#: Lemma 4: k = ceil(eps / (e^{-eps} delta))
+THM3_LONG_P = eps
+#: Lemma 4: k = ceil(eps / (e^{-eps} delta)); the threshold of eq. (4) at that k
 LEMMA4_K = sp.ceiling(eps / (sp.exp(-eps) * delta))
+LEMMA4_THRESHOLD = THM3_LONG_A.subs(k, LEMMA4_K)
 
 # ---------------------------------------------------------------------------
 # Corollary 3 (Composition Theorem III, long form: eps' = eps'_3)
@@ -148,6 +171,7 @@ def _cor2_delta(e_step: sp.Expr, d_step: sp.Expr, epsp: sp.Expr, tail: sp.Expr) 
 
 
 COR3_LONG_DELTA_PP = _delta_pp(eps, COR3_LONG_EPS)
+#: the printed (eps, delta) form; equals he2021uai.cor2_delta_at_eps3 (kept for tests and chaining)
 COR3_LONG_DELTA = _cor2_delta(eps, delta, COR3_LONG_EPS, COR3_LONG_DELTA_PP)
 #: Appendix B.5: the Azuma delta it compares with (printed without the factor eps in the centre)
 B5_AZUMA_DELTA = sp.exp(-((eps_p - T * _tanh_form(eps)) ** 2) / (2 * T * eps**2))
@@ -247,6 +271,7 @@ THEOREMS = [
         rhs=THM1_LONG_B,
         hypotheses=[*_EPS_DELTA, THM1_LONG_N_CONDITION],
         domain={eps: (sp.Rational(1, 10**4), 5), delta: (sp.Rational(1, 10**10), sp.Rational(1, 2)), N: (1, 10**9)},
+        relation="<",
         quantity="P[|R_S(A(S)) - R(A(S))| >= 9 eps] for (eps, delta)-DP A",
         premises=(Property("DP", (eps, delta)),),
         conclusion=Property("generalization", (THM1_LONG_A, THM1_LONG_B)),
@@ -254,15 +279,16 @@ THEOREMS = [
         tags=("generalization", "differs-from-uai"),
     ),
     theorem(
-        "he2021long.thm1_n_min",
+        "he2021long.thm1_n_condition",
         "Sample-size condition of Thm 1 / Lemma 4 (long version)",
-        Kind.DEFINITION,
+        Kind.BOUND,
         src(HE_LONG, "Thm 1; Lemma 4"),
-        lhs=N_MIN,
+        lhs=N,
+        relation=">=",
         rhs=THM1_LONG_N_MIN,
         hypotheses=_EPS_DELTA,
         domain={eps: (sp.Rational(1, 10**4), 1), delta: (sp.Rational(1, 10**10), sp.Rational(1, 2))},
-        quantity="smallest N admitted by Thm 1: N >= (2/eps^2) ln(16/(e^{-eps} delta))",
+        quantity="training sample size N required by Thm 1 (long): N >= (2/eps^2) ln(16/(e^{-eps} delta))",
         notes=(
             "Appendix A.2 uses it in the Hoeffding step (eq. 18): with k = eps e^{eps}/delta databases, "
             "k * 2 exp(-N eps^2/2) <= eps/8 exactly when N >= (2/eps^2) ln(16 e^{eps}/delta)."
@@ -278,7 +304,7 @@ THEOREMS = [
         rhs=NS_A,
         hypotheses=[eps > 0],
         domain={eps: (sp.Rational(1, 10**4), 5)},
-        refs=("he2021long.thm1",),
+        refs=("he2021long.thm1", "classical.nissim_stemmer2015_high_prob"),
         quantity="deviation a of the high-probability bound",
         tags=("comparison",),
     ),
@@ -291,7 +317,7 @@ THEOREMS = [
         rhs=NS_B,
         hypotheses=_EPS_DELTA,
         domain={eps: (sp.Rational(1, 10**4), 4), delta: (sp.Rational(1, 10**10), sp.Rational(1, 2))},
-        refs=("he2021long.thm1_b",),
+        refs=("he2021long.thm1_b", "classical.nissim_stemmer2015_high_prob"),
         quantity="failure probability b of the high-probability bound",
         notes=(
             "As printed in the introduction and Sec. 4.1.2, with the factor 2 that Thm 1 itself does not carry "
@@ -299,6 +325,45 @@ THEOREMS = [
             "reverses the inequality."
         ),
         tags=("comparison",),
+    ),
+    theorem(
+        "he2021long.quote_dwork2015_b",
+        "Dwork et al. 2015 as quoted by 001: P[R - R_S < 4 eps] > 1 - 8 delta^eps (failure probability)",
+        Kind.BOUND,
+        src(HE_LONG, "Sec. 4.1.2, comparison of Thm 1", cites="Dwork, Feldman, Hardt, Pitassi, Reingold, Roth 2015"),
+        lhs=P_FAIL,
+        relation="<",
+        rhs=8 * delta**eps,
+        hypotheses=_EPS_DELTA,
+        domain={eps: (sp.Rational(1, 1000), 1), delta: (sp.Rational(1, 10**10), sp.Rational(1, 2))},
+        quantity="P[R(A(S)) - R_S(A(S)) >= 4 eps] for (eps, delta)-DP A",
+        premises=(Property("DP", (eps, delta)),),
+        conclusion=Property("generalization", (4 * eps, 8 * delta**eps)),
+        refs=("classical.dwork2015_high_prob",),
+        notes=(
+            "001 prints '1 - 8 delta^eps' where 000 prints '1 - 8 delta eps' (classical.dwork2015_high_prob); both "
+            "look like conversion damage. As printed, 8 delta^eps >= 1 for small eps (vacuous): e.g. eps = 0.01, "
+            "delta = 1e-5 gives 8 * 0.891."
+        ),
+        tags=("quoted", "differs-from-uai"),
+    ),
+    theorem(
+        "he2021long.def_empirical_variance",
+        "Empirical variance of the loss as defined in 001 (for Oneto et al.'s bound)",
+        Kind.DEFINITION,
+        src(HE_LONG, "Sec. 4.1.2, comparison of Thm 1", cites="Oneto, Ridella, Anguita 2017"),
+        lhs=V_HAT,
+        rhs=sp.Sum(
+            (ell[i_idx] - ell[j_idx]) ** 2, (i_idx, 1, N), (j_idx, 1, N)
+        ) / (2 * N * (N - 1)),
+        hypotheses=[N >= 2],
+        quantity="V_S(A(S)) = 1/(2N(N-1)) sum_{i != j} (l(A(S), z_i) - l(A(S), z_j))^2",
+        refs=("classical.oneto2017_empirical_variance",),
+        notes=(
+            "001 writes the sum over i != j; the i = j terms vanish, so the full double sum is encoded. It equals "
+            "the unbiased sample variance of the losses. 000 writes V_S = Cov_{z ~ S}(l(A(S), z)) instead."
+        ),
+        tags=("definition", "differs-from-uai"),
     ),
     theorem(
         "he2021long.consistency_thm1_b_intro",
@@ -337,7 +402,7 @@ THEOREMS = [
         rhs=UAI["THM1_UAI_B_SMALL"],
         hypotheses=[*_EPS_DELTA, eps <= sp.Rational(1, 5)],
         domain=_D_EPS_SMALL,
-        refs=("he2021long.thm1_b", "he2021uai.thm1_small_eps"),
+        refs=("he2021long.thm1_b", "he2021uai.thm1_small_eps_failure"),
         notes="Holds iff 2 e^{-0.7 eps} >= 1, i.e. eps <= ln 2 / 0.7, which covers eps <= 1/5.",
         tags=("consistency",),
     ),
@@ -362,26 +427,25 @@ THEOREMS = [
         rhs=UAI["THM1_UAI_B_LARGE"],
         hypotheses=[*_EPS_DELTA, eps > sp.Rational(1, 5)],
         domain={eps: (sp.Rational(1, 5), 20), delta: (sp.Rational(1, 10**10), sp.Rational(1, 2))},
-        refs=("he2021long.thm1_b", "he2021uai.thm1_large_eps"),
+        refs=("he2021long.thm1_b", "he2021uai.thm1_large_eps_failure"),
         notes="The long b turns negative for eps > 2 (see he2021long.thm1).",
         tags=("consistency",),
     ),
     theorem(
         "he2021long.consistency_thm1_n",
-        "Thm 1 sample size: long (2/eps^2) ln(16 e^eps/delta) vs the first term of UAI Lemma 1",
+        "Thm 1 sample size: long (2/eps^2) ln(16 e^eps/delta) vs the explicit UAI condition of 000 Lemma 1",
         Kind.COMPARISON,
         src(HE_LONG, "Thm 1 vs 000 Lemma 1"),
         lhs=THM1_LONG_N_MIN,
-        rhs=UAI_LEMMA1_N_FIRST,
+        rhs=UAI_LEMMA1_N,
         hypotheses=[*_EPS_DELTA, eps <= sp.Rational(1, 5)],
         domain=_D_EPS_SMALL,
-        refs=("he2021long.thm1_n_min", "he2021uai.thm1_small_eps"),
+        refs=("he2021long.thm1_n_condition", "he2021uai.lemma1_n_condition"),
         notes=(
-            "000 Thm 1 states its N-condition with unnamed constants c1..c7; its Lemma 1 gives "
-            "N >= max{2/(0.077 eps^2) ln(43/(254 e^{-1.7 eps} delta)), ...}; the first term is compared here "
-            "(re-derived from 000 Lemma 1"
-            + ("; he_tao.THM1_UAI_N_CONDITION exists" if _UAI_N is not None else "")
-            + "). The claim 'long needs fewer samples' fails when delta is near 1 (the UAI log turns negative)."
+            "000 Thm 1 states its N-condition with unnamed constants c1..c7 (he2021uai.thm1_n_condition); its "
+            "Lemma 1 makes them explicit, N >= max{2/(0.077 eps^2) ln(43/(254 e^{-1.7 eps} delta)), "
+            "200/(ln 0.9 (1 - 0.9 e^{-eps})) ln(9 e^{-eps} delta/48180)}. Claim checked: the long version needs "
+            "no more samples than the UAI one."
         ),
         tags=("consistency",),
     ),
@@ -395,7 +459,7 @@ THEOREMS = [
         rhs=NS_ONAVG,
         hypotheses=[*_EPS_DELTA, k >= 1],
         domain={eps: (sp.Rational(1, 10**4), 5), delta: (sp.Rational(1, 10**10), sp.Rational(1, 2)), k: (1, 10**6)},
-        refs=("he2021.thm2",),
+        refs=("he2021.thm2", "classical.nissim_stemmer2015_on_average", "he2021uai.cmp_thm2_vs_nissim_stemmer"),
         quantity="on-average multi-database generalization gap",
         notes=(
             "Read as: e^eps * (e^{-eps} k delta + 1 - e^{-eps}) <= k delta + 2 eps. The k delta terms differ by "
@@ -435,14 +499,17 @@ THEOREMS = [
         "High-probability multi-database bound (long version): threshold k e^{-eps} delta + 3 eps",
         Kind.BOUND,
         src(HE_LONG, "Thm 3, eq. (2)"),
-        lhs=GEN_MULTI,
-        rhs=THM3_LONG_A,
+        lhs=P_SUCC,
+        relation=">=",
+        rhs=THM3_LONG_P,
         hypotheses=[*_EPS_DELTA, k >= 1],
         domain={eps: (sp.Rational(1, 10**4), 1), delta: (sp.Rational(1, 10**10), sp.Rational(1, 2)), k: (1, 10**6)},
-        quantity="R_{S_i}(h) - R(h) of an (eps, delta)-DP multi-database algorithm; holds with probability >= eps",
+        quantity="P(R_{S_i}(h) <= R(h) + k e^{-eps} delta + 3 eps) for an (eps, delta)-DP multi-database algorithm",
         premises=(Property("DP", (eps, delta), "A~"),),
         conclusion=Property("generalization", (THM3_LONG_A, 1 - eps), "A~"),
+        refs=("he2021uai.thm3_small_eps", "he2021uai.thm3_large_eps"),
         notes=(
+            "The event's threshold is THM3_LONG_A. "
             "Printed: P[R_{S_i}(h) <= R(h) + k e^{-eps} delta + 3 eps] >= eps (a lower bound eps on the probability, "
             "used against Lemma 4's '< eps'). No condition on k (000 Thm 3 has k <= eps/(1.7 e^{-1.7 eps} delta) and "
             "other constants). The proof's display 'P <= (alpha - (e^{-eps} k delta + eps))/(1 + alpha) <= eps' has "
@@ -482,17 +549,16 @@ THEOREMS = [
         "Lemma 4: a violation of Thm 1 yields a (2 eps, delta)-DP multi-database algorithm violating Thm 3",
         Kind.BOUND,
         src(HE_LONG, "Lemma 4, eqs. (3)-(4)"),
-        lhs=GEN_MULTI,
-        rhs=THM3_LONG_A.subs(k, LEMMA4_K),
-        hypotheses=[*_EPS_DELTA, THM1_LONG_N_CONDITION],
+        lhs=P_SUCC,
+        relation="<",
+        rhs=eps,
+        hypotheses=[*_EPS_DELTA, THM1_LONG_N_CONDITION, sp.Eq(k, LEMMA4_K)],
         domain={
             eps: (sp.Rational(1, 10**4), sp.Rational(1, 5)),
             delta: (sp.Rational(1, 10**10), sp.Rational(1, 2)),
             N: (1, 10**9),
         },
-        quantity=(
-            "threshold of eq. (4): P[R_{S_i}(h_B) <= R(h_B) + k e^{-eps} delta + 3 eps] < eps for the constructed B"
-        ),
+        quantity="P(R_{S_i}(h_B) <= R(h_B) + k e^{-eps} delta + 3 eps) for the constructed B (eq. 4)",
         premises=(
             Property("DP", (eps, delta), "A"),
             Property(
@@ -502,8 +568,9 @@ THEOREMS = [
             ),
         ),
         conclusion=Property("DP", (2 * eps, delta), "B"),
+        refs=("he2021long.thm3", "he2021uai.lemma1_small_eps"),
         notes=(
-            "Premise (3): P[R_S(A(S)) <= e^{-eps} k delta + 8 eps + R(A(S))] < 1 - (e^{-eps} delta/eps) ln(2/eps). "
+            "The event's threshold is LEMMA4_THRESHOLD (about 4 eps). Premise (3): P[R_S(A(S)) <= e^{-eps} k delta + 8 eps + R(A(S))] < 1 - (e^{-eps} delta/eps) ln(2/eps). "
             "Conclusion: B is (2 eps, delta)-DP and eq. (4) holds with probability < eps, contradicting eq. (2) of "
             "Thm 3. Suspicions: the premise uses 8 eps and a one-sided event while Thm 1 states |.| < 9 eps; eq. (2) "
             "applied to a (2 eps, delta)-DP B gives threshold k e^{-2 eps} delta + 6 eps with probability >= 2 eps, "
@@ -595,48 +662,27 @@ THEOREMS = [
     ),
     # ---- Corollary 3 (Composition Theorem III, long form) --------------------
     theorem(
-        "he2021long.cor3_eps",
-        "Composition Theorem III (long): eps' = T eps (e^eps - 1)/(e^eps + 1) + sqrt(2 log(1/delta~) T eps^2)",
-        Kind.BOUND,
-        src(HE_LONG, "Cor 3"),
-        lhs=eps_p,
-        rhs=COR3_LONG_EPS,
-        hypotheses=[*_EPS_DELTA, delta_t > 0, delta_t < 1],
-        domain={
-            eps: (sp.Rational(1, 100), 1),
-            delta: (sp.Rational(1, 10**10), sp.Rational(1, 10**3)),
-            T: (10, 10**4),
-            delta_t: (sp.Rational(1, 10**10), sp.Rational(1, 100)),
-        },
-        quantity="epsilon' of the T-fold adaptive composition of eps-DP iterators",
-        premises=(Property("DP", (eps, delta), "M_i"),),
-        conclusion=Property("DP", (COR3_LONG_EPS, COR3_LONG_DELTA)),
-        notes="000 Cor 2 takes eps' = min{eps'_1, eps'_2, eps'_3}; 001 Cor 3 fixes eps' = eps'_3.",
-        tags=("composition", "differs-from-uai"),
-    ),
-    theorem(
-        "he2021long.cor3_delta",
-        "Composition Theorem III (long): delta' with delta'' at eps' = eps'_3",
+        "he2021long.cor3_delta_pure",
+        "Composition Theorem III (long) for eps-DP iterators: delta' = delta'' at eps' = eps'_3",
         Kind.BOUND,
         src(HE_LONG, "Cor 3; Appendix B.4 eq. (38)"),
         lhs=delta_p,
-        rhs=COR3_LONG_DELTA,
-        hypotheses=[*_EPS_DELTA, delta_t > 0, delta_t < 1, T * eps > COR3_LONG_EPS],
-        domain={
-            eps: (sp.Rational(1, 100), 1),
-            delta: (sp.Rational(1, 10**10), sp.Rational(1, 10**3)),
-            T: (10, 10**4),
-            delta_t: (sp.Rational(1, 10**10), sp.Rational(1, 100)),
-        },
-        quantity="smallest delta' such that the T-fold composition of (eps, delta)-DP steps is (eps'_3, delta')-DP",
-        premises=(Property("DP", (eps, delta), "M_i"),),
-        conclusion=Property("DP", (COR3_LONG_EPS, COR3_LONG_DELTA)),
+        rhs=COR3_LONG_DELTA_PP,
+        hypotheses=[eps > 0, delta_t > 0, delta_t < 1, T * eps > COR3_LONG_EPS],
+        domain={eps: (sp.Rational(1, 100), 1), T: (10, 10**4), delta_t: (sp.Rational(1, 10**10), sp.Rational(1, 100))},
+        quantity="smallest delta' such that the T-fold composition of eps-DP steps is (eps'_3, delta')-DP",
+        premises=(Property("DP", (eps, sp.Integer(0)), "M_i"),),
+        conclusion=Property("DP", (COR3_LONG_EPS, COR3_LONG_DELTA_PP)),
         oracle="optimal_composition",
+        refs=("he2021uai.cor2_delta_at_eps3", "he2021.thm4_eps3", "he2021uai.cor2_delta_pp"),
         notes=(
-            "Hypotheses say the M_i are eps-DP, yet delta' contains delta (as in 000 Cor 2 with (eps, delta_i)). "
-            "delta'' needs T eps > eps'. Suspicion: B.4 minimises e^{-eps' t - T t eps}((e^{2 t eps + eps} + 1)/"
-            "(1 + e^eps))^T at e^{2 eps t} = e^{-eps}(T eps + eps')/(T eps - eps'); the value there has "
-            "exp(+(eps' + T eps)/2), the printed delta'' exp(-(eps' + T eps)/2): too small by e^{eps' + T eps}."
+            "001 Cor 3 assumes the M_i are eps-DP and fixes eps' = eps'_3 = T eps (e^eps - 1)/(e^eps + 1) + "
+            "sqrt(2 log(1/delta~) T eps^2); its delta' is printed with delta (the (eps, delta) form, identical to "
+            "he2021uai.cor2_delta_at_eps3 and not repeated here). Under its own premise (delta = 0) the two "
+            "Composition-II terms vanish and delta' = delta''. Needs T eps > eps'. Suspicion: B.4 minimises "
+            "e^{-eps' t - T t eps}((e^{2 t eps + eps} + 1)/(1 + e^eps))^T at e^{2 eps t} = e^{-eps}(T eps + eps')/"
+            "(T eps - eps'); the value there carries exp(+(eps' + T eps)/2), the printed delta'' "
+            "exp(-(eps' + T eps)/2), so delta'' is too small by e^{eps' + T eps} and falls below the optimal delta."
         ),
         tags=("composition", "differs-from-uai"),
     ),
@@ -649,7 +695,7 @@ THEOREMS = [
         rhs=B5_AZUMA_DELTA,
         hypotheses=[eps > 0, eps_p < T * eps, eps_p > T * _tanh_form(eps)],
         domain={eps: (sp.Rational(1, 20), 1), T: (10, 1000), eps_p: (1, 100)},
-        refs=("he2021long.cor3_delta",),
+        refs=("he2021long.cor3_delta_pure",),
         notes=(
             "As printed the Azuma centre is T (e^eps - 1)/(e^eps + 1) without the factor eps that the KL mean "
             "eps (e^eps - 1)/(e^eps + 1) carries; B.4 likewise prints 'eps' >= T (e^eps - 1)/(e^eps + 1)'."
@@ -704,6 +750,31 @@ THEOREMS = [
             "2 (tau/N) eps~ bounds it only while e^{eps~} - 1 <= 2 eps~ roughly (eps~ <~ 1.256 for small tau/N)."
         ),
         tags=("sgld", "new-in-long"),
+    ),
+    theorem(
+        "he2021long.consistency_thm7_step",
+        "Per-step epsilon of the sub-sampled Gaussian step: UAI eps~ (D = 2L) vs long 2 (tau/N) eps~",
+        Kind.COMPARISON,
+        src(HE_LONG, "Thm 7 / Appendix C.1 vs 000 Thm 7"),
+        lhs=(_UAI_THM7_EPS_TILDE if _UAI_THM7_EPS_TILDE is not None else sp.log(
+            (N - tau) / N + tau / N * sp.exp(THM7_EPS_TILDE))).subs(sp.Symbol("D", positive=True), 2 * L),
+        rhs=2 * _Q * THM7_EPS_TILDE,
+        hypotheses=[L > 0, sigma > 0, tau >= 1, N > tau, delta > 0, delta < 1],
+        domain={
+            L: (sp.Rational(1, 10), 10),
+            sigma: (sp.Rational(1, 2), 20),
+            tau: (1, 256),
+            N: (1000, 10**6),
+            delta: (sp.Rational(1, 10**10), sp.Rational(1, 10)),
+        },
+        refs=("he2021uai.thm7_eps_tilde", "he2021long.thm7_eps_tilde", "he2021long.thm7_subsampling"),
+        quantity="epsilon of one mini-batch step (sensitivity 2L/tau, noise sigma, tau of N sampled)",
+        notes=(
+            "000 prints eps~ = log((N - tau)/N + (tau/N) exp(x)) with x the 001 eps~ at D = 2L (the tight "
+            "amplification of x); 001 uses 2 (tau/N) x. The long form is the larger (safe) one iff "
+            "e^x - 1 <= 2x roughly, i.e. for x below about 1.256 when tau/N is small."
+        ),
+        tags=("consistency", "sgld"),
     ),
     theorem(
         "he2021long.thm7_eps",
@@ -950,6 +1021,7 @@ __all__ = [
     "THM1_LONG_N_CONDITION",
     "COR3_LONG_EPS",
     "COR3_LONG_DELTA",
+    "COR3_LONG_DELTA_PP",
     "THM7_EPS_TILDE",
     "THM8_EPS_TILDE",
     "THM7_EPS",

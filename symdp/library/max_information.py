@@ -102,7 +102,9 @@ def kl_bernoulli(q: Any, p: Any) -> Any:
     r"""Binary KL divergence ``kl(q || p) = q ln(q/p) + (1-q) ln((1-q)/(1-p))`` (nats), vectorised.
 
     Written as ``q phi((p-q)/q) + (1-q) phi((q-p)/(1-q))`` with ``phi(u) = u - log1p(u)``: both terms
-    are nonnegative, so there is no cancellation when ``p`` is close to ``q``.  ``0 ln 0 = 0``;
+    are nonnegative, so there is no cancellation when ``p`` is close to ``q`` (``phi`` by a series for
+    ``|u| <= 1/2``, directly as ``u - log(1 + u)`` in log form otherwise, which also covers subnormal
+    ``q``).  ``0 ln 0 = 0``;
     ``kl(q || 0)`` and ``kl(q || 1)`` are ``+inf`` unless ``q`` equals that endpoint.
 
     >>> float(kl_bernoulli(0.5, 0.5))
@@ -115,9 +117,14 @@ def kl_bernoulli(q: Any, p: Any) -> Any:
     inner = (q > 0) & (q < 1)
     qi, pi = q[inner], p[inner]
     d = pi - qi
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = np.where(pi > 0, qi * _u_minus_log1p(d / qi), np.inf)
-        t2 = np.where(pi < 1, (1 - qi) * _u_minus_log1p(-d / (1 - qi)), np.inf)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        u1 = d / qi  # may overflow for subnormal q: then the direct branch is used
+        u2 = -d / (1 - qi)
+        # |u| <= 1/2: cancellation-free series; otherwise the direct forms (no cancellation there)
+        t1 = np.where(np.abs(u1) <= 0.5, qi * _u_minus_log1p(np.where(np.abs(u1) <= 0.5, u1, 0.0)),
+                      d + qi * (np.log(qi) - np.log(pi)))
+        t2 = np.where(np.abs(u2) <= 0.5, (1 - qi) * _u_minus_log1p(np.where(np.abs(u2) <= 0.5, u2, 0.0)),
+                      -d + (1 - qi) * (np.log1p(-qi) - np.log1p(-pi)))
         out[inner] = t1 + t2
         q0 = q == 0
         out[q0] = -np.log1p(-p[q0])
@@ -254,6 +261,9 @@ class KLInverse(sp.Function):
         q, c = self.args
         return r"\operatorname{kl}^{-1}\left(%s, %s\right)" % (printer._print(q), printer._print(c))
 
+    def _pretty(self, printer: Any) -> Any:
+        return printer._print_Function(self, func_name="kl_inv")
+
     def _sympystr(self, printer: Any) -> str:
         q, c = self.args
         return "kl_inverse(%s, %s)" % (printer._print(q), printer._print(c))
@@ -266,6 +276,10 @@ _PAC_RHS = (KL_QP + sp.log(2 * sp.sqrt(n) / delta)) / n
 _PAC_RHS_DDP = (KL_QP + sp.log(2 * sp.sqrt(n) / delta) + k_nat) / n
 _PAC_DOMAIN = {KL_QP: (0, 10**4), n: (8, 10**6), delta: (sp.Rational(1, 10**6), sp.Rational(1, 2))}
 
+#: [Balle and Wang 2018, Thm 8] delta(eps) of the Gaussian mechanism, r = Delta/sigma
+GAUSSIAN_PROFILE = (_Phi(-eps / (Delta / sigma) + (Delta / sigma) / 2)
+                    - sp.exp(eps) * _Phi(-eps / (Delta / sigma) - (Delta / sigma) / 2))
+
 _NO_FORMULA = "every formula of 002 was lost in our copy (plain-text conversion); see notes for what the text states"
 
 _DPSGD = Property("DP-SGD (fixed-size disjoint batches)", (C, sigma, E), "A")
@@ -275,9 +289,15 @@ def _lz(locator: str, cites: str | None = None) -> Any:
     return src(LAMPERT, locator, cites=cites)
 
 
+def _entry(*args: Any, hypotheses: Any = (), **kwargs: Any) -> Any:
+    """:func:`theorem` minus hypotheses SymPy already decides True from the symbols' assumptions."""
+    hs = [h for h in (sp.sympify(x) for x in hypotheses) if h is not sp.true]
+    return theorem(*args, hypotheses=hs, **kwargs)
+
+
 THEOREMS = [
     # ---------------------------------------------------------------- Dwork et al. 2015
-    theorem(
+    _entry(
         "dwork2015.def_max_information",
         "beta-approximate max-information (bits)",
         Kind.DEFINITION,
@@ -294,7 +314,7 @@ THEOREMS = [
         "I_inf^beta(S; A(S)) for |S| = n.",
         tags=("definition", "max-information"),
     ),
-    theorem(
+    _entry(
         "dwork2015.thm13_max_information_transfer",
         "Max-information transfers events from the product to the joint distribution",
         Kind.BOUND,
@@ -305,12 +325,11 @@ THEOREMS = [
         domain={k: (0, 20), P_O_prod: (0, 1), beta: (0, sp.Rational(1, 2))},
         quantity="P[(S, A(S)) in O] for any event O, when I_inf^beta(S; A(S)) <= k (bits)",
         premises=(Property("max-information", (k, beta)),),
-        oracle="max_information_discrete",
         notes="NOTES: 'Thm 13: if I_inf^beta(S; A(S)) <= k then for any event O, "
         "P[(S, A(S)) in O] <= 2^k P[S x A(S) in O] + beta.' k in bits.",
         tags=("max-information", "generalization"),
     ),
-    theorem(
+    _entry(
         "dwork2015.thm19_pure_dp",
         "eps-DP implies max-information at most log2(e) eps n",
         Kind.BOUND,
@@ -322,11 +341,10 @@ THEOREMS = [
         quantity="I_inf(A, n), pure max-information in bits of an eps-DP algorithm on n samples",
         premises=(Property("DP", (eps, sp.Integer(0))),),
         conclusion=Property("max-information", (eps * n / sp.log(2), sp.Integer(0))),
-        oracle="max_information_rr",
         notes="NOTES: 'Thm 19: eps-DP implies I_inf(A, n) <= log2(e) * eps * n.' log2(e) = 1/ln 2.",
         tags=("max-information", "dp"),
     ),
-    theorem(
+    _entry(
         "dwork2015.thm20_pure_dp_iid",
         "eps-DP on i.i.d. data: beta-approximate max-information at most log2(e)(eps^2 n/2 + eps sqrt(n ln(2/beta)/2))",
         Kind.BOUND,
@@ -339,7 +357,6 @@ THEOREMS = [
         premises=(Property("DP", (eps, sp.Integer(0))),),
         conclusion=Property("max-information",
                             ((eps**2 * n / 2 + eps * sp.sqrt(n * sp.log(2 / beta) / 2)) / sp.log(2), beta)),
-        oracle="max_information_rr",
         notes="NOTES: 'Thm 20: eps-DP and i.i.d. data imply I_inf^beta(S; A(S)) <= log2(e) * (eps^2 n / 2 + "
         "eps * sqrt(n ln(2/beta) / 2))'. 002 quotes it as its eq. (4) ('for any eps-differentially private "
         "algorithm ... it holds that (4)') and compares its Prop 1 with it in Sec. 3.2: 'at most linear in "
@@ -347,7 +364,7 @@ THEOREMS = [
         tags=("max-information", "dp", "flagship"),
     ),
     # ---------------------------------------------------------------- PAC-Bayes-kl
-    theorem(
+    _entry(
         "pacbayes.kl_bernoulli",
         "Binary KL divergence kl(q || p)",
         Kind.DEFINITION,
@@ -360,7 +377,7 @@ THEOREMS = [
         notes="kl(q||p) = q ln(q/p) + (1-q) ln((1-q)/(1-p)); float evaluator kl_bernoulli in this module.",
         tags=("definition", "pac-bayes"),
     ),
-    theorem(
+    _entry(
         "pacbayes.kl_inverse",
         "Upper kl inversion kl^-1(q, c)",
         Kind.DEFINITION,
@@ -370,13 +387,12 @@ THEOREMS = [
         hypotheses=[L_S >= 0, L_S <= 1, c_kl >= 0],
         domain={L_S: (sp.Rational(1, 100), sp.Rational(1, 2)), c_kl: (sp.Rational(1, 1000), 2)},
         quantity="kl^{-1}(q, c) = sup{p in [0, 1] : kl(q || p) <= c}",
-        oracle="kl_inverse_mp",
         notes="002, App. A.3: 'kl is strictly monotonically increasing in p [for p >= q], so it is invertible in "
         "that range ... we can compute it efficiently with numeric techniques, e.g., using a binary search or "
         "Newton's method.' Evaluators: kl_inverse (float64, vectorised, safe upper side), kl_inverse_mp.",
         tags=("definition", "pac-bayes"),
     ),
-    theorem(
+    _entry(
         "pacbayes.seeger_maurer",
         "PAC-Bayes-kl bound (Seeger 2002, Maurer 2004)",
         Kind.BOUND,
@@ -393,7 +409,7 @@ THEOREMS = [
         "2 sqrt(n) constant. 002: 'we assume the loss function to only take values in [0, 1]'.",
         tags=("pac-bayes", "generalization"),
     ),
-    theorem(
+    _entry(
         "pacbayes.seeger_maurer_inverted",
         "PAC-Bayes-kl bound, inverted: L(Q) <= kl^-1(L_S(Q), (KL + ln(2 sqrt(n)/delta))/n)",
         Kind.BOUND,
@@ -409,7 +425,7 @@ THEOREMS = [
         "an upper-bound on L as kl^{-1}(...)').",
         tags=("pac-bayes", "generalization"),
     ),
-    theorem(
+    _entry(
         "pacbayes.pinsker",
         "Pinsker's inequality for the binary kl",
         Kind.BOUND,
@@ -425,7 +441,7 @@ THEOREMS = [
         "L(Q) <= L_S(Q) + sqrt(c/2).",
         tags=("pac-bayes",),
     ),
-    theorem(
+    _entry(
         "pacbayes.data_dependent_prior",
         "PAC-Bayes-kl with a data-dependent prior of bounded max-information",
         Kind.BOUND,
@@ -445,7 +461,7 @@ THEOREMS = [
         "to the failure probability.' A Dwork et al. bound in bits converts as k_nat = k_bits ln 2.",
         tags=("pac-bayes", "max-information"),
     ),
-    theorem(
+    _entry(
         "pacbayes.data_dependent_prior_inverted",
         "PAC-Bayes-kl with a data-dependent prior, inverted to a bound on the true risk",
         Kind.BOUND,
@@ -463,20 +479,19 @@ THEOREMS = [
         tags=("pac-bayes", "max-information"),
     ),
     # ---------------------------------------------------------------- Gaussian mechanism
-    theorem(
+    _entry(
         "balle2018.gaussian_profile",
         "Exact privacy profile of the Gaussian mechanism",
         Kind.IDENTITY,
         src(CLASSICAL, "Thm 8", cites="Balle and Wang 2018, 'Improving the Gaussian mechanism'"),
         lhs=delta,
-        rhs=_Phi(-eps / (Delta / sigma) + (Delta / sigma) / 2)
-        - sp.exp(eps) * _Phi(-eps / (Delta / sigma) - (Delta / sigma) / 2),
+        rhs=GAUSSIAN_PROFILE,
         hypotheses=[eps >= 0, Delta > 0, sigma > 0],
         domain={eps: (sp.Rational(1, 100), 10), Delta: (sp.Rational(1, 10), 10), sigma: (sp.Rational(1, 10), 10)},
         quantity="smallest delta such that x -> f(x) + N(0, sigma^2 I), f of L2 sensitivity Delta, is "
         "(eps, delta)-DP: sup_S P(S) - e^eps Q(S) for P = N(Delta, sigma^2), Q = N(0, sigma^2)",
-        conclusion=Property("DP", (eps, delta), "Gaussian mechanism"),
-        oracle="gaussian_profile_integral",
+        conclusion=Property("DP", (eps, GAUSSIAN_PROFILE), "Gaussian mechanism"),
+        oracle="gaussian_profile",
         notes="NOTES: 'the exact privacy profile is delta(eps) = Phi(-eps/r + r/2) - e^eps Phi(-eps/r - r/2), "
         "r = Delta/sigma (Balle and Wang 2018)'; Phi(x) = erfc(-x/sqrt(2))/2. It is mu-GDP with mu = r. "
         "The classical calibration sigma >= Delta sqrt(2 ln(1.25/delta))/eps is "
@@ -484,7 +499,7 @@ THEOREMS = [
         tags=("gaussian", "dp", "profile"),
     ),
     # ---------------------------------------------------------------- 002's own results (formulas lost)
-    theorem(
+    _entry(
         "lampert2026.thm1_max_information_dpsgd",
         "Approximate max-information of DP-SGD is at most linear in n",
         Kind.BOUND,
@@ -506,7 +521,7 @@ THEOREMS = [
         "composition of single-epoch DP-SGD (Dwork et al. 2015a, Thm 15), eq. (84).",
         tags=("max-information", "dp-sgd", "flagship"),
     ),
-    theorem(
+    _entry(
         "lampert2026.prop1_gaussian_mechanism",
         "Approximate max-information of the Gaussian mechanism",
         Kind.BOUND,
@@ -525,7 +540,7 @@ THEOREMS = [
         "(Jensen, Efron-Stein variance bound, Gaussian tail bounds).",
         tags=("max-information", "gaussian"),
     ),
-    theorem(
+    _entry(
         "lampert2026.lemma6_coefficient_comparison",
         "Linear coefficients of Prop 1 and of Dwork et al.'s bound are of comparable size",
         Kind.COMPARISON,
@@ -540,7 +555,7 @@ THEOREMS = [
         "size across the full range of parameter choices'.",
         tags=("comparison", "max-information"),
     ),
-    theorem(
+    _entry(
         "lampert2026.thm2_pac_bayes_dpsgd_prior",
         "PAC-Bayes-kl bound with a prior learned by DP-SGD",
         Kind.BOUND,
@@ -562,7 +577,7 @@ THEOREMS = [
         "post-processing.",
         tags=("pac-bayes", "dp-sgd"),
     ),
-    theorem(
+    _entry(
         "lampert2026.cor3_dpsgd_generalization",
         "Generalization bound for DP-SGD-trained models in terms of hyperparameters only",
         Kind.BOUND,

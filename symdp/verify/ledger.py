@@ -79,17 +79,13 @@ def write_ledger(results: list, *, full: bool, root: Path | None = None) -> Path
         if not d.is_dir():
             continue
         for p in d.iterdir():
-            stem = p.name.split(".")[0] if sub == "intervals" else p.name[: -len(".smt2")].split(".")[0]
             owner_touched = full or any(p.name.startswith(i.replace("/", "_") + ".") for i in ids)
             if owner_touched and p.resolve() not in produced:
                 p.unlink()
     old = {} if full else dict(load_ledger_file(root))
     for r in results:
         old[r.id] = r.ledger_entry()
-    if not full:
-        order = [e for e in old]
-    else:
-        order = [r.id for r in results]
+    order = [r.id for r in results] if full else list(old)
     entries = [old[i] for i in order]
     (root / "ledger.json").write_text(json.dumps({"version": LEDGER_VERSION, "entries": entries}, indent=1) + "\n")
     (root / "LEDGER.md").write_text(ledger_markdown(entries))

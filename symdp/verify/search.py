@@ -288,9 +288,10 @@ def _round_candidates(v: float, lo: float, hi: float, integer: bool) -> list[str
             if lo <= r <= hi:
                 out.append(str(int(r)))
         return out
-    for frac in (Fraction(0), Fraction(1), Fraction(1, 2), Fraction(2), Fraction(1, 10), Fraction(5), Fraction(10)):
+    # globally simple numbers first (anywhere in the box), then roundings of v itself
+    for frac in (Fraction(1), Fraction(2), Fraction(1, 2), Fraction(10), Fraction(5), Fraction(1, 10), Fraction(0), Fraction(100), Fraction(1, 100)):
         f = float(frac)
-        if lo <= f <= hi and (v == 0 or abs(f - v) <= 0.5 * abs(v)):
+        if lo <= f <= hi:
             out.append(str(f) if f != int(f) else str(int(f)))
     for digits in (1, 2, 3, 4):
         r = float(f"{v:.{digits}g}")
@@ -298,6 +299,16 @@ def _round_candidates(v: float, lo: float, hi: float, integer: bool) -> list[str
             s = repr(r)
             out.append(s[:-2] if s.endswith(".0") else s)
     return out
+
+
+def _simplicity(s: str) -> tuple[int, float]:
+    """Fewer significant digits first, then closer to 1 in log scale."""
+    try:
+        v = abs(float(s))
+    except ValueError:
+        return (99, 0.0)
+    digits = len(f"{v:.15g}".replace(".", "").replace("-", "").split("e")[0].strip("0")) if v else 0
+    return (digits, abs(math.log10(v)) if v else 0.0)
 
 
 def shrink(pt: Point, is_cx: Callable[[Point], bool], box: Box, rounds: int = 3) -> Point:
@@ -311,8 +322,8 @@ def shrink(pt: Point, is_cx: Callable[[Point], bool], box: Box, rounds: int = 3)
             lo, hi = box.ranges[nm]
             v = float(cur[nm])
             for cand in _round_candidates(v, lo, hi, nm in box.integers):
-                if cand == cur[nm]:
-                    break
+                if cand == cur[nm] or _simplicity(cand) >= _simplicity(cur[nm]):
+                    continue
                 trial = dict(cur)
                 trial[nm] = cand
                 if is_cx(trial):
@@ -324,23 +335,73 @@ def shrink(pt: Point, is_cx: Callable[[Point], bool], box: Box, rounds: int = 3)
     return cur
 
 
-def threshold_region(res: SearchResult, box: Box) -> str | None:
-    """If one parameter separates violating from passing samples, describe where the claim holds."""
-    if not res.violations or not res.passes:
+def threshold_region(
+    res: SearchResult,
+    box: Box,
+    f_claim: Fn | None = None,
+    f_true: Fn | None = None,
+    relation: str = "<=",
+    constraint: Callable[[Point], bool] | None = None,
+    dps: int = 30,
+    strict_tol: float = 1e-12,
+    rtol: Any = None,
+) -> str | None:
+    """Where the claim holds, as a threshold in one parameter, or None.
+
+    A parameter qualifies when it separates the violating from the passing
+    samples (at least two of each).  With the callables, the threshold is then
+    located by bisection along that parameter through the counterexample (the
+    other parameters fixed), and must be a single sign change.
+    """
+    if len(res.violations) < 2 or len(res.passes) < 2 or res.counterexample is None:
         return None
-    best = None
     for nm in box.names():
         bad = [float(p[nm]) for p in res.violations]
         good = [float(p[nm]) for p in res.passes]
         if max(good) < min(bad):
-            cand = f"holds for {nm} <= {max(good):.4g} (fails from {nm} ~ {min(bad):.4g}) on the sampled box"
+            side = "<="
         elif min(good) > max(bad):
-            cand = f"holds for {nm} >= {min(good):.4g} (fails up to {nm} ~ {max(bad):.4g}) on the sampled box"
+            side = ">="
         else:
             continue
-        best = cand
-        break
-    return best
+        if f_claim is None or f_true is None:
+            return f"holds for {nm} {side} ~{(max(good) if side == '<=' else min(good)):.4g} on the sampled box"
+        lo, hi = box.ranges[nm]
+        cx = dict(res.counterexample)
+
+        def viol(v: float) -> bool | None:
+            pt = dict(cx)
+            pt[nm] = box.fmt(nm, v)
+            if constraint is not None and not constraint(pt):
+                return None
+            return _is_cx(f_claim, f_true, pt, relation, dps, strict_tol, rtol)
+
+        if box.is_log(nm):
+            grid = [math.exp(math.log(lo) + (math.log(hi) - math.log(lo)) * i / 15) for i in range(16)]
+        else:
+            grid = [lo + (hi - lo) * i / 15 for i in range(16)]
+        states = [(v, viol(v)) for v in grid]
+        states = [(v, st) for v, st in states if st is not None]
+        changes = [i for i in range(1, len(states)) if states[i][1] != states[i - 1][1]]
+        if len(changes) != 1:
+            continue
+        a, b = states[changes[0] - 1][0], states[changes[0]][0]
+        va = states[changes[0] - 1][1]
+        for _ in range(30):
+            m = math.sqrt(a * b) if box.is_log(nm) else (a + b) / 2
+            vm = viol(m)
+            if vm is None:
+                break
+            if vm == va:
+                a = m
+            else:
+                b = m
+        thr = (a + b) / 2
+        holds_below = not va
+        others = ", ".join(f"{k}={v}" for k, v in sorted(cx.items()) if k != nm)
+        return (f"holds for {nm} {'<=' if holds_below else '>='} {thr:.6g} and fails {'above' if holds_below else 'below'}, along {nm} through the "
+                f"counterexample ({others or 'no other parameters'}); the {res.cases} samples split the same way")
+    return None
 
 
 __all__ = ["Box", "SearchResult", "find_counterexample", "shrink", "slack", "threshold_region", "EQ_RTOL"]

@@ -1,0 +1,13 @@
+;; KL reduction, step 2: the chord of y log y between a = 1/x and b = x (x = e^eps > 1)
+;; evaluated at y = 1 equals eps (x - 1)/(x + 1) = eps tanh(eps/2)
+;; f(a) = (1/x) log(1/x) = -eps/x, f(b) = x log x = eps x
+(set-logic QF_NRA)
+(declare-fun x () Real)
+(declare-fun eps () Real)
+(assert (> x 1.0))
+(define-fun a () Real (/ 1.0 x))
+(define-fun fa () Real (- (/ eps x)))
+(define-fun fb () Real (* eps x))
+(define-fun chord1 () Real (+ fa (* (- 1.0 a) (/ (- fb fa) (- x a)))))
+(assert (not (= chord1 (/ (* eps (- x 1.0)) (+ x 1.0)))))
+(check-sat)

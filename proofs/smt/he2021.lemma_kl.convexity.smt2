@@ -1,0 +1,6 @@
+;; KL reduction, step 1: f(y) = y log y is convex on y > 0 (SymPy: f''(y) = 1/y)
+(set-logic QF_NRA)
+(declare-fun y () Real)
+(assert (> y 0.0))
+(assert (not (> (/ 1.0 y) 0.0)))
+(check-sat)

@@ -1,0 +1,23 @@
+;; symdp certificate for he2021long.consistency_thm1_a_large (statement hash 15c5e3078c013793)
+;; claim: 6/5 - 27*exp(-epsilon)/25 <= 9*epsilon
+;; hypotheses: epsilon > 1/5
+;; box: none (all points satisfying the hypotheses)
+;; expected result: unsat (the negated claim has no model)
+;; over-approximation notes: exp_epsilon_1_1 = exp(epsilon/1)
+(set-logic QF_NRA)
+(declare-fun |epsilon| () Real)
+(declare-fun exp_epsilon_1_1 () Real)
+(assert (> |epsilon| 0.0))
+(assert (> exp_epsilon_1_1 0.0))
+(assert (>= exp_epsilon_1_1 (+ 1.0 |epsilon|)))
+(assert (>= exp_epsilon_1_1 (+ 1.0 |epsilon| (/ (* |epsilon| |epsilon|) 2.0) (/ (* |epsilon| |epsilon| |epsilon|) 6.0))))
+(assert (=> (< |epsilon| 1.0) (<= (* exp_epsilon_1_1 (- 1.0 |epsilon|)) 1.0)))
+(assert (=> (and (>= |epsilon| 0.0) (< |epsilon| 2.0)) (<= (* exp_epsilon_1_1 (- 2.0 |epsilon|)) (+ 2.0 |epsilon|))))
+(assert (=> (and (<= |epsilon| 0.0) (> |epsilon| (- 2.0))) (>= (* exp_epsilon_1_1 (- 2.0 |epsilon|)) (+ 2.0 |epsilon|))))
+(assert (=> (> |epsilon| 0.0) (> exp_epsilon_1_1 1.0)))
+(assert (=> (< |epsilon| 0.0) (< exp_epsilon_1_1 1.0)))
+(assert (=> (= |epsilon| 0.0) (= exp_epsilon_1_1 1.0)))
+(assert (> |epsilon| (/ 1.0 5.0)))
+;; negated claim: <= must hold, so its negation must be unsat
+(assert (not (<= (+ (/ 6.0 5.0) (* (- (/ 27.0 25.0)) (/ 1.0 exp_epsilon_1_1))) (* 9.0 |epsilon|))))
+(check-sat)

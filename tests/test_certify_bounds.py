@@ -1,0 +1,83 @@
+"""symdp.certify.bounds / privacy: generalization routes and the trade-off curve, against independent math."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from symdp.certify import bounds, privacy
+from symdp.certify.certificate import certify_hparams, to_markdown
+
+
+def _route(entries, prefix):
+    return next(e for e in entries if e["name"].startswith(prefix))
+
+
+def test_tradeoff_matches_the_closed_form():
+    f = np.linspace(0, 1, 57)
+    for eps, d in ((0.3, 1e-6), (2.0, 1e-3), (5.0, 0.0)):
+        ref = np.minimum(1, np.minimum(np.exp(eps) * f + d, 1 - np.exp(-eps) * (1 - d - f)))
+        np.testing.assert_allclose(privacy.tradeoff_tpr(f, eps, d), ref, rtol=1e-12, atol=1e-15)
+
+
+def test_tradeoff_for_huge_epsilon_is_finite():
+    t = privacy.tradeoff_tpr(np.array([0.0, 1e-6, 0.5]), 1e4, 1e-5)
+    np.testing.assert_array_equal(t, [1e-5, 1.0, 1.0])
+    assert privacy.tradeoff_tpr(0.3, math.inf, 0.0) == 1.0
+
+
+def test_he_long_applies_for_small_eps_and_large_n():
+    out = bounds.generalization_bounds(0.1, 1e-6, 200_000)
+    he = _route(out, "He, Wang, Tao 2021 Thm 1 (long")
+    assert he["applies"] and he["bound"] == pytest.approx(0.9)  # a = 9 eps
+    b = 1e-6 * math.exp(-0.1) * math.log(2 / 0.1) / 0.1
+    assert he["confidence"] == pytest.approx(1 - b)
+    assert {"he2021long.thm1", "he2021long.thm1_b"} <= set(he["status"])
+    assert all(v in ("PROVED", "REFUTED", "PARTIAL", "SUPPORTED", "UNCHECKED") for v in he["status"].values())
+
+
+def test_he_long_sample_size_condition_is_reported_when_it_fails():
+    he = _route(bounds.generalization_bounds(0.05, 1e-6, 100), "He, Wang, Tao 2021 Thm 1 (long")
+    assert not he["applies"] and he["bound"] is None and "N >=" in he["reason"]
+
+
+def test_he_uai_says_why_it_cannot_be_checked():
+    uai = _route(bounds.generalization_bounds(0.1, 1e-6, 200_000), "He, Wang, Tao 2021 Thm 1 (UAI")
+    assert not uai["applies"] and "c1..c7" in uai["reason"]
+
+
+def test_max_information_route_inverts_thm13_with_hoeffding():
+    conf = 0.9
+    e = bounds.dwork_max_information(0.01, 1e-6, 100_000, confidence=conf)
+    assert not e["applies"] and "pure eps-DP" in e["reason"]  # delta > 0: reference only
+    k, t, beta = e["k_bits"], e["bound"], e["beta"]
+    # at the returned t, the failure probability 2^k * 2 exp(-2 n t^2) + beta is exactly 1 - confidence
+    assert 2 ** k * 2 * math.exp(-2 * 100_000 * t * t) + beta == pytest.approx(1 - conf, rel=1e-9)
+    k_ref = math.log2(math.e) * (0.01 ** 2 * 100_000 / 2 + 0.01 * math.sqrt(100_000 * math.log(2 / beta) / 2))
+    assert k == pytest.approx(k_ref, rel=1e-12)
+    assert bounds.dwork_max_information(0.01, 0.0, 100_000)["applies"]  # pure DP: the theorem applies
+
+
+def test_pac_bayes_route_is_a_kl_inversion():
+    e = bounds.pac_bayes_dp_prior(0.01, 1e-6, 100_000, 0.1, confidence=0.95)
+    r = e["bound"]
+    c = (e["k_bits"] * math.log(2) + math.log(2 * math.sqrt(100_000) / 0.025)) / 100_000
+    kl = 0.1 * math.log(0.1 / r) + 0.9 * math.log(0.9 / (1 - r))
+    assert r > 0.1 and kl == pytest.approx(c, rel=1e-6)
+    assert bounds.pac_bayes_dp_prior(0.01, 1e-6, 100_000, None)["bound"] is None
+
+
+def test_no_epsilon_no_bounds():
+    out = bounds.generalization_bounds(None, 1e-5, 1000)
+    assert len(out) == 1 and not out[0]["applies"]
+
+
+def test_markdown_tables_are_well_formed():
+    cert = certify_hparams(noise_multiplier=1.0, sample_rate=0.01, steps=200, n=10_000, delta=1e-5, train_error=0.05)
+    md = to_markdown(cert)
+    for block in md.split("\n\n"):
+        rows = [ln for ln in block.splitlines() if ln.startswith("|")]
+        if rows:
+            assert len({ln.count("|") for ln in rows}) == 1, block

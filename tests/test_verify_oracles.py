@@ -1,0 +1,112 @@
+"""Oracles of symdp.verify: each cross-checked against an independent computation."""
+
+from __future__ import annotations
+
+import random
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symdp.verify import oracles as O
+
+
+def test_kl_oracle_is_randomized_response():
+    for e in ("0.01", "0.5", "1", "3", "10"):
+        e = mpmath.mpf(e)
+        p = mpmath.exp(e) / (1 + mpmath.exp(e))
+        rr = O.kl([p, 1 - p], [1 - p, p])
+        assert mpmath.almosteq(O.kl_eps_dp(epsilon=e), rr, rel_eps=mpmath.mpf(10) ** -12)
+    assert O.kl_eps_dp(epsilon=1, delta="0.01") == mpmath.inf
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0.01, 8.0), st.integers(2, 7), st.integers(0, 10**6))
+def test_random_pure_dp_pairs_respect_the_kl_lemma(e, k, seed):
+    with mpmath.workdps(40):
+        P, Q = O.random_dp_pair(e, 0, k=k, rng=random.Random(seed))
+        assert mpmath.almosteq(mpmath.fsum(P), 1) and mpmath.almosteq(mpmath.fsum(Q), 1)
+        assert O.is_dp_pair(P, Q, e, 0, tol=mpmath.mpf(10) ** -30)
+        assert O.kl(P, Q) <= O.kl_eps_dp(epsilon=e) * (1 + mpmath.mpf(10) ** -25)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0.01, 3.0), st.floats(1e-6, 0.2), st.integers(2, 6), st.integers(0, 10**6))
+def test_random_approx_dp_pairs_are_dp(e, d, k, seed):
+    P, Q = O.random_dp_pair(e, d, k=k, rng=random.Random(seed))
+    assert O.is_dp_pair(P, Q, e, d, tol=mpmath.mpf(10) ** -12)
+    # and the KOV pair itself is tight: its hockey-stick at eps is exactly delta
+    P0, Q0 = O.kov_pair(e, d)
+    assert mpmath.almosteq(O.hockey_stick(P0, Q0, e), d, rel_eps=mpmath.mpf(10) ** -15)
+
+
+@pytest.mark.parametrize("e,d,T,at", [("0.5", "0.01", 3, "0.7"), ("0.1", "0.001", 5, "0.05"), ("1", "0", 4, "2"), ("0.3", "1e-5", 6, "0")])
+def test_optimal_composition_three_ways(e, d, T, at):
+    closed = O.optimal_composition(epsilon=e, delta=d, T=T, at=at)
+    conv = O.optimal_composition_hetero([(e, d)] * T, at)
+    P, Q = O.compose_pairs([O.kov_pair(e, d)] * T)
+    hs = O.hockey_stick(P, Q, at)
+    assert mpmath.almosteq(closed, conv, rel_eps=mpmath.mpf(10) ** -12, abs_eps=mpmath.mpf(10) ** -25)
+    assert mpmath.almosteq(closed, hs, rel_eps=mpmath.mpf(10) ** -12, abs_eps=mpmath.mpf(10) ** -25)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0.05, 1.5), st.floats(0.0, 0.05), st.integers(1, 3), st.floats(0.0, 3.0), st.integers(0, 10**6))
+def test_optimal_composition_dominates_any_composition(e, d, T, at, seed):
+    rng = random.Random(seed)
+    pairs = [O.random_dp_pair(e, d, k=3, rng=rng) for _ in range(T)]
+    P, Q = O.compose_pairs(pairs)
+    assert O.hockey_stick(P, Q, at) <= O.optimal_composition(epsilon=e, delta=d, T=T, at=at) * (1 + mpmath.mpf(10) ** -12) + mpmath.mpf(10) ** -20
+
+
+@pytest.mark.parametrize("mu,e", [("0.5", "0.1"), ("1", "1"), ("2", "0.5"), ("3", "4")])
+def test_gaussian_profile_matches_quadrature(mu, e):
+    mu, e = mpmath.mpf(mu), mpmath.mpf(e)
+    x0 = e / mu + mu / 2  # loss of N(mu,1) vs N(0,1) exceeds e where x > x0
+    q = mpmath.quad(lambda x: mpmath.npdf(x, mu, 1) - mpmath.exp(e) * mpmath.npdf(x), [x0, mpmath.inf])
+    assert mpmath.almosteq(O.gaussian_profile(mu=mu, at=e), q, rel_eps=mpmath.mpf(10) ** -10)
+    assert O.gaussian_profile(sigma=2 / mu, Delta=2, at=e) == O.gaussian_profile(mu=mu, at=e)
+
+
+@pytest.mark.parametrize("b,e", [("1", "0.3"), ("0.5", "1"), ("2", "0"), ("1", "1.5")])
+def test_laplace_profile_matches_quadrature(b, e):
+    b, e = mpmath.mpf(b), mpmath.mpf(e)
+    lap = lambda x, m: mpmath.exp(-abs(x - m) / b) / (2 * b)  # noqa: E731
+    g = lambda x: max(mpmath.mpf(0), lap(x, 0) - mpmath.exp(e) * lap(x, 1))  # noqa: E731
+    kink = min(max((1 - e * b) / 2, mpmath.mpf(0)), mpmath.mpf(1))  # where the loss equals e
+    q = mpmath.quad(g, [-mpmath.inf] + sorted({mpmath.mpf(0), kink, mpmath.mpf(1)}) + [mpmath.inf])
+    assert mpmath.almosteq(O.laplace_profile(b=b, Delta=1, at=e), q, rel_eps=mpmath.mpf(10) ** -8, abs_eps=mpmath.mpf(10) ** -12)
+
+
+def test_subsampled_gaussian_bracket():
+    # q = 1: the T-fold Gaussian with sigma has mu = sqrt(T)/sigma
+    lo, hi = O.subsampled_gaussian_bracket(q=1, sigma=2, T=4, at="0.5")
+    exact = O.gaussian_profile(mu=1, at="0.5")
+    assert lo <= exact <= hi and hi - lo < 2e-3
+    # T = 1: matches the single-step quadrature, worse direction
+    lo, hi = O.subsampled_gaussian_bracket(q="0.2", sigma="1.5", T=1, at="0.3")
+    one = max(O.sgm_hockey_stick(q="0.2", sigma="1.5", epsilon="0.3"), O.sgm_hockey_stick(q="0.2", sigma="1.5", epsilon="0.3", direction="add"))
+    assert lo <= one <= hi
+
+
+def test_tradeoffs():
+    # one (eps, delta) step: f(alpha) = max(0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha))
+    e, d = mpmath.mpf("0.7"), mpmath.mpf("0.05")
+    for a in ("0.01", "0.2", "0.5", "0.9"):
+        a = mpmath.mpf(a)
+        want = max(0, 1 - d - mpmath.exp(e) * a, mpmath.exp(-e) * (1 - d - a))
+        assert mpmath.almosteq(O.tradeoff_dp_composition(epsilon=e, delta=d, T=1, alpha=a), want, abs_eps=mpmath.mpf(10) ** -12)
+    # subsampled Gaussian trade-off (quadrature) = p G_mu + (1 - p)(1 - alpha)
+    for p, mu, a in (("0.3", "1", "0.2"), ("0.05", "2", "0.01"), ("1", "0.5", "0.5")):
+        want = mpmath.mpf(p) * O.gaussian_tradeoff(mu=mu, alpha=a) + (1 - mpmath.mpf(p)) * (1 - mpmath.mpf(a))
+        assert mpmath.almosteq(O.subsampled_gaussian_tradeoff(p=p, mu=mu, alpha=a), want, rel_eps=mpmath.mpf(10) ** -12)
+
+
+def test_oracle_registry_and_errors():
+    assert {"kl_eps_dp", "optimal_composition", "gaussian_profile", "laplace_profile", "subsampled_gaussian_profile",
+            "wang_laplace_mean_mc", "wang_linreg_mc", "sgm_pld"} <= set(O.ORACLES)
+    with pytest.raises(Exception, match="no oracle"):
+        O.get_oracle("nope")
+    with pytest.raises(ValueError, match="T="):
+        O.optimal_composition(epsilon=1, delta=0, T=0, at=1)
