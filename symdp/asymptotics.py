@@ -26,13 +26,28 @@ def _point(point: Any) -> sp.Expr:
     return sp.sympify(point)
 
 
-def series(expr: sp.Expr, var: sp.Symbol, point: Any = 0, order: int = 3) -> sp.Expr:
+def _var(expr: sp.Expr, var: sp.Symbol | str) -> sp.Symbol:
+    """``var`` as a symbol of ``expr``: a name resolves to the free symbol of that name (with its
+    assumptions), so does a symbol of the same name with other assumptions; a *name* that ``expr``
+    does not contain is an error, not a silent constant."""
+    name = var if isinstance(var, str) else var.name
+    for s in sp.sympify(expr).free_symbols:
+        if s.name == name:
+            return s
+    if not isinstance(var, str):
+        return var
+    have = ", ".join(sorted(s.name for s in expr.free_symbols)) or "none"
+    raise InvalidParameterError(f"var={name!r} is not a symbol of the expression (its symbols: {have})")
+
+
+def series(expr: sp.Expr, var: sp.Symbol | str, point: Any = 0, order: int = 3) -> sp.Expr:
     """Series of ``expr`` in ``var`` at ``point`` up to (excluding) ``order``, with its O-term.
 
     Hyperbolic functions are rewritten with ``exp`` when SymPy has no asymptotic
     expansion for them (e.g. ``tanh`` at infinity).
     """
     p0 = _point(point)
+    var = _var(expr, var)
     try:
         return sp.series(expr, var, p0, order)
     except (sp.PoleError, ValueError, NotImplementedError):
@@ -48,6 +63,7 @@ def leading_term(expr: sp.Expr, var: sp.Symbol, point: Any = 0) -> sp.Expr:
     the expression (rewritten with ``exp`` if needed) is used.
     """
     p0 = _point(point)
+    var = _var(expr, var)
     if p0 in (sp.oo, -sp.oo):
         v = var if p0 is sp.oo else -var
         power = sp.limit(sp.log(sp.Abs(expr)) / sp.log(sp.Abs(var)), var, p0)

@@ -51,6 +51,20 @@ class AuditResult:
         return {k: v for k, v in d.items() if v not in (None, "", {}) or k in ("id", "kind", "verdict")}
 
 
+def value_labels(r: AuditResult) -> tuple[str, str]:
+    """Names of ``claimed`` / ``actual`` for a result's kind.
+
+    For a valid bound they are the claimed bound and the true value of the quantity; for a
+    comparison between two expressions (tighter-than, factor, consistency, user comparisons)
+    they are the claimed larger side and the side the claim says is smaller.
+    """
+    if r.kind in ("valid bound", "bound"):
+        return "claimed bound", "true value"
+    if r.kind in ("expansion", "identity", "equivalence"):
+        return "claimed", "actual"
+    return "claimed larger side", "smaller side"
+
+
 def counts(results: Iterable[AuditResult]) -> dict[str, int]:
     c = {v: 0 for v in VERDICTS}
     for r in results:
@@ -81,7 +95,8 @@ def print_table(results: list[AuditResult], *, title: str = "symdp audit", conso
         if r.verdict == "FAILS" and r.counterexample:
             how = ", ".join(f"{k}={v}" for k, v in r.counterexample.items())
             if r.claimed is not None and r.actual is not None:
-                how += f": claimed {_short(r.claimed)} vs true {_short(r.actual)}"
+                a, b = value_labels(r)
+                how += f": {a} {_short(r.claimed)} vs {b} {_short(r.actual)}"
         elif r.verdict == "PARTIAL":
             how = r.region or r.detail
         elif r.verdict == "HOLDS":
@@ -121,7 +136,8 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
             if r.counterexample:
                 lines.append("Counterexample: " + ", ".join(f"`{k} = {v}`" for k, v in r.counterexample.items()))
             if r.claimed is not None:
-                lines.append(f"\nClaimed: `{r.claimed}`; true: `{r.actual}`; margin: `{r.margin}`")
+                a, b = value_labels(r)
+                lines.append(f"\n{a.capitalize()}: `{r.claimed}`; {b}: `{r.actual}`; margin: `{r.margin}`")
             if r.region:
                 lines.append(f"\nRegion: {r.region}")
             if r.detail:
@@ -135,7 +151,10 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
 def _how(r: AuditResult) -> str:
     if r.verdict == "FAILS":
         cx = ", ".join(f"{k}={v}" for k, v in (r.counterexample or {}).items())
-        return f"{cx}: claimed {_short(r.claimed)}, true {_short(r.actual)}" if r.claimed is not None else cx or r.detail
+        a, b = value_labels(r)
+        if r.claimed is None:
+            return cx or r.detail
+        return (f"{cx}: " if cx else "at the stated values: ") + f"{a} {_short(r.claimed)}, {b} {_short(r.actual)}"
     if r.verdict == "PARTIAL":
         return r.region or r.detail
     if r.verdict == "HOLDS":
@@ -193,7 +212,8 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
         if r.counterexample:
             parts.append("<p>Counterexample: " + ", ".join(f"<code>{esc(k)} = {esc(v)}</code>" for k, v in r.counterexample.items()) + "</p>")
         if r.claimed is not None:
-            parts.append(f"<p>Claimed <code>{esc(str(r.claimed))}</code>, true <code>{esc(str(r.actual))}</code>, margin <code>{esc(str(r.margin))}</code></p>")
+            a, b = value_labels(r)
+            parts.append(f"<p>{esc(a.capitalize())} <code>{esc(str(r.claimed))}</code>, {esc(b)} <code>{esc(str(r.actual))}</code>, margin <code>{esc(str(r.margin))}</code></p>")
         if r.region:
             parts.append(f"<p>Region: {esc(r.region)}</p>")
         if r.detail:
