@@ -116,6 +116,26 @@ def write_json(results: list[AuditResult], path: Path, *, meta: dict[str, Any] |
     path.write_text(json.dumps(payload, indent=1, default=str))
 
 
+def _source_key(r: AuditResult) -> str:
+    """The source of a result as a short key: ``[he2021-uai, Lemma 2; ...]`` -> ``he2021-uai``."""
+    src = r.source.strip().lstrip("[")
+    return (src.split(",")[0].split(";")[0].strip() or "user") if src else "user"
+
+
+def counts_by_source(results: Iterable[AuditResult]) -> dict[str, dict[str, int]]:
+    """``{source: {verdict: count}}`` in first-appearance order of the sources."""
+    out: dict[str, dict[str, int]] = {}
+    for r in results:
+        out.setdefault(_source_key(r), {v: 0 for v in VERDICTS})[r.verdict] += 1
+    return out
+
+
+def findings(results: Iterable[AuditResult]) -> list[AuditResult]:
+    """The results a reader must see first: FAILS, then PARTIAL."""
+    rs = list(results)
+    return [r for r in rs if r.verdict == "FAILS"] + [r for r in rs if r.verdict == "PARTIAL"]
+
+
 def _md_escape(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
@@ -126,6 +146,15 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
     if meta:
         lines += [f"- {k}: {v}" for k, v in meta.items()] + [""]
     lines += ["| verdict | count |", "|---|---|"] + [f"| {k} | {v} |" for k, v in c.items()] + [""]
+    by_src = counts_by_source(results)
+    if len(by_src) > 1:
+        lines += ["| source | " + " | ".join(VERDICTS) + " |", "|---|" + "---:|" * len(VERDICTS)]
+        lines += [f"| {src} | " + " | ".join(str(n[v]) for v in VERDICTS) + " |" for src, n in by_src.items()] + [""]
+    found = findings(results)
+    if found:
+        lines += ["## Findings", ""]
+        lines += [f"- **{r.verdict}** `{r.id}`: {_md_escape(r.title)} ({_md_escape(_how(r))})" for r in found] + [""]
+    lines += ["## All claims", ""]
     lines += ["| id | kind | verdict | how / counterexample | source |", "|---|---|---|---|---|"]
     for r in results:
         lines.append(f"| `{r.id}` | {r.kind} | **{r.verdict}** | {_md_escape(_how(r))} | {_md_escape(r.source)} |")
@@ -183,6 +212,10 @@ h1{font-size:1.6em} table{border-collapse:collapse;width:100%;font-size:.9em} td
 th{background:#f4f4f4} code{font-size:.92em;background:#f6f6f6;padding:0 .2em}
 .v{font-weight:700} .card{border:1px solid #ddd;border-radius:6px;padding:1em;margin:1em 0}
 .counts span{display:inline-block;margin-right:1.2em;font-weight:600} img{max-width:100%}
+table.all{table-layout:fixed} table.all col.id{width:23%} table.all col.kind{width:9%} table.all col.v{width:11%}
+table.all col.how{width:37%} table.all col.src{width:20%}
+td{overflow-wrap:anywhere} code{overflow-wrap:anywhere;white-space:pre-wrap}
+ul.findings li{margin:.3em 0} table.src{width:auto} table.src td,table.src th{text-align:right} table.src td:first-child{text-align:left}
 """
 
 
@@ -197,14 +230,31 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
         parts.append("<p>" + " &middot; ".join(f"{esc(str(k))}: {esc(str(v))}" for k, v in meta.items()) + "</p>")
     parts.append("<p class='counts'>" + "".join(
         f"<span style='color:{_HTML_COLORS[k]}'>{k}: {v}</span>" for k, v in c.items()) + "</p>")
-    parts.append("<table><tr><th>id</th><th>kind</th><th>verdict</th><th>how / counterexample</th><th>source</th></tr>")
+    by_src = counts_by_source(results)
+    if len(by_src) > 1:
+        parts.append("<table class='src'><tr><th>source</th>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + "</tr>")
+        for src, n in by_src.items():
+            parts.append(f"<tr><td>{esc(src)}</td>" + "".join(f"<td>{n[v]}</td>" for v in VERDICTS) + "</tr>")
+        parts.append("</table>")
+    found = findings(results)
+    if found:
+        parts.append("<h2>Findings</h2><ul class='findings'>")
+        for r in found:
+            parts.append(
+                f"<li><span class='v' style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}</span> "
+                f"<a href='#{esc(r.id)}'><code>{esc(r.id)}</code></a>: {esc(r.title)} <br><small>{esc(_how(r))}</small></li>"
+            )
+        parts.append("</ul>")
+    parts.append("<h2>All claims</h2>")
+    parts.append("<table class='all'><colgroup><col class='id'><col class='kind'><col class='v'><col class='how'><col class='src'></colgroup>"
+                 "<tr><th>id</th><th>kind</th><th>verdict</th><th>how / counterexample</th><th>source</th></tr>")
     for r in results:
         parts.append(
             f"<tr><td><a href='#{esc(r.id)}'><code>{esc(r.id)}</code></a></td><td>{esc(r.kind)}</td>"
             f"<td class='v' style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}</td><td>{esc(_how(r))}</td><td>{esc(r.source)}</td></tr>"
         )
-    parts.append("</table>")
-    for r in results:
+    parts.append("</table><h2>Details</h2>")
+    for r in found + [r for r in results if r.verdict not in ("FAILS", "PARTIAL")]:
         if r.verdict not in ("FAILS", "PARTIAL") and not r.plot:
             continue
         parts.append(f"<div class='card' id='{esc(r.id)}'><h3 style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}: <code>{esc(r.id)}</code></h3>")
@@ -224,4 +274,4 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
     path.write_text("\n".join(parts))
 
 
-__all__ = ["AuditResult", "VERDICTS", "counts", "print_table", "write_json", "write_markdown", "write_html"]
+__all__ = ["AuditResult", "VERDICTS", "counts", "counts_by_source", "findings", "value_labels", "print_table", "write_json", "write_markdown", "write_html"]
