@@ -190,6 +190,28 @@ def test_cli_reports_json_and_fail_on(tmp_path):
     assert res.exit_code == 0
 
 
+def test_reports_put_findings_first_with_kind_aware_labels(example_results, tmp_path):
+    from symdp.audit.report import counts_by_source, findings, value_labels, write_html, write_markdown
+
+    rs = list(example_results.values())
+    found = findings(rs)
+    assert [r.verdict for r in found] == sorted((r.verdict for r in found), key=["FAILS", "PARTIAL"].index)
+    assert {r.id for r in found} == {r.id for r in rs if r.verdict in ("FAILS", "PARTIAL")}
+    assert sum(sum(n.values()) for n in counts_by_source(rs).values()) == len(rs)
+    bound = example_results["kl.scaled_down"]
+    assert value_labels(bound) == ("claimed bound", "true value")
+    tighter = example_results["kl.linear_beats_quadratic"]
+    assert value_labels(tighter)[0] == "claimed larger side"
+    write_markdown(rs, tmp_path / "a.md", title="t")
+    md = (tmp_path / "a.md").read_text()
+    assert md.index("## Findings") < md.index("## All claims")
+    assert md.index("kl.scaled_down") < md.index("## All claims")  # the failure is listed before the table
+    assert "claimed bound 0.41" in md
+    write_html(rs, tmp_path / "a.html", title="t")
+    html = (tmp_path / "a.html").read_text()
+    assert html.index("<h2>Findings</h2>") < html.index("<h2>All claims</h2>")
+
+
 def test_cli_rejects_bad_claim_file_with_exit_2(tmp_path):
     f = tmp_path / "bad.toml"
     f.write_text("[symbols]\nx = { range = [0, 1] }\n[[claim]]\nid='a'\nkind='tighter'\na='x.real'\nb='x'\n")
