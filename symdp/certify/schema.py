@@ -159,15 +159,10 @@ SCHEMA: dict[str, Any] = {
 def validate(cert: dict) -> None:
     """Raise :class:`~symdp.errors.SymdpError` when ``cert`` does not follow :data:`SCHEMA`.
 
-    Uses ``jsonschema`` (installed with the dev extras); without it, checks the top-level keys only.
+    Uses ``jsonschema`` (a core dependency): types, required keys and value ranges.
     """
-    try:
-        import jsonschema
-    except ImportError:
-        missing = [k for k in SCHEMA["required"] if k not in cert]
-        if missing or cert.get("schema") != SCHEMA_ID:
-            raise SymdpError(f"certificate is missing keys {missing} or has schema {cert.get('schema')!r}")
-        return
+    import jsonschema
+
     try:
         jsonschema.validate(cert, SCHEMA)
     except jsonschema.ValidationError as exc:
