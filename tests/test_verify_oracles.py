@@ -110,3 +110,117 @@ def test_oracle_registry_and_errors():
         O.get_oracle("nope")
     with pytest.raises(ValueError, match="T="):
         O.optimal_composition(epsilon=1, delta=0, T=0, at=1)
+
+
+# ---------------------------------------------------------------------------
+# Renyi divergence of the Gaussian; composition mappers (symdp.verify.composition)
+# ---------------------------------------------------------------------------
+
+
+def test_gaussian_rdp_closed_form_and_plain_quadrature():
+    # closed form alpha Delta^2 / (2 sigma^2)
+    for a, s, D in (("2", "1", "1"), ("256", "0.3", "1"), ("1.1", "20", "1"), ("7.5", "2", "0.6")):
+        a, s, D = mpmath.mpf(a), mpmath.mpf(s), mpmath.mpf(D)
+        assert mpmath.almosteq(O.gaussian_rdp(alpha=a, sigma=s, Delta=D), a * D**2 / (2 * s**2), rel_eps=mpmath.mpf(10) ** -12)
+    # a second method: the integral of p^a q^(1-a) with no peak shift, at moderate parameters
+    a, s, D = mpmath.mpf(3), mpmath.mpf("1.5"), mpmath.mpf("0.7")
+    f = lambda x: mpmath.npdf(x, D, s) ** a * mpmath.npdf(x, 0, s) ** (1 - a)  # noqa: E731
+    plain = mpmath.log(mpmath.quad(f, [-mpmath.inf, 0, a * D, mpmath.inf])) / (a - 1)
+    assert mpmath.almosteq(O.gaussian_rdp(alpha=a, sigma=s, Delta=D), plain, rel_eps=mpmath.mpf(10) ** -10)
+
+
+def test_eq7_matches_the_library_objective_and_its_maximum_is_at_a_vertex():
+    import sympy as sp
+
+    from symdp.library import get
+    from symdp.verify import composition as C
+
+    rng = random.Random(3)
+    expr = get("he2021uai.thm4_delta").rhs
+    T = 3
+    eps, dels = [mpmath.mpf("0.4"), mpmath.mpf("0.9"), mpmath.mpf("0.2")], [mpmath.mpf("0.01"), mpmath.mpf("0.003"), mpmath.mpf("0.02")]
+    alphas, dt = [mpmath.mpf("0.1"), mpmath.mpf("0.9"), mpmath.mpf("0")], mpmath.mpf("1e-4")
+    e2 = expr.subs(sp.Symbol("T", positive=True, integer=True), T).doit()
+    vals = {}
+    for ind in e2.atoms(sp.Indexed):
+        nm, k = ind.base.label.name, int(ind.indices[0]) - 1
+        vals[ind] = sp.Float(str({"epsilon_seq": eps, "delta_seq": dels, "alpha_seq": alphas}[nm][k]), 40)
+    for s in e2.free_symbols:
+        if getattr(s, "name", "") == "deltatilde":
+            vals[s] = sp.Float("1e-4", 40)
+    lib = mpmath.mpf(str(sp.N(e2.xreplace(vals), 40)))
+    assert mpmath.almosteq(C.eq7_value(alphas, eps, dels, dt), lib, rel_eps=mpmath.mpf(10) ** -12)
+    # the vertex maximum dominates random points of I = {sum alpha = eps', 0 <= alpha_i <= eps_i}
+    ep = mpmath.mpf("1.1")
+    best = C.eq7_max(ep, eps, dels, dt)
+    for _ in range(300):
+        w = [mpmath.mpf(rng.random()) for _ in range(T)]
+        a = [min(e, ep * x / sum(w)) for e, x in zip(eps, w)]
+        if abs(sum(a) - ep) > 1e-20:
+            continue
+        assert C.eq7_value(a, eps, dels, dt) <= best + mpmath.mpf(10) ** -12
+    # homogeneous closed form = vertex enumeration
+    for T, e, d, ep in ((5, "0.3", "0.01", "0.7"), (4, "1", "0.05", "4"), (6, "0.2", "0.001", "0.05")):
+        es, ds = [mpmath.mpf(e)] * T, [mpmath.mpf(d)] * T
+        assert mpmath.almosteq(C.eq7_max(ep, es, ds, dt), C.eq7_max_homogeneous(ep, e, d, T, dt), rel_eps=mpmath.mpf(10) ** -12)
+
+
+def test_hetero_composition_against_product_of_kov_pairs():
+    # optimal_composition_hetero (convolution of losses) vs the explicit product distribution's hockey stick
+    steps = [(mpmath.mpf("0.5"), mpmath.mpf("0.01")), (mpmath.mpf("0.2"), mpmath.mpf("0")), (mpmath.mpf("1.1"), mpmath.mpf("0.003"))]
+    P, Q = O.compose_pairs([O.kov_pair(e, d) for e, d in steps])
+    for at in ("0", "0.3", "1.0", "1.7"):
+        assert mpmath.almosteq(O.optimal_composition_hetero(steps, at), O.hockey_stick(P, Q, at), abs_eps=mpmath.mpf(10) ** -12)
+
+
+def test_indexed_expansion_matches_a_hand_sum():
+    from symdp.library import get
+    from symdp.verify import composition as C
+
+    th = get("classical.dwork_roth_advanced_composition_eps_sum")
+    es = C.hetero_sequence("0.8", "0.25", 5)
+    assert mpmath.almosteq(es[0], mpmath.mpf("0.8")) and mpmath.almosteq(es[-1], mpmath.mpf("0.2"))
+    dt = mpmath.mpf("1e-6")
+    want = mpmath.sqrt(2 * mpmath.log(1 / dt) * sum(e * e for e in es)) + sum(e * mpmath.expm1(e) for e in es)
+    got = C.eval_indexed(th.rhs, {"deltatilde": dt, "T": 5}, es, [0] * 5)
+    assert mpmath.almosteq(got, want, rel_eps=mpmath.mpf(10) ** -12)
+
+
+def _halve_delta(th):
+    from dataclasses import replace
+
+    conc = th.conclusion
+    return replace(th, rhs=th.rhs / 2, conclusion=replace(conc, params=(conc.params[0], conc.params[1] / 2)) if conc else None)
+
+
+def test_planted_wrong_composition_bounds_are_refuted():
+    from dataclasses import replace
+
+    from symdp.library import get
+    from symdp.theorem import Verdict
+    from symdp.verify.engine import verify_theorem
+
+    # KOV's own delta' (SUPPORTED as stated) with delta' halved
+    good = get("classical.kairouz2017_delta")
+    bad = _halve_delta(good)
+    r = verify_theorem(bad)
+    assert r.verdict is Verdict.REFUTED and "re-confirmed at 60 digits" in r.evidence.detail
+    # heterogeneous mapper: the Dwork-Roth eps' halved is not (eps', delta~ + sum delta_i)-DP
+    dr = get("classical.dwork_roth_advanced_composition_eps_sum")
+    assert verify_theorem(dr).verdict is Verdict.SUPPORTED
+    r = verify_theorem(replace(dr, rhs=dr.rhs / 4))
+    assert r.verdict in (Verdict.REFUTED, Verdict.PARTIAL) and r.counterexample
+
+
+def test_composition_mappers_reach_the_thm4_claims():
+    from symdp.library import get
+    from symdp.theorem import Verdict
+    from symdp.verify.engine import verify_theorem
+
+    # eps'_1 = T eps with max eq.(7): true (convexity of (1 - x)^T); eps'_3: delta' below 1 - (1 - delta)^T
+    assert verify_theorem(get("he2021.thm4_eps1")).verdict is Verdict.SUPPORTED
+    r = verify_theorem(get("he2021.thm4_eps3"))
+    assert r.verdict is Verdict.REFUTED
+    cx = {k: mpmath.mpf(v) for k, v in r.counterexample.items()}
+    floor = 1 - (1 - cx["delta"]) ** int(cx["T"])  # delta_opt(eps') >= P(some step's delta-mass)
+    assert mpmath.mpf(r.claimed) < floor <= mpmath.mpf(r.actual)

@@ -94,6 +94,7 @@ THEOREMS = [
         hypotheses=[alpha > 1, sigma > 0],
         domain={alpha: (sp.Rational(11, 10), 256), sigma: (sp.Rational(3, 10), 20)},
         conclusion=Property("RDP", (alpha, eps_alpha), "M"),
+        oracle="gaussian_rdp",
         quantity="D_alpha(N(1, sigma^2) || N(0, sigma^2)); equality holds",
         tags=("accounting", "rdp"),
     ),

@@ -244,6 +244,7 @@ THEOREMS = [
         rhs=DR_ADV_EPS_SUM,
         hypotheses=[_pos(delta_t), delta_t < 1],
         quantity="composed epsilon of T adaptively composed (eps_i, delta_i)-DP steps",
+        oracle="composition_hetero_dr",
         notes="epsilon_seq[i] is the i-th step's epsilon; delta in the log read as delta~.",
         tags=("composition", "prior-work", "heterogeneous"),
     ),

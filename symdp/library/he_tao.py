@@ -485,7 +485,7 @@ def _thm4_eps(j: int, expr, sum_expr):
             quantity="composed epsilon of a T-step iterative algorithm whose steps are (eps, delta)-DP",
             premises=(Property("DP", (eps, delta), "M_i"),),
             conclusion=Property("DP", (THM4_EPS_PRIME, delta_p), "A"),
-            oracle="optimal_composition",
+            oracle="composition_eq7",
             notes=(
                 "Homogeneous case eps_i = eps of eq. for eps'_%d; eps' = min{eps'_1, eps'_2, eps'_3} and delta' is "
                 "the maximum of eq. (7) (for identical steps: Corollary 1, he2021.cor1_delta). delta~ is an "
@@ -503,6 +503,7 @@ def _thm4_eps(j: int, expr, sum_expr):
             hypotheses=[_pos(delta_t), delta_t < 1],
             quantity="composed epsilon of a T-step iterative algorithm whose i-th step is (eps_i, delta_i)-DP",
             premises=(Property("DP", (eps_seq[i_], delta_seq[i_]), "M_i"),),
+            oracle="composition_eq7_hetero",
             notes=_SEQ_NOTE + " 000's premise says '(eps, delta)-DP' but the formulas use eps_i.",
             tags=("composition", "thm4", "heterogeneous"),
         ),
@@ -525,7 +526,7 @@ _COMPOSITION = [
         quantity="composed epsilon of a T-step iterative algorithm whose steps are (eps, delta)-DP",
         premises=(Property("DP", (eps, delta), "M_i"),),
         conclusion=Property("DP", (THM4_EPS_PRIME, delta_p), "A"),
-        oracle="optimal_composition",
+        oracle="composition_eq7",
         tags=("composition", "thm4"),
     ),
     theorem(
@@ -559,6 +560,7 @@ _COMPOSITION = [
         quantity="composed delta at eps' of T (eps, delta)-DP steps",
         premises=(Property("DP", (eps, delta), "M_i"),),
         conclusion=Property("DP", (eps_p, COR1_DELTA), "A"),
+        oracle="composition_at_eq",
         notes=(
             "001 numbers this Corollary 2. The formula is written in eps', which is Theorem 4's "
             "eps' = min{eps'_1, eps'_2, eps'_3} (hypothesis Eq(eps', ...)); it is NOT claimed at other eps'. "
@@ -594,6 +596,7 @@ _COMPOSITION = [
         quantity="composed delta at eps' of T (eps, delta)-DP steps",
         premises=(Property("DP", (eps, delta), "M_i"),),
         conclusion=Property("DP", (eps_p, COR2_DELTA), "A"),
+        oracle="composition_at_eq",
         notes=(
             "eps' is Theorem 4's min{eps'_1, eps'_2, eps'_3}, whose slack delta~ (here the symbol "
             "deltatilde_cor2, a free parameter of eps') no longer appears in delta'; the instantiated claim with "
@@ -683,6 +686,7 @@ _COMPOSITION = [
         hypotheses=[_pos(delta_p), delta_p < 1],
         quantity="composed epsilon at delta' of T iterators, the i-th eps_i-DP",
         premises=(Property("DP", (eps_seq[i_], sp.Integer(0)), "M_i"),),
+        oracle="composition_hetero_pure",
         notes=_SEQ_NOTE + " Square root read as covering the first term only.",
         tags=("composition", "thm5", "heterogeneous"),
     ),
@@ -698,7 +702,7 @@ _COMPOSITION = [
         quantity="composed epsilon of T (eps_i, delta_i)-DP iterators",
         premises=(Property("DP", (eps, delta), "M_i"),),
         conclusion=Property("DP", (THM4_EPS3, delta_p), "A"),
-        oracle="optimal_composition",
+        oracle="composition_eq7_simplex",
         notes="Same expression as Theorem 4's eps'_3 (he2021.thm4_eps3_sum for the sum form); delta' is he2021uai.thm6_delta.",
         tags=("composition", "thm6"),
     ),
@@ -792,6 +796,7 @@ _IGMM = [
         quantity="composed epsilon of T IGMM steps",
         premises=(Property("DP", (eps_tl, delta), "IGMM step"),),
         conclusion=Property("DP", (THM7_UAI_EPS, delta_p), "IGMM"),
+        oracle="composition_igmm",
         notes=_IGMM_NOTE + "epsilontilde is he2021uai.thm7_eps_tilde; the same form as Theorem 4's eps'_3 with eps = eps-tilde.",
         tags=("igmm", "composition"),
     ),
@@ -808,6 +813,7 @@ _IGMM = [
         quantity="composed delta of T IGMM steps at eps' = he2021uai.thm7_eps",
         premises=(Property("DP", (eps_tl, delta), "IGMM step"),),
         conclusion=Property("DP", (eps_p, THM7_UAI_DELTA), "IGMM"),
+        oracle="composition_igmm",
         notes=_IGMM_NOTE + (
             "deltatildeprime is he2021uai.thm7_delta_tilde_p (a function of eps'), while eps' uses a separate "
             "delta~. The count ceil(N eps'/(tau eps~)) can exceed T, making the exponent T - ceil(...) negative; "

@@ -62,19 +62,27 @@ ORACLE_CAPS: dict[str, dict[str, float]] = {
     "optimal_composition": {"T": 500},
     "subsampled_gaussian_profile": {"T": 200},
     "tradeoff_dp_composition": {"T": 6},
+    "composition_eq7": {"T": 500}, "composition_tied": {"T": 500}, "composition_eq7_simplex": {"T": 500}, "composition_at_eq": {"T": 500}, "composition_igmm": {"T": 500},
+    "composition_eq7_hetero": {"T": 8}, "composition_hetero_pure": {"T": 8}, "composition_hetero_dr": {"T": 8},
 }
 #: ``--deep`` caps
 DEEP_CAPS: dict[str, dict[str, float]] = {
     "optimal_composition": {"T": 5000},
     "subsampled_gaussian_profile": {"T": 2000},
     "tradeoff_dp_composition": {"T": 8},
+    "composition_eq7": {"T": 5000}, "composition_tied": {"T": 5000}, "composition_eq7_simplex": {"T": 5000}, "composition_at_eq": {"T": 5000}, "composition_igmm": {"T": 5000},
+    "composition_eq7_hetero": {"T": 10}, "composition_hetero_pure": {"T": 10}, "composition_hetero_dr": {"T": 10},
 }
 #: local-search iterations after the random stage (default, deep)
 REFINE = {"default": (25, 80), "optimal_composition": (5, 30), "subsampled_gaussian_profile": (0, 0), "sgm_pld": (0, 5),
-          "subsampled_gaussian_tradeoff": (3, 20)}
+          "subsampled_gaussian_tradeoff": (3, 20), "gaussian_rdp": (3, 20), "composition_eq7": (5, 30), "composition_tied": (5, 30), "composition_eq7_simplex": (5, 30), "composition_at_eq": (5, 30),
+          "composition_igmm": (5, 30), "composition_eq7_hetero": (3, 20), "composition_hetero_pure": (3, 20),
+          "composition_hetero_dr": (3, 20)}
 #: random cases per entry (default, deep); expensive oracles use fewer
 BUDGET = {"default": (150, 2000), "optimal_composition": (40, 600), "subsampled_gaussian_profile": (4, 24),
-          "tradeoff_dp_composition": (40, 300), "sgm_pld": (12, 100), "subsampled_gaussian_tradeoff": (30, 300)}
+          "tradeoff_dp_composition": (40, 300), "sgm_pld": (12, 100), "subsampled_gaussian_tradeoff": (30, 300),
+          "gaussian_rdp": (60, 400), "composition_eq7": (80, 600), "composition_tied": (40, 600), "composition_eq7_simplex": (80, 600), "composition_at_eq": (60, 600), "composition_igmm": (80, 600),
+          "composition_eq7_hetero": (60, 400), "composition_hetero_pure": (60, 400), "composition_hetero_dr": (60, 400)}
 
 
 @dataclass
@@ -243,7 +251,8 @@ def _num(v: sp.Basic) -> float | None:
         return None
 
 
-def sampling_box(th: Theorem, symbols, caps: dict[str, float] | None = None) -> tuple[Box, bool]:
+def sampling_box(th: Theorem, symbols, caps: dict[str, float] | None = None,
+                 defaults: dict[str, tuple[float, float]] | None = None) -> tuple[Box, bool]:
     """Box over ``symbols``: the entry's domain where given, else defaults; second value: all from the entry."""
     dom = {s.name: (lo, hi) for s, lo, hi in th.domain}
     ranges: dict[str, tuple[float, float]] = {}
@@ -253,7 +262,7 @@ def sampling_box(th: Theorem, symbols, caps: dict[str, float] | None = None) -> 
         lo = hi = None
         if s.name in dom:
             lo, hi = _num(dom[s.name][0]), _num(dom[s.name][1])
-        d = DEFAULT_RANGES.get(s.name, (1e-3, 1e3) if s.is_positive else (-10.0, 10.0))
+        d = (defaults or {}).get(s.name) or DEFAULT_RANGES.get(s.name, (1e-3, 1e3) if s.is_positive else (-10.0, 10.0))
         if lo is None or hi is None:
             own = own and s.name in dom and lo is not None and hi is not None
             lo = d[0] if lo is None else lo
@@ -359,22 +368,68 @@ def _z3_rung(th: Theorem, lhs, relation, rhs, res: VerificationResult, *, header
     return False
 
 
+#: finite box the interval rung uses for a symbol the entry gives no finite range for (by canonical name;
+#: otherwise ``[1e-6, 1e3]`` for positive symbols, ``[-1e3, 1e3]`` else).  A proof on it is stated as
+#: "PROVED on box ...": nothing is claimed outside the box.
+INTERVAL_DEFAULT_BOX: dict[str, tuple[str, str]] = {
+    "epsilon": ("1/1000000", "50"),
+    "epsilonprime": ("1/1000000", "50"),
+    "delta": ("1e-12", "1/2"),
+    "deltaprime": ("1e-12", "1/2"),
+    "deltatilde": ("1e-12", "1/2"),
+    "T": ("1", "1000000"),
+    "k": ("1", "1000000"),
+    "N": ("1", "1000000"),
+    "n": ("1", "1000000"),
+    "sigma": ("1/100", "100"),
+    "mu": ("1/100", "10"),
+    "q": ("1e-6", "1"),
+    "p": ("1e-6", "1"),
+}
+
+
+def _interval_box(th: Theorem, syms) -> tuple[dict, list[str]] | None:
+    """Finite box for the interval rung: the entry's domain where finite, else :data:`INTERVAL_DEFAULT_BOX`
+    (names of the defaulted symbols returned too); None when a symbol has neither."""
+    dom = {s: (lo, hi) for s, lo, hi in th.domain}
+    box: dict = {}
+    defaulted: list[str] = []
+    for s in sorted(syms, key=lambda s: s.name):
+        lo = hi = None
+        if s in dom:
+            lo = dom[s][0] if _num(dom[s][0]) is not None else None
+            hi = dom[s][1] if _num(dom[s][1]) is not None else None
+        if lo is None or hi is None:
+            d = INTERVAL_DEFAULT_BOX.get(s.name)
+            if d is None:
+                if s.is_positive or s.is_nonnegative:
+                    d = ("1e-6", "1000")
+                elif s.is_real:
+                    d = ("-1000", "1000")
+                else:
+                    return None
+            lo = d[0] if lo is None else lo
+            hi = d[1] if hi is None else hi
+            defaulted.append(s.name)
+        if s.is_positive and iv.rat(lo) <= 0:
+            return None  # the stated range reaches outside the symbol's own domain: no box to state
+        box[s] = (lo, hi)
+    return box, defaulted
+
+
 def _interval_rung(th: Theorem, lhs, relation, rhs, res: VerificationResult, *, note: str = "", time_limit_s: float = 15.0, max_leaves: int = 3000) -> bool:
     g = (rhs - lhs) if relation in ("<=", "<") else (lhs - rhs)
     g = _elementary(g)
     syms = g.free_symbols
-    dom = {s: (lo, hi) for s, lo, hi in th.domain}
-    if not syms or any(s not in dom or _num(dom[s][0]) is None or _num(dom[s][1]) is None for s in syms):
-        res.attempts.append("interval: skipped (no finite stated box for every symbol)")
+    got = _interval_box(th, syms) if syms else None
+    if got is None:
+        res.attempts.append("interval: skipped (no finite box for every symbol)")
         return False
-    box = {s: (dom[s][0], dom[s][1]) for s in syms}
-    hyps_ok = all(_hyp_holds_on_box(h, box) for h in th.hypotheses)
-    if not hyps_ok:
-        res.attempts.append("interval: skipped (hypotheses cut the box)")
-        return False
+    box, defaulted = got
     strict = relation in ("<", ">")
-    r = iv.certify(g, box, strict=strict, time_limit=time_limit_s, max_leaves=max_leaves)
-    res.attempts.append(f"interval: {'certified' if r.ok else r.reason} ({r.leaves} leaves, {r.seconds:.1f}s)")
+    hyps = [_elementary(sp.sympify(h)) for h in th.hypotheses]
+    r = iv.certify(g, box, hyps=hyps, strict=strict, time_limit=time_limit_s, max_leaves=max_leaves)
+    res.attempts.append(f"interval: {'certified' if r.ok else r.reason} ({r.leaves} leaves, {r.outside} outside the hypotheses, {r.seconds:.1f}s)")
     if not r.ok:
         return False
     claim = f"{sp.sstr(lhs)} {relation} {sp.sstr(rhs)}"
@@ -382,10 +437,16 @@ def _interval_rung(th: Theorem, lhs, relation, rhs, res: VerificationResult, *, 
     path = f"intervals/{_cert_name(th)}.json"
     res.artifacts[path] = iv.dump(cert)
     res.box = r.box
+    box_txt = ", ".join(f"{k} in [{a}, {b}]" + (" (integers)" if k in r.integers else "") for k, (a, b) in r.box.items())
     res.evidence = Evidence(
         Verdict.PROVED, "interval",
-        f"arb branch-and-bound: {r.leaves} boxes enclose {'g > 0' if strict else 'g >= 0'} on the stated box "
-        + ", ".join(f"{k} in [{a}, {b}]" for k, (a, b) in r.box.items()),
+        f"PROVED on box {box_txt}"
+        + (f" (range of {', '.join(defaulted)} from the verifier's default box, not the entry)" if defaulted else "")
+        + f": arb branch-and-bound, {r.leaves - r.outside} boxes enclose {'g > 0' if strict else 'g >= 0'}"
+        + (f", {r.outside} boxes lie outside the hypotheses" if r.outside else "")
+        + (f" (hypotheses used: {'; '.join(h.text for h in r.hyps)})" if r.hyps else "")
+        + (f"; hypotheses not used (claim certified without them): {'; '.join(r.dropped)}" if r.dropped else "")
+        + "; nothing is claimed outside this box",
         path,
     )
     return True
@@ -478,6 +539,8 @@ def _premise_bindings(th: Theorem) -> tuple[list[tuple[str, Callable]], set]:
 
 def _oracle_functions(th: Theorem, orc: Oracle):
     """(f_claim, f_true, relation, symbols) comparing the entry with its oracle, or a reason string."""
+    if orc.mapper is not None:  # the oracle maps the entry itself (symdp.verify.composition)
+        return orc.mapper(th)
     conc = th.conclusion
     dom_syms = {s for s, _, _ in th.domain}
     all_syms = set(th.rhs.free_symbols if th.rhs is not None else ()) | {s for h in th.hypotheses for s in h.free_symbols} | dom_syms
@@ -598,8 +661,8 @@ def _verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: 
             return
         res.evidence = Evidence(Verdict.UNCHECKED, None, mapped)
         return
-    f_claim, f_true, rel, syms = mapped
-    box, own = sampling_box(th, syms, (DEEP_CAPS if deep else ORACLE_CAPS).get(orc.name))
+    f_claim, f_true, rel, syms = mapped[:4]
+    box, own = sampling_box(th, syms, (DEEP_CAPS if deep else ORACLE_CAPS).get(orc.name), mapped[4] if len(mapped) > 4 else None)
     n = BUDGET.get(orc.name, BUDGET["default"])[1 if deep else 0]
     refine = REFINE.get(orc.name, REFINE["default"])[1 if deep else 0]
     used = ORACLES.get(comp_name(th, orc), orc)

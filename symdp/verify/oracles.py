@@ -58,6 +58,9 @@ class Oracle:
     bracket: Callable[..., tuple[Any, Any]] | None = None  # (lower, upper) rigorous-ish bracket
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
     rtol: str | None = None  # relative tolerance of equality checks (quadrature oracles); None: exact
+    #: maps an entry onto (f_claim, f_true, relation, symbols[, default ranges]) or a reason string; used
+    #: instead of the generic value/profile mapping (see symdp.verify.composition)
+    mapper: Callable[..., Any] | None = None
 
     def __call__(self, **kw: Any) -> Any:
         return self.fn(**kw)
@@ -586,6 +589,41 @@ register(
     )
 )
 
+# ---------------------------------------------------------------------------
+# Renyi divergence of the Gaussian mechanism (quadrature)
+# ---------------------------------------------------------------------------
+
+
+def gaussian_rdp(*, alpha: Any, sigma: Any, Delta: Any = 1, **_: Any) -> mpmath.mpf:
+    r""":math:`D_\alpha(N(\Delta, \sigma^2) \| N(0, \sigma^2)) = \frac{1}{\alpha - 1}\log\int p^\alpha q^{1-\alpha}`
+    by adaptive quadrature of the integrand itself (no completed square), split around its peak
+    :math:`x = \alpha\Delta`."""
+    a, s, m = _mpf(alpha), _mpf(sigma), _mpf(Delta)
+    if a <= 1:
+        raise InvalidParameterError(f"alpha={alpha!r} must be > 1")
+    if s <= 0:
+        raise InvalidParameterError(f"sigma={sigma!r} must be > 0")
+    lp = lambda x: -((x - m) ** 2) / (2 * s * s)  # noqa: E731  (log densities up to the common constant)
+    lq = lambda x: -(x * x) / (2 * s * s)  # noqa: E731
+    c = a * m  # the integrand's peak
+    shift = a * lp(c) + (1 - a) * lq(c)  # factor out the peak value (exp of a large number)
+    f = lambda x: mpmath.exp(a * lp(x) + (1 - a) * lq(x) - shift) / (mpmath.sqrt(2 * mpmath.pi) * s)  # noqa: E731
+    pts = [c + k * s for k in (-40, -8, -2, 0, 2, 8, 40)]
+    integral = mpmath.quad(f, [-mpmath.inf, *pts, mpmath.inf])
+    return (mpmath.log(integral) + shift) / (a - 1)
+
+
+register(
+    Oracle(
+        "gaussian_rdp",
+        gaussian_rdp,
+        "value",
+        ("alpha", "sigma"),
+        "Renyi divergence D_alpha(N(Delta, s^2) || N(0, s^2)) by quadrature",
+        rtol="1e-15",
+    )
+)
+
 #: profile oracle -> trade-off oracle of the same mechanism (used for entries about alpha -> beta)
 TRADEOFF_COMPANION = {"gaussian_profile": "gaussian_tradeoff", "subsampled_gaussian_profile": "subsampled_gaussian_tradeoff"}
 
@@ -595,7 +633,8 @@ __all__ = [
     "random_dp_pair", "optimal_composition", "optimal_composition_hetero", "gaussian_profile", "laplace_profile",
     "subsampled_gaussian_bracket", "subsampled_gaussian_profile", "tradeoff_of_pair", "compose_pairs",
     "tradeoff_dp_composition", "gaussian_tradeoff", "sgm_hockey_stick", "sgm_pld",
-    "subsampled_gaussian_tradeoff", "TRADEOFF_COMPANION",
+    "subsampled_gaussian_tradeoff", "TRADEOFF_COMPANION", "gaussian_rdp",
 ]
 
 from . import montecarlo as _montecarlo  # noqa: E402,F401  (registers the Monte Carlo oracles)
+from . import composition as _composition  # noqa: E402,F401  (registers the composition mappers)

@@ -1,0 +1,387 @@
+r"""Composition oracles with entry mappers: He et al.'s composition theorems against the exact optimum.
+
+The exact reference is the optimal composition of Kairouz, Oh and Viswanath
+(2017): :func:`~symdp.verify.oracles.optimal_composition` for T identical
+(eps, delta)-DP steps, :func:`~symdp.verify.oracles.optimal_composition_hetero`
+for heterogeneous steps (exact convolution of the worst-case pairs).  A claim
+"A is (eps', delta')-DP" is an upper bound on the composed privacy, so it is
+checked as ``delta_opt(eps') <= delta'``.
+
+The oracles here carry a *mapper*: a function ``Theorem -> (f_claim, f_true,
+relation, symbols[, ranges])`` that reads the entry's own statement (and, where
+the theorem defines eps' or delta' in a sibling entry, that entry's statement,
+looked up by id: nothing is re-typed) and returns the two callables the
+numerical rung compares.  Where the claim is made only at a point (eps' is
+Theorem 4's min{eps'_1, eps'_2, eps'_3}), the mapper evaluates the entry only
+where its own formula is that point (``None`` elsewhere: not evaluable).
+
+Theorem 4's delta' is "the maximal value of eq. (7) over {alpha_i} in the
+boundary of I = {sum alpha_i = eps', 0 <= alpha_i <= eps_i}".  With
+``c_i = delta_i/(1 + e^{eps_i})`` eq. (7) is ``2 - prod(1 - e^{alpha_i} c_i) -
+prod(1 - c_i) + delta~``; ``log(1 - c e^a)`` is concave in ``a``, so the
+product is minimised (eq. (7) maximised) at a vertex of the polytope I: every
+alpha_i at 0 or eps_i except one.  :func:`eq7_max` enumerates the vertices
+(homogeneous case: k = floor(eps'/eps) full steps and one partial step).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from functools import lru_cache
+from itertools import product
+from typing import Any, Callable, Sequence
+
+import mpmath
+import sympy as sp
+
+from .oracles import Oracle, optimal_composition, optimal_composition_hetero, register
+
+T_HETERO_MAX = 8  # heterogeneous sequences: exact convolution and 2^T vertices
+
+
+def _mpf(x: Any) -> mpmath.mpf:
+    return x if isinstance(x, mpmath.mpf) else mpmath.mpf(x)
+
+
+# ---------------------------------------------------------------------------
+# eq. (7) of He et al. (UAI 2021, Theorem 4)
+# ---------------------------------------------------------------------------
+
+
+def eq7_value(alphas: Sequence[Any], eps: Sequence[Any], deltas: Sequence[Any], deltatilde: Any) -> mpmath.mpf:
+    """Eq. (7): ``2 - prod(1 - e^{alpha_i} delta_i/(1+e^{eps_i})) - prod(1 - delta_i/(1+e^{eps_i})) + delta~``."""
+    p1 = mpmath.fprod(1 - mpmath.exp(_mpf(a)) * _mpf(d) / (1 + mpmath.exp(_mpf(e))) for a, e, d in zip(alphas, eps, deltas))
+    p2 = mpmath.fprod(1 - _mpf(d) / (1 + mpmath.exp(_mpf(e))) for e, d in zip(eps, deltas))
+    return 2 - p1 - p2 + _mpf(deltatilde)
+
+
+def eq7_vertices(epsprime: Any, eps: Sequence[Any]) -> list[list[mpmath.mpf]]:
+    """Vertices of I = {sum alpha_i = eps', 0 <= alpha_i <= eps_i} (empty when eps' > sum eps_i)."""
+    ep = _mpf(epsprime)
+    T = len(eps)
+    out = []
+    for j in range(T):
+        others = [i for i in range(T) if i != j]
+        for bits in product((0, 1), repeat=len(others)):
+            a = [mpmath.mpf(0)] * T
+            for i, b in zip(others, bits):
+                a[i] = _mpf(eps[i]) if b else mpmath.mpf(0)
+            rest = ep - mpmath.fsum(a)
+            if rest < 0 or rest > _mpf(eps[j]):
+                continue
+            a[j] = rest
+            out.append(a)
+    return out
+
+
+def eq7_max(epsprime: Any, eps: Sequence[Any], deltas: Sequence[Any], deltatilde: Any) -> mpmath.mpf | None:
+    """max of eq. (7) over I (at a vertex, see the module docstring); None when I is empty."""
+    vs = eq7_vertices(epsprime, eps)
+    if not vs:
+        return None
+    return max(eq7_value(a, eps, deltas, deltatilde) for a in vs)
+
+
+def eq7_max_homogeneous(epsprime: Any, epsilon: Any, delta: Any, T: int, deltatilde: Any) -> mpmath.mpf | None:
+    """max of eq. (7) for T identical (eps, delta) steps: k = floor(eps'/eps) steps at eps, one at the rest."""
+    ep, e, d = _mpf(epsprime), _mpf(epsilon), _mpf(delta)
+    T = int(T)
+    if ep < 0 or ep > T * e * (1 + mpmath.mpf(10) ** (-mpmath.mp.dps + 5)):
+        return None
+    c = d / (1 + mpmath.exp(e))
+    k = min(int(mpmath.floor(ep / e)), T)
+    r = max(ep - k * e, mpmath.mpf(0))
+    if k >= T:
+        p1 = (1 - mpmath.exp(e) * c) ** T
+    else:
+        p1 = (1 - mpmath.exp(e) * c) ** k * (1 - mpmath.exp(r) * c) * (1 - c) ** (T - k - 1)
+    return 2 - p1 - (1 - c) ** T + _mpf(deltatilde)
+
+
+def eq7_max_simplex_homogeneous(epsprime: Any, epsilon: Any, delta: Any, T: int, deltatilde: Any) -> mpmath.mpf:
+    """He et al. Thm 6's delta': max of eq. (7) over the boundary of I = {sum alpha_i = eps', alpha_i >= 0}
+    (no upper bound alpha_i <= eps_i): the product is minimised at a vertex, alpha_j = eps' for one j."""
+    ep, e, d = _mpf(epsprime), _mpf(epsilon), _mpf(delta)
+    c = d / (1 + mpmath.exp(e))
+    return 2 - (1 - mpmath.exp(ep) * c) * (1 - c) ** (int(T) - 1) - (1 - c) ** int(T) + _mpf(deltatilde)
+
+
+# ---------------------------------------------------------------------------
+# helpers: compile library expressions, heterogeneous sequences
+# ---------------------------------------------------------------------------
+
+
+def _compile(expr: sp.Basic) -> Callable:
+    from .engine import compile_expr
+
+    return compile_expr(expr)
+
+
+def _lib(id_: str):
+    from ..library import get
+
+    return get(id_)
+
+
+def _close(a: mpmath.mpf, b: mpmath.mpf) -> bool:
+    return abs(a - b) <= mpmath.mpf(10) ** (-mpmath.mp.dps + 8) * max(abs(a), abs(b), 1)
+
+
+_SEQ_R = sp.Symbol("r_spread", positive=True)  # eps_i = epsilon * r^((i-1)/(T-1)): spread of the sequence
+
+
+def hetero_sequence(epsilon: Any, r: Any, T: int) -> list[mpmath.mpf]:
+    """The sampled heterogeneous sequence: geometric from eps_1 = epsilon to eps_T = epsilon * r."""
+    e, rr = _mpf(epsilon), _mpf(r)
+    if T == 1:
+        return [e]
+    return [e * rr ** (mpmath.mpf(i) / (T - 1)) for i in range(T)]
+
+
+@lru_cache(maxsize=256)
+def _expanded(expr: sp.Basic, T: int) -> tuple[Callable, tuple[str, ...], int]:
+    """An entry's expression with its sums/products over i = 1..T expanded for a concrete T, lambdified.
+
+    Returns (f, scalar names, T): ``f(*scalars, *eps_1..T, *delta_1..T)``.
+    """
+    Tsym = [s for s in expr.free_symbols if isinstance(s, sp.Symbol) and s.name == "T"]
+    if Tsym:
+        expr = expr.subs(Tsym[0], T)
+    expr = expr.doit()
+    eps_syms = [sp.Symbol(f"e_{i}", positive=True) for i in range(1, T + 1)]
+    del_syms = [sp.Symbol(f"d_{i}", nonnegative=True) for i in range(1, T + 1)]
+    rep = {}
+    for ind in expr.atoms(sp.Indexed):
+        base, idx = ind.base.label.name, int(ind.indices[0])
+        if base == "epsilon_seq":
+            rep[ind] = eps_syms[idx - 1]
+        elif base == "delta_seq":
+            rep[ind] = del_syms[idx - 1]
+    expr = expr.xreplace(rep)
+    scal = tuple(sorted(s.name for s in expr.free_symbols if s not in eps_syms and s not in del_syms))
+    f = sp.lambdify([sp.Symbol(n) for n in scal] + eps_syms + del_syms, expr.xreplace({s: sp.Symbol(s.name) for s in expr.free_symbols if s.name in scal}), modules=["mpmath"])
+    return f, scal, T
+
+
+def eval_indexed(expr: sp.Basic, point: dict[str, Any], eps: Sequence[Any], deltas: Sequence[Any]) -> mpmath.mpf:
+    """Evaluate a library expression with Sum/Product over ``epsilon_seq[i]``, ``delta_seq[i]``, i = 1..T."""
+    T = len(eps)
+    f, scal, _ = _expanded(expr, T)
+    v = f(*[point[n] for n in scal], *eps, *deltas)
+    if isinstance(v, mpmath.mpc):
+        return v.real if abs(v.imag) <= 1e-25 * max(1, abs(v.real)) else mpmath.mpf("nan")
+    return _mpf(v)
+
+
+def _hyps_ok(th, pt: dict[str, Any]) -> bool:
+    from .engine import _hyp_checker
+
+    return _hyp_checker(th.hypotheses)({k: mpmath.nstr(v, mpmath.mp.dps) if isinstance(v, mpmath.mpf) else str(v) for k, v in pt.items()})
+
+
+def _S(name: str, th=None, **assume) -> sp.Symbol:
+    if th is not None:
+        for s in th.symbols:
+            if s.name == name:
+                return s
+    return sp.Symbol(name, **(assume or {"positive": True}))
+
+
+# ---------------------------------------------------------------------------
+# mappers
+# ---------------------------------------------------------------------------
+
+THM4_MIN_IDS = ("he2021.thm4_eps1", "he2021.thm4_eps2", "he2021.thm4_eps3")
+THM4_SUM_IDS = ("he2021.thm4_eps1_sum", "he2021.thm4_eps2_sum", "he2021.thm4_eps3_sum")
+
+
+def map_thm4_homogeneous(th, *, simplex: bool = False):
+    """He et al. Thm 4 / Thm 6, identical (eps, delta) steps: A is (eps', max eq.(7) at eps')-DP.
+
+    eps' is the conclusion's first parameter (Thm 4: min{eps'_1, eps'_2, eps'_3}); the entry's own
+    rhs is evaluated only where it equals that eps' (where this component is the theorem's eps').
+    """
+    if th.conclusion is None or th.conclusion.name.upper() != "DP":
+        return "no (eps', delta')-DP conclusion"
+    at_expr = sp.sympify(th.conclusion.params[0])
+    f_at, f_own = _compile(at_expr), _compile(th.rhs)
+    syms = set(at_expr.free_symbols) | set(th.rhs.free_symbols) | {_S("delta", th)}
+
+    def f_claim(pt):
+        if not _hyps_ok(th, pt):
+            return None
+        at, own = f_at(pt), f_own(pt)
+        if not _close(at, own):
+            return None  # this component is not the theorem's eps' here
+        fn = eq7_max_simplex_homogeneous if simplex else eq7_max_homogeneous
+        return fn(at, pt["epsilon"], pt["delta"], int(pt["T"]), pt["deltatilde"])
+
+    def f_true(pt):
+        return optimal_composition(epsilon=pt["epsilon"], delta=pt["delta"], T=int(pt["T"]), at=f_at(pt))
+
+    return f_claim, f_true, "<=", syms
+
+
+def _hetero_common(th, *, pure: bool):
+    T = _S("T", th, positive=True, integer=True)
+    eps = _S("epsilon", None)
+    syms = {T, eps, _SEQ_R} | ({_S("delta")} if not pure else set())
+    ranges = {"epsilon": (1e-3, 2.0), "r_spread": (0.05, 1.0), "delta": (1e-12, 0.01)}
+    return syms, ranges
+
+
+def _seq(pt, pure: bool):
+    T = int(pt["T"])
+    es = hetero_sequence(pt["epsilon"], pt["r_spread"], T)
+    ds = [mpmath.mpf(0) if pure else _mpf(pt["delta"])] * T
+    return es, ds
+
+
+def map_thm4_hetero(th):
+    """He et al. Thm 4, heterogeneous (eps_i, delta): eps' = min of the three sum forms, delta' = max eq. (7).
+
+    The step sequence is eps_i = epsilon * r^((i-1)/(T-1)), delta_i = delta (T <= 8); checked where this
+    entry's eps'_k is the theorem's eps' (the min)."""
+    exprs = [_lib(i).rhs for i in THM4_SUM_IDS]
+    syms, ranges = _hetero_common(th, pure=False)
+    syms |= {_S("deltatilde", th)}
+
+    def f_claim(pt):
+        es, ds = _seq(pt, False)
+        vals = [eval_indexed(e, pt, es, ds) for e in exprs]
+        own = eval_indexed(th.rhs, pt, es, ds)
+        at = min(vals)
+        if not _close(at, own):
+            return None
+        return eq7_max(at, es, ds, pt["deltatilde"])
+
+    def f_true(pt):
+        es, ds = _seq(pt, False)
+        at = min(eval_indexed(e, pt, es, ds) for e in exprs)
+        return optimal_composition_hetero(list(zip(es, ds)), at)
+
+    return f_claim, f_true, "<=", syms, ranges
+
+
+def map_hetero_at_delta(th):
+    """Heterogeneous eps_i-DP steps (premise (eps_i, 0)), eps' = rhs at the free delta': delta_opt(eps') <= delta'."""
+    syms, ranges = _hetero_common(th, pure=True)
+    syms |= {_S("deltaprime", th)}
+    ranges["deltaprime"] = (1e-12, 0.1)
+
+    def f_claim(pt):
+        return pt["deltaprime"]
+
+    def f_true(pt):
+        es, ds = _seq(pt, True)
+        return optimal_composition_hetero(list(zip(es, ds)), eval_indexed(th.rhs, pt, es, ds))
+
+    return f_claim, f_true, "<=", syms, ranges
+
+
+def map_dwork_roth_hetero(th):
+    """Dwork-Roth advanced composition, heterogeneous (eps_i, delta): (eps', delta~ + sum_i delta_i)-DP."""
+    syms, ranges = _hetero_common(th, pure=False)
+    syms |= {_S("deltatilde", th)}
+
+    def f_claim(pt):
+        return _mpf(pt["deltatilde"]) + int(pt["T"]) * _mpf(pt["delta"])
+
+    def f_true(pt):
+        es, ds = _seq(pt, False)
+        return optimal_composition_hetero(list(zip(es, ds)), eval_indexed(th.rhs, pt, es, ds))
+
+    return f_claim, f_true, "<=", syms, ranges
+
+
+def map_eq_hypothesis(th):
+    """A delta' bound written at eps' fixed by a hypothesis ``Eq(epsilonprime, expr)``: substitute, then
+    delta_opt(eps') <= delta'.  Other hypotheses are checked at the substituted point.  A free slack symbol
+    inside expr named ``deltatilde_*`` is sampled as delta~."""
+    eq = [h for h in th.hypotheses if isinstance(h, sp.Equality) and isinstance(h.lhs, sp.Symbol)]
+    if len(eq) != 1:
+        return "needs exactly one hypothesis Eq(epsilonprime, ...)"
+    target, at_expr = eq[0].lhs, eq[0].rhs
+    dt = _S("deltatilde", th)
+    ren = {s: dt for s in at_expr.free_symbols if s.name.startswith("deltatilde_")}
+    at_expr = at_expr.xreplace(ren)
+    f_at, f_d = _compile(at_expr), _compile(th.rhs)
+    others = tuple(h for h in th.hypotheses if h is not eq[0])
+    syms = (set(at_expr.free_symbols) | set(th.rhs.free_symbols) | {s for h in others for s in h.free_symbols}) - {target}
+
+    def f_claim(pt):
+        kw = dict(pt)
+        kw[target.name] = f_at(pt)
+        if not _hyps_ok(replace(th, hypotheses=others), kw):
+            return None
+        return f_d(kw)
+
+    def f_true(pt):
+        return optimal_composition(epsilon=pt["epsilon"], delta=pt["delta"], T=int(pt["T"]), at=f_at(pt))
+
+    return f_claim, f_true, "<=", syms
+
+
+IGMM_EPS, IGMM_DELTA, IGMM_DTP = "he2021uai.thm7_eps", "he2021uai.thm7_delta", "he2021uai.thm7_delta_tilde_p"
+
+
+def map_igmm(th):
+    """He et al. (UAI) Thm 7: T IGMM steps, each (eps~, delta)-DP (the premise), compose to (eps', delta')-DP
+    with eps' = Thm 7's eps' (he2021uai.thm7_eps), delta' = Thm 7's delta' (he2021uai.thm7_delta) whose
+    delta~' is its definition (he2021uai.thm7_delta_tilde_p) at that eps'.  Checked as
+    delta_opt(eps') <= delta' for T identical (eps~, delta)-DP steps."""
+    e_eps, e_del, e_dtp = _lib(IGMM_EPS), _lib(IGMM_DELTA), _lib(IGMM_DTP)
+    f_eps, f_del, f_dtp = _compile(e_eps.rhs), _compile(e_del.rhs), _compile(e_dtp.rhs)
+    syms = set(e_eps.rhs.free_symbols) | (set(e_del.rhs.free_symbols) - {_S("epsilonprime", e_del), _S("deltatildeprime", e_del)})
+    ranges = {nm: (float(lo), float(hi)) for s, lo, hi in e_del.domain for nm in [s.name]}
+    ranges["epsilontilde"] = (0.01, 0.5)
+    ranges["T"] = (10, 500)
+    ranges["deltatilde"] = (1e-12, 0.01)
+
+    def f_claim(pt):
+        kw = dict(pt)
+        ep = f_eps(kw)
+        if not (ep > 0 and ep < int(pt["T"]) * pt["epsilontilde"]) or not pt["tau"] < pt["N"]:
+            return None
+        kw["epsilonprime"] = ep
+        kw["deltatildeprime"] = f_dtp(kw)
+        return f_del(kw)
+
+    def f_true(pt):
+        return optimal_composition(epsilon=pt["epsilontilde"], delta=pt["delta"], T=int(pt["T"]), at=f_eps(pt))
+
+    return f_claim, f_true, "<=", syms, ranges
+
+
+def map_tied_profile(th):
+    """The generic (eps', delta')-DP profile check with the conclusion's eps~ read as the premise's eps
+    (He et al. long, Thm 8: 'C.2 repeats it with eps (= eps~ of C.1)')."""
+    from .engine import _oracle_functions
+    from .oracles import ORACLES
+
+    et, e = _S("epsilontilde", th), _S("epsilon", th)
+    conc = th.conclusion
+    if conc is None:
+        return "no conclusion"
+    conc2 = replace(conc, params=tuple(sp.sympify(p).xreplace({et: e}) for p in conc.params))
+    return _oracle_functions(replace(th, conclusion=conc2), ORACLES["optimal_composition"])
+
+
+for _name, _fn, _desc in (
+    ("composition_eq7", map_thm4_homogeneous, "KOV optimal composition vs He et al. Thm 4/6 (eps', max eq.(7)) for T identical steps"),
+    ("composition_eq7_simplex", lambda th: map_thm4_homogeneous(th, simplex=True),
+     "KOV optimal composition vs He et al. Thm 6 (eps', max eq.(7) over {sum alpha = eps', alpha >= 0}), identical steps"),
+    ("composition_eq7_hetero", map_thm4_hetero, "KOV optimal composition (heterogeneous, exact) vs He et al. Thm 4 sum forms, T <= 8"),
+    ("composition_hetero_pure", map_hetero_at_delta, "KOV optimal composition (heterogeneous eps_i-DP, exact) at eps'(delta'), T <= 8"),
+    ("composition_hetero_dr", map_dwork_roth_hetero, "KOV optimal composition (heterogeneous, exact) vs (eps', delta~ + sum delta_i), T <= 8"),
+    ("composition_at_eq", map_eq_hypothesis, "KOV optimal composition at the eps' fixed by the entry's Eq hypothesis"),
+    ("composition_igmm", map_igmm, "KOV optimal composition of T (eps~, delta)-DP IGMM steps vs Thm 7's (eps', delta')"),
+    ("composition_tied", map_tied_profile, "KOV optimal composition, conclusion's eps~ read as the premise's eps"),
+):
+    register(Oracle(_name, lambda **kw: None, "profile", (), _desc, mapper=_fn))
+
+
+__all__ = ["eq7_value", "eq7_vertices", "eq7_max", "eq7_max_homogeneous", "hetero_sequence", "eval_indexed",
+           "map_thm4_homogeneous", "map_thm4_hetero", "map_hetero_at_delta", "map_dwork_roth_hetero",
+           "map_eq_hypothesis", "map_igmm", "map_tied_profile"]
