@@ -125,8 +125,11 @@ def table(rows, n, repeat, all_kernels):
         "The last two columns are the worst relative error over 300 domain points against a 50-digit mpmath "
         "evaluation of the unrewritten expression: the generated GDP profile (erfcx form of "
         "Phi(a) - e^eps Phi(b)) is ~250x more accurate than the hand-written difference, and unlike it "
-        "stays accurate down to delta ~ 1e-300.  The machine was shared with other jobs: ratios of a few "
-        "ms kernels move by +-30% between runs.",
+        "stays accurate down to delta ~ 1e-300.  The printed kernels share common subexpressions in local "
+        "temporaries (sympy.cse), fold constants, write unary ufuncs of fresh temporaries in place and put "
+        "temporaries first in products (numpy temporary elision); on 10^6 elements allocating and "
+        "page-faulting a new 8 MB array costs as much as a sqrt.  The machine was shared with other jobs "
+        "(2 cores): ratios of a few ms kernels move by +-30% between runs.",
         "",
         f"`python bench/codegen.py` on {n:,} float64 elements per argument, best of {repeat} "
         f"({platform.processor() or platform.machine()}, numpy {np.__version__}, 1 thread).",

@@ -40,7 +40,8 @@ SYMBOLS = {
 def accounting__sgm_rdp_log_term(alpha, j, q, sigma):
     """accounting.sgm_rdp_log_term (rhs): j*log(q) + (alpha - j)*log(1 - q) - log(gamma(j + 1)) + loggamma(alpha + 1) - loggamma(alpha - j + 1) + (j**2 - j)/(2*sigma**2)"""
     alpha, j, q, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(j), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    return ((j * mp.log(q)) + _rt.mp_div((mp.mpf(1) / 2) * ((-j) + (j ** 2)), (sigma ** 2)) + ((alpha - j) * mp.log1p((-q))) - mp.log(mp.gamma((mp.mpf(1) + j))) + mp.loggamma((mp.mpf(1) + alpha)) - mp.loggamma((mp.mpf(1) + alpha - j)))
+    _t0 = (alpha - j)
+    return ((_t0 * mp.log1p((-q))) + (j * mp.log(q)) + _rt.mp_div((mp.mpf(1) / 2) * ((-j) + (j ** 2)), (sigma ** 2)) - mp.log(mp.gamma((mp.mpf(1) + j))) - mp.loggamma((mp.mpf(1) + _t0)) + mp.loggamma((mp.mpf(1) + alpha)))
 
 
 # theorem: accounting.sgm_rdp_frac_term1 | side: rhs | hash: cb9e4815d37cf286
@@ -48,7 +49,8 @@ def accounting__sgm_rdp_log_term(alpha, j, q, sigma):
 def accounting__sgm_rdp_frac_term1(alpha, j, q, sigma):
     """accounting.sgm_rdp_frac_term1 (rhs): j*log(q) + (alpha - j)*log(1 - q) + log(1 - erfc(sqrt(2)*(-j + sigma**2*log(-1 + 1/q) + 1/2)/(2*sigma))/2) + (j**2 - j)/(2*sigma**2)"""
     alpha, j, q, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(j), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    return ((j * mp.log(q)) + _rt.mp_div((mp.mpf(1) / 2) * ((-j) + (j ** 2)), (sigma ** 2)) + ((alpha - j) * mp.log1p((-q))) + mp.log(mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) - j + ((sigma ** 2) * mp.log((mp.mpf(-1) + _rt.mp_div(mp.mpf(1), q))))), sigma))))
+    _t0 = (sigma ** 2)
+    return (_rt.mp_div((mp.mpf(1) / 2) * ((-j) + (j ** 2)), _t0) + (j * mp.log(q)) + ((alpha - j) * mp.log1p((-q))) + mp.log(mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) - j + (_t0 * mp.log((mp.mpf(-1) + _rt.mp_div(mp.mpf(1), q))))), sigma))))
 
 
 # theorem: accounting.sgm_rdp_frac_term2 | side: rhs | hash: 295893107190c30a
@@ -56,7 +58,10 @@ def accounting__sgm_rdp_frac_term1(alpha, j, q, sigma):
 def accounting__sgm_rdp_frac_term2(alpha, j, q, sigma):
     """accounting.sgm_rdp_frac_term2 (rhs): j*log(1 - q) + (alpha - j)*log(q) + log(1 - erfc(sqrt(2)*(alpha - j - sigma**2*log(-1 + 1/q) - 1/2)/(2*sigma))/2) + (-alpha + j + (alpha - j)**2)/(2*sigma**2)"""
     alpha, j, q, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(j), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    return ((j * mp.log1p((-q))) + _rt.mp_div((mp.mpf(1) / 2) * ((-alpha) + j + ((alpha - j) ** 2)), (sigma ** 2)) + ((alpha - j) * mp.log(q)) + mp.log(mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) + alpha - j - ((sigma ** 2) * mp.log((mp.mpf(-1) + _rt.mp_div(mp.mpf(1), q))))), sigma))))
+    _t0 = (alpha - j)
+    _t1 = (sigma ** 2)
+    _t2 = ((-alpha) + j)
+    return ((_t0 * mp.log(q)) + _rt.mp_div((mp.mpf(1) / 2) * ((_t0 ** 2) + _t2), _t1) + (j * mp.log1p((-q))) + mp.log(mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) - _t2 - (_t1 * mp.log((mp.mpf(-1) + _rt.mp_div(mp.mpf(1), q))))), sigma))))
 
 
 # theorem: accounting.gaussian_rdp | side: rhs | hash: 8740cb9519c0f2da
@@ -88,7 +93,8 @@ def accounting__rdp_to_delta_cks(alpha, epsilon, epsilon_alpha):
 def accounting__wor_rdp_term2(alpha, gamma, sigma):
     """accounting.wor_rdp_term2 (rhs): 2*log(gamma) + log(alpha*(alpha - 1)/2) + log(Min(4*exp(sigma**(-2)) - 4, 2*exp(sigma**(-2))))"""
     alpha, gamma, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(gamma), _rt.mp_arg(sigma),)
-    return ((mp.mpf(2) * mp.log(gamma)) + mp.log(((mp.mpf(1) / 2) * alpha * (mp.mpf(-1) + alpha))) + mp.log(min((mp.mpf(2) * mp.exp(_rt.mp_div(mp.mpf(1), (sigma ** 2)))), (mp.mpf(4) * mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))))
+    _t0 = (sigma ** 2)
+    return ((mp.mpf(2) * mp.log(gamma)) + mp.log(((mp.mpf(1) / 2) * alpha * (mp.mpf(-1) + alpha))) + mp.log(min((mp.mpf(2) * mp.exp(_rt.mp_div(mp.mpf(1), _t0))), (mp.mpf(4) * mp.expm1(_rt.mp_div(mp.mpf(1), _t0))))))
 
 
 # theorem: accounting.wor_rdp_termj | side: rhs | hash: c15011b16ed8d81c
@@ -96,7 +102,8 @@ def accounting__wor_rdp_term2(alpha, gamma, sigma):
 def accounting__wor_rdp_termj(alpha, gamma, j, sigma):
     """accounting.wor_rdp_termj (rhs): j*log(gamma) + j*(j - 1)/(2*sigma**2) - log(gamma(j + 1)) + loggamma(alpha + 1) - loggamma(alpha - j + 1) + log(2)"""
     alpha, gamma, j, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(gamma), _rt.mp_arg(j), _rt.mp_arg(sigma),)
-    return ((j * mp.log(gamma)) + _rt.mp_div((mp.mpf(1) / 2) * j * (mp.mpf(-1) + j), (sigma ** 2)) + mp.log(mp.mpf(2)) - mp.log(mp.gamma((mp.mpf(1) + j))) + mp.loggamma((mp.mpf(1) + alpha)) - mp.loggamma((mp.mpf(1) + alpha - j)))
+    _t0 = (mp.mpf(1) + alpha)
+    return ((j * mp.log(gamma)) + _rt.mp_div((mp.mpf(1) / 2) * j * (mp.mpf(-1) + j), (sigma ** 2)) + mp.log(mp.mpf(2)) - mp.log(mp.gamma((mp.mpf(1) + j))) + mp.loggamma(_t0) - mp.loggamma((_t0 - j)))
 
 
 # theorem: accounting.sgm_loss_remove | side: rhs | hash: 0b2bb53c0dd6d904
@@ -104,7 +111,8 @@ def accounting__wor_rdp_termj(alpha, gamma, j, sigma):
 def accounting__sgm_loss_remove(q, sigma, x):
     """accounting.sgm_loss_remove (rhs): log(q*exp((2*x - 1)/(2*sigma**2)) - q + 1)"""
     q, sigma, x, = (_rt.mp_arg(q), _rt.mp_arg(sigma), _rt.mp_arg(x),)
-    return mp.log1p((q * mp.expm1((_rt.mp_div((mp.mpf(-1) / 2), (sigma ** 2)) + _rt.mp_div(x, (sigma ** 2))))))
+    _t0 = (sigma ** 2)
+    return mp.log1p((q * mp.expm1((_rt.mp_div((mp.mpf(-1) / 2), _t0) + _rt.mp_div(x, _t0)))))
 
 
 # theorem: accounting.sgm_loss_remove_inverse | side: rhs | hash: 7ad0473649f315d6
@@ -120,7 +128,9 @@ def accounting__sgm_loss_remove_inverse(ell, q, sigma):
 def accounting__sgm_hockey_remove(epsilon, q, sigma):
     """accounting.sgm_hockey_remove (rhs): q*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) + 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2) - (1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2)*exp(epsilon)"""
     epsilon, q, sigma, = (_rt.mp_arg(epsilon), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    return ((q * mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) - ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1(epsilon)), q)))), sigma))) + ((mp.mpf(1) - q) * mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) - ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1(epsilon)), q)))), sigma))) - (mp.exp(epsilon) * mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) - ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1(epsilon)), q)))), sigma))))
+    _t0 = ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1(epsilon)), q)))
+    _t1 = mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) - _t0), sigma))
+    return ((_t1 * (mp.mpf(1) - q)) - (_t1 * mp.exp(epsilon)) + (q * mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) - _t0), sigma))))
 
 
 # theorem: accounting.sgm_hockey_add | side: rhs | hash: 2b209aa15263b38e
@@ -128,4 +138,6 @@ def accounting__sgm_hockey_remove(epsilon, q, sigma):
 def accounting__sgm_hockey_add(epsilon, q, sigma):
     """accounting.sgm_hockey_add (rhs): -(q*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) - 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2))*exp(epsilon) - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2 + 1"""
     epsilon, q, sigma, = (_rt.mp_arg(epsilon), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    return (((-((q * mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) + ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1((-epsilon))), q)))), sigma))) + ((mp.mpf(1) - q) * mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) + ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1((-epsilon))), q)))), sigma)))) * mp.exp(epsilon))) + mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) + ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1((-epsilon))), q)))), sigma)))
+    _t0 = ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1((-epsilon))), q)))
+    _t1 = mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) + _t0), sigma))
+    return (_t1 - (((_t1 * (mp.mpf(1) - q)) + (q * mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) + _t0), sigma)))) * mp.exp(epsilon)))

@@ -80,7 +80,8 @@ def classical__nissim_stemmer2015_high_prob(epsilon):
 def classical__nissim_stemmer2015_high_prob_failure(delta, epsilon):
     """classical.nissim_stemmer2015_high_prob_failure (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return _rt.mp_div(mp.mpf(2) * delta * mp.log(_rt.mp_div(mp.mpf(2), epsilon)), epsilon)
+    _t0 = _rt.mp_div(mp.mpf(2), epsilon)
+    return (_t0 * delta * mp.log(_t0))
 
 
 # theorem: classical.nissim_stemmer2015_on_average | side: rhs | hash: c7c7b651b18e3ed2
@@ -144,7 +145,8 @@ def classical__kairouz2017_eps1(T, epsilon):
 def classical__kairouz2017_eps2(T, deltatilde, epsilon):
     """classical.kairouz2017_eps2 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return ((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde))))))
+    _t0 = (mp.sqrt(T) * epsilon)
+    return ((mp.sqrt(mp.mpf(2)) * _t0 * mp.sqrt(mp.log((mp.e + _rt.mp_div(_t0, deltatilde))))) + (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))))
 
 
 # theorem: classical.kairouz2017_eps3 | side: rhs | hash: 54749f13e0ac2ced
@@ -160,7 +162,8 @@ def classical__kairouz2017_eps3(T, deltatilde, epsilon):
 def classical__kairouz2017_delta(T, delta, deltatilde):
     """classical.kairouz2017_delta (rhs): -(1 - delta)**T*(1 - deltatilde) + 1"""
     T, delta, deltatilde, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde),)
-    return ((deltatilde * mp.exp((T * mp.log1p((-delta))))) - mp.expm1((T * mp.log1p((-delta)))))
+    _t0 = (T * mp.log1p((-delta)))
+    return ((deltatilde * mp.exp(_t0)) - mp.expm1(_t0))
 
 
 # theorem: classical.dwork2010_kl | side: rhs | hash: acb056494ec40d5a
@@ -192,7 +195,11 @@ def classical__randomized_response_kl(epsilon):
 def classical__randomized_response_kl__lhs(epsilon):
     """classical.randomized_response_kl (lhs): (1 - exp(epsilon)/(exp(epsilon) + 1))*log((1 - exp(epsilon)/(exp(epsilon) + 1))*(exp(epsilon) + 1)*exp(-epsilon)) + exp(epsilon)*log(exp(epsilon)/((1 - exp(epsilon)/(exp(epsilon) + 1))*(exp(epsilon) + 1)))/(exp(epsilon) + 1)"""
     epsilon, = (_rt.mp_arg(epsilon),)
-    return _rt.mp_div(((-epsilon) + (epsilon * mp.exp(epsilon)) + (mp.exp(epsilon) * mp.log(_rt.mp_div(mp.mpf(1), (mp.mpf(1) - _rt.mp_div(mp.exp(epsilon), (mp.mpf(1) + mp.exp(epsilon))))))) - (mp.exp(epsilon) * mp.log1p(mp.exp(epsilon))) + mp.log1p(_rt.mp_div((-mp.exp(epsilon)), (mp.mpf(1) + mp.exp(epsilon)))) + mp.log1p(mp.exp(epsilon))), (mp.mpf(1) + mp.exp(epsilon)))
+    _t0 = mp.exp(epsilon)
+    _t1 = (mp.mpf(1) + _t0)
+    _t2 = mp.log1p(_t0)
+    _t3 = _rt.mp_div((-_t0), _t1)
+    return _rt.mp_div((_t2 - epsilon - (_t0 * _t2) + (_t0 * epsilon) + (_t0 * mp.log(_rt.mp_div(mp.mpf(1), (mp.mpf(1) + _t3)))) + mp.log1p(_t3)), _t1)
 
 
 # theorem: classical.gaussian_mechanism_calibration | side: rhs | hash: 44f9cb44da16f7ee

@@ -90,7 +90,8 @@ SYMBOLS = {
 def bu2020__f_eps_delta(alpha, delta, epsilon):
     """bu2020.f_eps_delta (rhs): Max(0, (-alpha - delta + 1)*exp(-epsilon), -alpha*exp(epsilon) - delta + 1)"""
     alpha, delta, epsilon, = (_rt.mp_arg(alpha), _rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return max(mp.mpf(0), ((mp.mpf(1) - alpha - delta) * mp.exp((-epsilon))), (mp.mpf(1) - delta - (alpha * mp.exp(epsilon))))
+    _t0 = (mp.mpf(-1) + delta)
+    return max(mp.mpf(0), (((-_t0) - alpha) * mp.exp((-epsilon))), ((-_t0) - (alpha * mp.exp(epsilon))))
 
 
 # theorem: bu2020.gdp_tradeoff | side: rhs | hash: b551150ab3325e4f
@@ -122,7 +123,8 @@ def bu2020__noisy_sgd_step_gdp(sigma):
 def bu2020__delta_of_eps_gdp(epsilon, mu):
     """bu2020.delta_of_eps_gdp (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2"""
     epsilon, mu, = (_rt.mp_arg(epsilon), _rt.mp_arg(mu),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mu) - _rt.mp_div(epsilon, mu)), (((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu)), mp.mpf(0))
+    _t0 = _rt.mp_div(epsilon, mu)
+    return _rt.mp_gauss_diff(((-_t0) + ((mp.mpf(1) / 2) * mu)), ((-_t0) - ((mp.mpf(1) / 2) * mu)), mp.mpf(0))
 
 
 # theorem: bu2020.delta_of_eps_gdp_conjugate | side: rhs | hash: 0435f94d3a531a19
@@ -130,7 +132,8 @@ def bu2020__delta_of_eps_gdp(epsilon, mu):
 def bu2020__delta_of_eps_gdp_conjugate(epsilon, mu):
     """bu2020.delta_of_eps_gdp_conjugate (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2"""
     epsilon, mu, = (_rt.mp_arg(epsilon), _rt.mp_arg(mu),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mu) - _rt.mp_div(epsilon, mu)), (((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu)), mp.mpf(0))
+    _t0 = _rt.mp_div(epsilon, mu)
+    return _rt.mp_gauss_diff(((-_t0) + ((mp.mpf(1) / 2) * mu)), ((-_t0) - ((mp.mpf(1) / 2) * mu)), mp.mpf(0))
 
 
 # theorem: bu2020.delta_of_eps_gdp_conjugate | side: lhs | hash: 0435f94d3a531a19
@@ -138,7 +141,10 @@ def bu2020__delta_of_eps_gdp_conjugate(epsilon, mu):
 def bu2020__delta_of_eps_gdp_conjugate__lhs(epsilon, mu):
     """bu2020.delta_of_eps_gdp_conjugate (lhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 - erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - erfc(sqrt(2)*(epsilon/mu + mu/2)/2)))/2)/2 + 1"""
     epsilon, mu, = (_rt.mp_arg(epsilon), _rt.mp_arg(mu),)
-    return _rt.mp_gauss_diff((mu + _rt.mp_ndtri(mp.ncdf((((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu))))), (((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu)), (((mp.mpf(1) / 2) * epsilon) + ((mp.mpf(3) / 8) * (mu ** 2)) - _rt.mp_div((mp.mpf(1) / 2) * (epsilon ** 2), (mu ** 2)) + (mu * _rt.mp_ndtri(mp.ncdf((((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu))))) + ((mp.mpf(1) / 2) * (_rt.mp_ndtri(mp.ncdf((((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu)))) ** 2))))
+    _t0 = (((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu))
+    _t1 = _rt.mp_ndtri(mp.ncdf(_t0))
+    _t2 = (mu ** 2)
+    return _rt.mp_gauss_diff((_t1 + mu), _t0, (((mp.mpf(1) / 2) * (_t1 ** 2)) + ((mp.mpf(3) / 8) * _t2) + ((mp.mpf(1) / 2) * epsilon) + (_t1 * mu) - _rt.mp_div((mp.mpf(1) / 2) * (epsilon ** 2), _t2)))
 
 
 # theorem: bu2020.delta_increasing_in_mu | side: rhs | hash: 74b4a863304d4eb4
@@ -146,7 +152,9 @@ def bu2020__delta_of_eps_gdp_conjugate__lhs(epsilon, mu):
 def bu2020__delta_increasing_in_mu(epsilon, h, mu):
     """bu2020.delta_increasing_in_mu (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/(h + mu) + h/2 + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/(h + mu) - h/2 - mu/2)/2)/2"""
     epsilon, h, mu, = (_rt.mp_arg(epsilon), _rt.mp_arg(h), _rt.mp_arg(mu),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * h) + ((mp.mpf(1) / 2) * mu) - _rt.mp_div(epsilon, (h + mu))), (((mp.mpf(-1) / 2) * h) - ((mp.mpf(1) / 2) * mu) - _rt.mp_div(epsilon, (h + mu))), mp.mpf(0))
+    _t0 = _rt.mp_div(epsilon, (h + mu))
+    _t1 = (((mp.mpf(1) / 2) * h) + ((mp.mpf(1) / 2) * mu))
+    return _rt.mp_gauss_diff(((-_t0) + _t1), ((-_t0) - _t1), mp.mpf(0))
 
 
 # theorem: bu2020.delta_increasing_in_mu | side: lhs | hash: 74b4a863304d4eb4
@@ -154,7 +162,8 @@ def bu2020__delta_increasing_in_mu(epsilon, h, mu):
 def bu2020__delta_increasing_in_mu__lhs(epsilon, mu):
     """bu2020.delta_increasing_in_mu (lhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2"""
     epsilon, mu, = (_rt.mp_arg(epsilon), _rt.mp_arg(mu),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mu) - _rt.mp_div(epsilon, mu)), (((mp.mpf(-1) / 2) * mu) - _rt.mp_div(epsilon, mu)), mp.mpf(0))
+    _t0 = _rt.mp_div(epsilon, mu)
+    return _rt.mp_gauss_diff(((-_t0) + ((mp.mpf(1) / 2) * mu)), ((-_t0) - ((mp.mpf(1) / 2) * mu)), mp.mpf(0))
 
 
 # theorem: bu2020.min_error_sum_gdp | side: rhs | hash: ffdc8f2b8fd59e26
@@ -194,7 +203,12 @@ def bu2020__lemma_a2(alpha, mu, p):
 def bu2020__subsampling_vs_li2012(alpha, delta, epsilon, p):
     """bu2020.subsampling_vs_li2012 (rhs): Max(0, (-alpha - delta*p + 1)/(p*exp(epsilon) - p + 1), -alpha + (1 - delta)*(p + 1)/(exp(epsilon) + 1) + (1 - p)*(-(1 - delta)/(exp(epsilon) + 1) + 1), -alpha*(p*exp(epsilon) - p + 1) - delta*p + 1)"""
     alpha, delta, epsilon, p, = (_rt.mp_arg(alpha), _rt.mp_arg(delta), _rt.mp_arg(epsilon), _rt.mp_arg(p),)
-    return max(mp.mpf(0), (_rt.mp_div((-alpha), (mp.mpf(1) + (p * mp.expm1(epsilon)))) - _rt.mp_div(delta * p, (mp.mpf(1) + (p * mp.expm1(epsilon)))) + _rt.mp_div(mp.mpf(1), (mp.mpf(1) + (p * mp.expm1(epsilon))))), (mp.mpf(1) - alpha - (delta * p) - (alpha * p * mp.expm1(epsilon))), (mp.mpf(1) - alpha - p + _rt.mp_div(mp.mpf(2) * p, (mp.mpf(1) + mp.exp(epsilon))) - _rt.mp_div(mp.mpf(2) * delta * p, (mp.mpf(1) + mp.exp(epsilon)))))
+    _t0 = (delta * p)
+    _t1 = (p * mp.expm1(epsilon))
+    _t2 = (mp.mpf(-1) + alpha)
+    _t3 = (mp.mpf(1) + mp.exp(epsilon))
+    _t4 = (mp.mpf(1) + _t1)
+    return max(mp.mpf(0), ((-_t0) - _t2 - (_t1 * alpha)), (_rt.mp_div(mp.mpf(1), _t4) - _rt.mp_div(_t0, _t4) - _rt.mp_div(alpha, _t4)), ((-_t2) - p - _rt.mp_div(mp.mpf(2) * _t0, _t3) + _rt.mp_div(mp.mpf(2) * p, _t3)))
 
 
 # theorem: bu2020.subsampling_vs_li2012 | side: lhs | hash: 286e84ce9fb75de3
@@ -202,7 +216,10 @@ def bu2020__subsampling_vs_li2012(alpha, delta, epsilon, p):
 def bu2020__subsampling_vs_li2012__lhs(alpha, delta, epsilon, p):
     """bu2020.subsampling_vs_li2012 (lhs): Max(0, (-alpha - delta*p + 1)/(p*exp(epsilon) - p + 1), -alpha*(p*exp(epsilon) - p + 1) - delta*p + 1)"""
     alpha, delta, epsilon, p, = (_rt.mp_arg(alpha), _rt.mp_arg(delta), _rt.mp_arg(epsilon), _rt.mp_arg(p),)
-    return max(mp.mpf(0), (_rt.mp_div((-alpha), (mp.mpf(1) + (p * mp.expm1(epsilon)))) - _rt.mp_div(delta * p, (mp.mpf(1) + (p * mp.expm1(epsilon)))) + _rt.mp_div(mp.mpf(1), (mp.mpf(1) + (p * mp.expm1(epsilon))))), (mp.mpf(1) - alpha - (delta * p) - (alpha * p * mp.expm1(epsilon))))
+    _t0 = (delta * p)
+    _t1 = (p * mp.expm1(epsilon))
+    _t2 = (mp.mpf(1) + _t1)
+    return max(mp.mpf(0), (_rt.mp_div(mp.mpf(1), _t2) - _rt.mp_div(_t0, _t2) - _rt.mp_div(alpha, _t2)), (mp.mpf(1) - _t0 - alpha - (_t1 * alpha)))
 
 
 # theorem: bu2020.gdp_composition | side: rhs | hash: c86f5b3b45e1fe51
@@ -258,7 +275,11 @@ def bu2020__clt_mu_epochs__lhs(E, p, sigma):
 def bu2020__delta_clt(T, epsilon, p, sigma):
     """bu2020.delta_clt (rhs): -exp(epsilon)*erfc(sqrt(2)*(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2 + erfc(sqrt(2)*(-sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2"""
     T, epsilon, p, sigma, = (_rt.mp_arg(T), _rt.mp_arg(epsilon), _rt.mp_arg(p), _rt.mp_arg(sigma),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mp.sqrt(T) * p * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2))))) - _rt.mp_div(_rt.mp_div(_rt.mp_div(epsilon, mp.sqrt(T)), p), mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))), (((mp.mpf(-1) / 2) * mp.sqrt(T) * p * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2))))) - _rt.mp_div(_rt.mp_div(_rt.mp_div(epsilon, mp.sqrt(T)), p), mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))), mp.mpf(0))
+    _t0 = mp.sqrt(T)
+    _t1 = mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2))))
+    _t2 = ((mp.mpf(1) / 2) * _t0 * _t1 * p)
+    _t3 = _rt.mp_div(_rt.mp_div(_rt.mp_div(epsilon, _t0), _t1), p)
+    return _rt.mp_gauss_diff((_t2 - _t3), ((-_t2) - _t3), mp.mpf(0))
 
 
 # theorem: bu2020.uniform_mu | side: rhs | hash: 0beaea0f9f411061
@@ -290,7 +311,11 @@ def bu2020__thm2_dp_comparison(delta_MA):
 def bu2020__thm2_dp_comparison__lhs(T, epsilon, p, sigma):
     """bu2020.thm2_dp_comparison (lhs): -exp(epsilon)*erfc(sqrt(2)*(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2 + erfc(sqrt(2)*(-sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2"""
     T, epsilon, p, sigma, = (_rt.mp_arg(T), _rt.mp_arg(epsilon), _rt.mp_arg(p), _rt.mp_arg(sigma),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mp.sqrt(T) * p * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2))))) - _rt.mp_div(_rt.mp_div(_rt.mp_div(epsilon, mp.sqrt(T)), p), mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))), (((mp.mpf(-1) / 2) * mp.sqrt(T) * p * mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2))))) - _rt.mp_div(_rt.mp_div(_rt.mp_div(epsilon, mp.sqrt(T)), p), mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2)))))), mp.mpf(0))
+    _t0 = mp.sqrt(T)
+    _t1 = mp.sqrt(mp.expm1(_rt.mp_div(mp.mpf(1), (sigma ** 2))))
+    _t2 = ((mp.mpf(1) / 2) * _t0 * _t1 * p)
+    _t3 = _rt.mp_div(_rt.mp_div(_rt.mp_div(epsilon, _t0), _t1), p)
+    return _rt.mp_gauss_diff((_t2 - _t3), ((-_t2) - _t3), mp.mpf(0))
 
 
 # theorem: bu2020.recalibration_match | side: rhs | hash: 087a0e77d9f587f8
@@ -298,7 +323,8 @@ def bu2020__thm2_dp_comparison__lhs(T, epsilon, p, sigma):
 def bu2020__recalibration_match(epsilon, mutilde):
     """bu2020.recalibration_match (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mutilde + mutilde/2)/2)/2 + erfc(sqrt(2)*(epsilon/mutilde - mutilde/2)/2)/2"""
     epsilon, mutilde, = (_rt.mp_arg(epsilon), _rt.mp_arg(mutilde),)
-    return _rt.mp_gauss_diff((((mp.mpf(1) / 2) * mutilde) - _rt.mp_div(epsilon, mutilde)), (((mp.mpf(-1) / 2) * mutilde) - _rt.mp_div(epsilon, mutilde)), mp.mpf(0))
+    _t0 = _rt.mp_div(epsilon, mutilde)
+    return _rt.mp_gauss_diff(((-_t0) + ((mp.mpf(1) / 2) * mutilde)), ((-_t0) - ((mp.mpf(1) / 2) * mutilde)), mp.mpf(0))
 
 
 # theorem: bu2020.recalibrated_mu | side: rhs | hash: dde79f7afc49f28f

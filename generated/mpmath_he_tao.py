@@ -156,7 +156,8 @@ def he2021uai__thm1_small_eps(epsilon):
 def he2021uai__thm1_small_eps_failure(delta, epsilon):
     """he2021uai.thm1_small_eps_failure (rhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return _rt.mp_div(mp.mpf(2) * delta * mp.exp(((mp.mpf(-17) / 10) * epsilon)) * mp.log(_rt.mp_div(mp.mpf(2), epsilon)), epsilon)
+    _t0 = _rt.mp_div(mp.mpf(2), epsilon)
+    return (_t0 * delta * mp.exp(((mp.mpf(-17) / 10) * epsilon)) * mp.log(_t0))
 
 
 # theorem: he2021uai.thm1_large_eps | side: rhs | hash: 51806a01848e3258
@@ -180,7 +181,8 @@ def he2021uai__thm1_large_eps_failure(delta, epsilon):
 def he2021uai__thm1_n_condition(c1, c2, c3, c4, c5, c6, c7, delta, epsilon):
     """he2021uai.thm1_n_condition (rhs): Max(c1*log(c2*exp(c3*epsilon)/delta)/epsilon**2, c4*log(c7*delta*exp(-epsilon))/(c5*(-c6*exp(-epsilon) + 1)))"""
     c1, c2, c3, c4, c5, c6, c7, delta, epsilon, = (_rt.mp_arg(c1), _rt.mp_arg(c2), _rt.mp_arg(c3), _rt.mp_arg(c4), _rt.mp_arg(c5), _rt.mp_arg(c6), _rt.mp_arg(c7), _rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return max(_rt.mp_div(c1 * mp.log(_rt.mp_div(c2 * mp.exp((c3 * epsilon)), delta)), (epsilon ** 2)), _rt.mp_div(_rt.mp_div(c4 * mp.log((c7 * delta * mp.exp((-epsilon)))), c5), (mp.mpf(1) - (c6 * mp.exp((-epsilon))))))
+    _t0 = mp.exp((-epsilon))
+    return max(_rt.mp_div(c1 * mp.log(_rt.mp_div(c2 * mp.exp((c3 * epsilon)), delta)), (epsilon ** 2)), _rt.mp_div(_rt.mp_div(c4 * mp.log((_t0 * c7 * delta)), c5), (mp.mpf(1) - (_t0 * c6))))
 
 
 # theorem: he2021.def_dp | side: rhs | hash: 877be53d20e153ca
@@ -284,7 +286,8 @@ def he2021__thm4_eps1(T, epsilon):
 def he2021__thm4_eps2(T, deltatilde, epsilon):
     """he2021.thm4_eps2 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return ((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde))))))
+    _t0 = (mp.sqrt(T) * epsilon)
+    return ((mp.sqrt(mp.mpf(2)) * _t0 * mp.sqrt(mp.log((mp.e + _rt.mp_div(_t0, deltatilde))))) + (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))))
 
 
 # theorem: he2021.thm4_eps3 | side: rhs | hash: 54749f13e0ac2ced
@@ -300,7 +303,11 @@ def he2021__thm4_eps3(T, deltatilde, epsilon):
 def he2021__thm4_eps_prime(T, deltatilde, epsilon):
     """he2021.thm4_eps_prime (rhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return min((T * epsilon), ((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde)))))))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 * mp.tanh(((mp.mpf(1) / 2) * epsilon)))
+    _t2 = (mp.sqrt(T) * epsilon)
+    _t3 = (mp.sqrt(mp.mpf(2)) * _t2)
+    return min(_t0, (_t1 + (_t3 * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), (_t1 + (_t3 * mp.sqrt(mp.log((mp.e + _rt.mp_div(_t2, deltatilde)))))))
 
 
 # theorem: he2021.cor1_delta | side: rhs | hash: ea45a83ffe9db246
@@ -308,7 +315,11 @@ def he2021__thm4_eps_prime(T, deltatilde, epsilon):
 def he2021__cor1_delta(T, delta, deltatilde, epsilon, epsilonprime):
     """he2021.cor1_delta (rhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(epsilonprime/epsilon))*(-delta*exp(epsilon)/(exp(epsilon) + 1) + 1)**ceiling(epsilonprime/epsilon) + 2"""
     T, delta, deltatilde, epsilon, epsilonprime, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon), _rt.mp_arg(epsilonprime),)
-    return (deltatilde - mp.expm1((T * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon)))))) - mp.expm1((((T - mp.ceil(_rt.mp_div(epsilonprime, epsilon))) * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon))))) + (mp.ceil(_rt.mp_div(epsilonprime, epsilon)) * mp.log1p(_rt.mp_div((-delta * mp.exp(epsilon)), (mp.mpf(1) + mp.exp(epsilon))))))))
+    _t0 = mp.exp(epsilon)
+    _t1 = _rt.mp_div(delta, (mp.mpf(1) + _t0))
+    _t2 = mp.log1p((-_t1))
+    _t3 = mp.ceil(_rt.mp_div(epsilonprime, epsilon))
+    return (deltatilde - mp.expm1((T * _t2)) - mp.expm1(((_t2 * (T - _t3)) + (_t3 * mp.log1p(((-_t0 * _t1)))))))
 
 
 # theorem: he2021uai.cor2_delta | side: rhs | hash: 1037f5de93406164
@@ -316,7 +327,15 @@ def he2021__cor1_delta(T, delta, deltatilde, epsilon, epsilonprime):
 def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
     """he2021uai.cor2_delta (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2) - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(epsilonprime/eps"""
     T, delta, epsilon, epsilonprime, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(epsilon), _rt.mp_arg(epsilonprime),)
-    return (mp.exp((((mp.mpf(-1) / 2) * epsilonprime) - ((mp.mpf(1) / 2) * T * epsilon) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * T * epsilon, ((-epsilonprime) + (T * epsilon))), (mp.mpf(1) + mp.exp(epsilon))))) + _rt.mp_div((mp.mpf(1) / 2) * ((-epsilonprime) - (T * epsilon)) * mp.log(_rt.mp_div((epsilonprime + (T * epsilon)), ((-epsilonprime) + (T * epsilon)))), epsilon))) - mp.expm1((T * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon)))))) - mp.expm1((((T - mp.ceil(_rt.mp_div(epsilonprime, epsilon))) * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon))))) + (mp.ceil(_rt.mp_div(epsilonprime, epsilon)) * mp.log1p(_rt.mp_div((-delta * mp.exp(epsilon)), (mp.mpf(1) + mp.exp(epsilon))))))))
+    _t0 = mp.exp(epsilon)
+    _t1 = (mp.mpf(1) + _t0)
+    _t2 = _rt.mp_div(delta, _t1)
+    _t3 = mp.log1p((-_t2))
+    _t4 = mp.ceil(_rt.mp_div(epsilonprime, epsilon))
+    _t5 = (T * epsilon)
+    _t6 = (_t5 - epsilonprime)
+    _t7 = (_t5 + epsilonprime)
+    return (mp.exp((((mp.mpf(-1) / 2) * _t5) - ((mp.mpf(1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t5, _t1), _t6))) - _rt.mp_div((mp.mpf(1) / 2) * _t7 * mp.log(_rt.mp_div(_t7, _t6)), epsilon))) - mp.expm1((T * _t3)) - mp.expm1(((_t3 * (T - _t4)) + (_t4 * mp.log1p(((-_t0 * _t2)))))))
 
 
 # theorem: he2021uai.cor2_delta_pp | side: rhs | hash: d3a0c3e1a91a3935
@@ -324,7 +343,10 @@ def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
 def he2021uai__cor2_delta_pp(T, epsilon, epsilonprime):
     """he2021uai.cor2_delta_pp (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = (_rt.mp_arg(T), _rt.mp_arg(epsilon), _rt.mp_arg(epsilonprime),)
-    return mp.exp((((mp.mpf(-1) / 2) * epsilonprime) - ((mp.mpf(1) / 2) * T * epsilon) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * T * epsilon, ((-epsilonprime) + (T * epsilon))), (mp.mpf(1) + mp.exp(epsilon))))) + _rt.mp_div((mp.mpf(1) / 2) * ((-epsilonprime) - (T * epsilon)) * mp.log(_rt.mp_div((epsilonprime + (T * epsilon)), ((-epsilonprime) + (T * epsilon)))), epsilon)))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 - epsilonprime)
+    _t2 = (_t0 + epsilonprime)
+    return mp.exp((((mp.mpf(-1) / 2) * _t0) - ((mp.mpf(1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t0, _t1), (mp.mpf(1) + mp.exp(epsilon))))) - _rt.mp_div((mp.mpf(1) / 2) * _t2 * mp.log(_rt.mp_div(_t2, _t1)), epsilon)))
 
 
 # theorem: he2021.cor1_delta_at_thm4_eps | side: rhs | hash: 9a67b40dbd2f7990
@@ -332,7 +354,14 @@ def he2021uai__cor2_delta_pp(T, epsilon, epsilonprime):
 def he2021__cor1_delta_at_thm4_eps(T, delta, deltatilde, epsilon):
     """he2021.cor1_delta_at_thm4_eps (rhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""
     T, delta, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return (deltatilde - mp.expm1((T * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon)))))) - mp.expm1((((T - mp.ceil(min(T, ((T * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde))))))))) * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon))))) + (mp.ceil(min(T, ((T * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde)))))))) * mp.log1p(_rt.mp_div((-delta * mp.exp(epsilon)), (mp.mpf(1) + mp.exp(epsilon))))))))
+    _t0 = mp.exp(epsilon)
+    _t1 = _rt.mp_div(delta, (mp.mpf(1) + _t0))
+    _t2 = mp.log1p((-_t1))
+    _t3 = (T * mp.tanh(((mp.mpf(1) / 2) * epsilon)))
+    _t4 = mp.sqrt(T)
+    _t5 = (mp.sqrt(mp.mpf(2)) * _t4)
+    _t6 = mp.ceil(min(T, (_t3 + (_t5 * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), (_t3 + (_t5 * mp.sqrt(mp.log((mp.e + _rt.mp_div(_t4 * epsilon, deltatilde))))))))
+    return (deltatilde - mp.expm1((T * _t2)) - mp.expm1(((_t2 * (T - _t6)) + (_t6 * mp.log1p(((-_t0 * _t1)))))))
 
 
 # theorem: he2021uai.cor2_delta_at_eps3 | side: rhs | hash: 84630b2b3d2635d8
@@ -340,7 +369,19 @@ def he2021__cor1_delta_at_thm4_eps(T, delta, deltatilde, epsilon):
 def he2021uai__cor2_delta_at_eps3(T, delta, deltatilde, epsilon):
     """he2021uai.cor2_delta_at_eps3 (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return (mp.exp((((mp.mpf(-1) / 2) * T * epsilon) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * T * epsilon, (mp.mpf(1) + mp.exp(epsilon))), ((T * epsilon) - (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) - (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde)))))))) - ((mp.mpf(1) / 2) * T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + _rt.mp_div((mp.mpf(1) / 2) * (((-T * epsilon)) - (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) - (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))) * mp.log(_rt.mp_div(((T * epsilon) + (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * epsilon) - (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) - (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))))), epsilon) - ((mp.mpf(1) / 2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde)))))) - mp.expm1((T * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon)))))) - mp.expm1((((T - mp.ceil(_rt.mp_div(((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), epsilon))) * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon))))) + (mp.ceil(_rt.mp_div(((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), epsilon)) * mp.log1p(_rt.mp_div((-delta * mp.exp(epsilon)), (mp.mpf(1) + mp.exp(epsilon))))))))
+    _t0 = mp.exp(epsilon)
+    _t1 = (mp.mpf(1) + _t0)
+    _t2 = _rt.mp_div(delta, _t1)
+    _t3 = mp.log1p((-_t2))
+    _t4 = mp.tanh(((mp.mpf(1) / 2) * epsilon))
+    _t5 = (T * epsilon)
+    _t6 = (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))
+    _t7 = ((_t4 * _t5) + (_t6 * epsilon))
+    _t8 = mp.ceil(_rt.mp_div(_t7, epsilon))
+    _t9 = ((mp.mpf(1) / 2) * T * epsilon)
+    _t10 = (_t5 - _t7)
+    _t11 = (_t5 + _t7)
+    return (mp.exp(((-_t9) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t5, _t1), _t10))) - (_t4 * _t9) - ((mp.mpf(1) / 2) * _t6 * epsilon) - _rt.mp_div((mp.mpf(1) / 2) * _t11 * mp.log(_rt.mp_div(_t11, _t10)), epsilon))) - mp.expm1((T * _t3)) - mp.expm1(((_t3 * (T - _t8)) + (_t8 * mp.log1p(((-_t0 * _t2)))))))
 
 
 # theorem: he2021uai.thm5_eps | side: rhs | hash: f455d17360021843
@@ -380,7 +421,11 @@ def he2021uai__thm7_eps(T, deltatilde, epsilontilde):
 def he2021uai__thm7_delta(N, T, delta, deltatildeprime, epsilonprime, epsilontilde, tau):
     """he2021uai.thm7_delta (rhs): deltatildeprime - (-delta/(exp(epsilontilde) + 1) + 1)**T - (-delta/(exp(epsilontilde) + 1) + 1)**(T - ceiling(N*epsilonprime/(epsilontilde*tau)))*(-delta*exp(epsilontilde)/(exp(epsilontilde) + 1) + 1)**ceiling(N*epsilonprime/(epsilontilde*tau)) + 2"""
     N, T, delta, deltatildeprime, epsilonprime, epsilontilde, tau, = (_rt.mp_arg(N), _rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatildeprime), _rt.mp_arg(epsilonprime), _rt.mp_arg(epsilontilde), _rt.mp_arg(tau),)
-    return (deltatildeprime - mp.expm1((T * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilontilde)))))) - mp.expm1((((T - mp.ceil(_rt.mp_div(_rt.mp_div(N * epsilonprime, epsilontilde), tau))) * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilontilde))))) + (mp.ceil(_rt.mp_div(_rt.mp_div(N * epsilonprime, epsilontilde), tau)) * mp.log1p(_rt.mp_div((-delta * mp.exp(epsilontilde)), (mp.mpf(1) + mp.exp(epsilontilde))))))))
+    _t0 = mp.exp(epsilontilde)
+    _t1 = _rt.mp_div(delta, (mp.mpf(1) + _t0))
+    _t2 = mp.log1p((-_t1))
+    _t3 = mp.ceil(_rt.mp_div(_rt.mp_div(N * epsilonprime, epsilontilde), tau))
+    return (deltatildeprime - mp.expm1((T * _t2)) - mp.expm1(((_t2 * (T - _t3)) + (_t3 * mp.log1p(((-_t0 * _t1)))))))
 
 
 # theorem: he2021uai.thm7_delta_tilde_p | side: rhs | hash: ec1c4e66a09a5c77
@@ -388,7 +433,10 @@ def he2021uai__thm7_delta(N, T, delta, deltatildeprime, epsilonprime, epsilontil
 def he2021uai__thm7_delta_tilde_p(T, epsilonprime, epsilontilde):
     """he2021uai.thm7_delta_tilde_p (rhs): ((T*epsilontilde + epsilonprime)/(T*epsilontilde - epsilonprime))**((-T*epsilontilde - epsilonprime)/(2*epsilontilde))*(2*T*epsilontilde/((T*epsilontilde - epsilonprime)*(exp(epsilontilde) + 1)))**T*exp(-T*epsilontilde/2 - epsilonprime/2)"""
     T, epsilonprime, epsilontilde, = (_rt.mp_arg(T), _rt.mp_arg(epsilonprime), _rt.mp_arg(epsilontilde),)
-    return mp.exp((((mp.mpf(-1) / 2) * epsilonprime) - ((mp.mpf(1) / 2) * T * epsilontilde) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * T * epsilontilde, ((-epsilonprime) + (T * epsilontilde))), (mp.mpf(1) + mp.exp(epsilontilde))))) + _rt.mp_div((mp.mpf(1) / 2) * ((-epsilonprime) - (T * epsilontilde)) * mp.log(_rt.mp_div((epsilonprime + (T * epsilontilde)), ((-epsilonprime) + (T * epsilontilde)))), epsilontilde)))
+    _t0 = (T * epsilontilde)
+    _t1 = (_t0 - epsilonprime)
+    _t2 = (_t0 + epsilonprime)
+    return mp.exp((((mp.mpf(-1) / 2) * _t0) - ((mp.mpf(1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t0, _t1), (mp.mpf(1) + mp.exp(epsilontilde))))) - _rt.mp_div((mp.mpf(1) / 2) * _t2 * mp.log(_rt.mp_div(_t2, _t1)), epsilontilde)))
 
 
 # theorem: he2021uai.cor3_gap_rate | side: rhs | hash: 093e0fab9a2e62a5
@@ -428,7 +476,8 @@ def he2021uai__cmp_thm1_a_vs_nissim_stemmer__lhs(epsilon):
 def he2021uai__cmp_thm1_b_vs_nissim_stemmer(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_nissim_stemmer (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return _rt.mp_div(mp.mpf(2) * delta * mp.log(_rt.mp_div(mp.mpf(2), epsilon)), epsilon)
+    _t0 = _rt.mp_div(mp.mpf(2), epsilon)
+    return (_t0 * delta * mp.log(_t0))
 
 
 # theorem: he2021uai.cmp_thm1_b_vs_nissim_stemmer | side: lhs | hash: dd6f2094b504c278
@@ -436,7 +485,8 @@ def he2021uai__cmp_thm1_b_vs_nissim_stemmer(delta, epsilon):
 def he2021uai__cmp_thm1_b_vs_nissim_stemmer__lhs(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_nissim_stemmer (lhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return _rt.mp_div(mp.mpf(2) * delta * mp.exp(((mp.mpf(-17) / 10) * epsilon)) * mp.log(_rt.mp_div(mp.mpf(2), epsilon)), epsilon)
+    _t0 = _rt.mp_div(mp.mpf(2), epsilon)
+    return (_t0 * delta * mp.exp(((mp.mpf(-17) / 10) * epsilon)) * mp.log(_t0))
 
 
 # theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: rhs | hash: f5a796807bd27049
@@ -452,7 +502,8 @@ def he2021uai__cmp_thm1_b_vs_dwork2015(delta, epsilon):
 def he2021uai__cmp_thm1_b_vs_dwork2015__lhs(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_dwork2015 (lhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return _rt.mp_div(mp.mpf(2) * delta * mp.exp(((mp.mpf(-17) / 10) * epsilon)) * mp.log(_rt.mp_div(mp.mpf(2), epsilon)), epsilon)
+    _t0 = _rt.mp_div(mp.mpf(2), epsilon)
+    return (_t0 * delta * mp.exp(((mp.mpf(-17) / 10) * epsilon)) * mp.log(_t0))
 
 
 # theorem: he2021uai.cmp_thm2_vs_nissim_stemmer | side: rhs | hash: 48e794a9c99bc413
@@ -524,7 +575,11 @@ def he2021__cmp_kl_le_dwork2010__lhs(epsilon):
 def he2021__cmp_eps_same_as_kairouz(T, deltatilde, epsilon):
     """he2021.cmp_eps_same_as_kairouz (rhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return min((T * epsilon), ((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde)))))))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 * mp.tanh(((mp.mpf(1) / 2) * epsilon)))
+    _t2 = (mp.sqrt(T) * epsilon)
+    _t3 = (mp.sqrt(mp.mpf(2)) * _t2)
+    return min(_t0, (_t1 + (_t3 * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), (_t1 + (_t3 * mp.sqrt(mp.log((mp.e + _rt.mp_div(_t2, deltatilde)))))))
 
 
 # theorem: he2021.cmp_eps_same_as_kairouz | side: lhs | hash: 56edb94878f4feaf
@@ -532,7 +587,11 @@ def he2021__cmp_eps_same_as_kairouz(T, deltatilde, epsilon):
 def he2021__cmp_eps_same_as_kairouz__lhs(T, deltatilde, epsilon):
     """he2021.cmp_eps_same_as_kairouz (lhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return min((T * epsilon), ((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde)))))))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 * mp.tanh(((mp.mpf(1) / 2) * epsilon)))
+    _t2 = (mp.sqrt(T) * epsilon)
+    _t3 = (mp.sqrt(mp.mpf(2)) * _t2)
+    return min(_t0, (_t1 + (_t3 * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), (_t1 + (_t3 * mp.sqrt(mp.log((mp.e + _rt.mp_div(_t2, deltatilde)))))))
 
 
 # theorem: he2021.cmp_delta_vs_kairouz | side: rhs | hash: 1024191abe53a509
@@ -540,7 +599,8 @@ def he2021__cmp_eps_same_as_kairouz__lhs(T, deltatilde, epsilon):
 def he2021__cmp_delta_vs_kairouz(T, delta, deltatilde):
     """he2021.cmp_delta_vs_kairouz (rhs): -(1 - delta)**T*(1 - deltatilde) + 1"""
     T, delta, deltatilde, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde),)
-    return ((deltatilde * mp.exp((T * mp.log1p((-delta))))) - mp.expm1((T * mp.log1p((-delta)))))
+    _t0 = (T * mp.log1p((-delta)))
+    return ((deltatilde * mp.exp(_t0)) - mp.expm1(_t0))
 
 
 # theorem: he2021.cmp_delta_vs_kairouz | side: lhs | hash: 1024191abe53a509
@@ -548,7 +608,14 @@ def he2021__cmp_delta_vs_kairouz(T, delta, deltatilde):
 def he2021__cmp_delta_vs_kairouz__lhs(T, delta, deltatilde, epsilon):
     """he2021.cmp_delta_vs_kairouz (lhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""
     T, delta, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return (deltatilde - mp.expm1((T * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon)))))) - mp.expm1((((T - mp.ceil(min(T, ((T * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde))))))))) * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon))))) + (mp.ceil(min(T, ((T * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde)))))))) * mp.log1p(_rt.mp_div((-delta * mp.exp(epsilon)), (mp.mpf(1) + mp.exp(epsilon))))))))
+    _t0 = mp.exp(epsilon)
+    _t1 = _rt.mp_div(delta, (mp.mpf(1) + _t0))
+    _t2 = mp.log1p((-_t1))
+    _t3 = (T * mp.tanh(((mp.mpf(1) / 2) * epsilon)))
+    _t4 = mp.sqrt(T)
+    _t5 = (mp.sqrt(mp.mpf(2)) * _t4)
+    _t6 = mp.ceil(min(T, (_t3 + (_t5 * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), (_t3 + (_t5 * mp.sqrt(mp.log((mp.e + _rt.mp_div(_t4 * epsilon, deltatilde))))))))
+    return (deltatilde - mp.expm1((T * _t2)) - mp.expm1(((_t2 * (T - _t6)) + (_t6 * mp.log1p(((-_t0 * _t1)))))))
 
 
 # theorem: he2021.cmp_eps_vs_dwork_roth | side: rhs | hash: 12ee82c6b66460ef
@@ -564,7 +631,11 @@ def he2021__cmp_eps_vs_dwork_roth(T, deltatilde, epsilon):
 def he2021__cmp_eps_vs_dwork_roth__lhs(T, deltatilde, epsilon):
     """he2021.cmp_eps_vs_dwork_roth (lhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return min((T * epsilon), ((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde)))))))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 * mp.tanh(((mp.mpf(1) / 2) * epsilon)))
+    _t2 = (mp.sqrt(T) * epsilon)
+    _t3 = (mp.sqrt(mp.mpf(2)) * _t2)
+    return min(_t0, (_t1 + (_t3 * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), (_t1 + (_t3 * mp.sqrt(mp.log((mp.e + _rt.mp_div(_t2, deltatilde)))))))
 
 
 # theorem: he2021.cmp_delta_vs_dwork_roth | side: rhs | hash: 444a76a32e67355d
@@ -580,7 +651,14 @@ def he2021__cmp_delta_vs_dwork_roth(T, delta, deltatilde):
 def he2021__cmp_delta_vs_dwork_roth__lhs(T, delta, deltatilde, epsilon):
     """he2021.cmp_delta_vs_dwork_roth (lhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""
     T, delta, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return (deltatilde - mp.expm1((T * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon)))))) - mp.expm1((((T - mp.ceil(min(T, ((T * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde))))))))) * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon))))) + (mp.ceil(min(T, ((T * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log((mp.e + _rt.mp_div(mp.sqrt(T) * epsilon, deltatilde)))))))) * mp.log1p(_rt.mp_div((-delta * mp.exp(epsilon)), (mp.mpf(1) + mp.exp(epsilon))))))))
+    _t0 = mp.exp(epsilon)
+    _t1 = _rt.mp_div(delta, (mp.mpf(1) + _t0))
+    _t2 = mp.log1p((-_t1))
+    _t3 = (T * mp.tanh(((mp.mpf(1) / 2) * epsilon)))
+    _t4 = mp.sqrt(T)
+    _t5 = (mp.sqrt(mp.mpf(2)) * _t4)
+    _t6 = mp.ceil(min(T, (_t3 + (_t5 * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), (_t3 + (_t5 * mp.sqrt(mp.log((mp.e + _rt.mp_div(_t4 * epsilon, deltatilde))))))))
+    return (deltatilde - mp.expm1((T * _t2)) - mp.expm1(((_t2 * (T - _t6)) + (_t6 * mp.log1p(((-_t0 * _t1)))))))
 
 
 # theorem: he2021uai.cmp_cor2_vs_thm4 | side: rhs | hash: 6b62645d094f34cc
@@ -588,7 +666,11 @@ def he2021__cmp_delta_vs_dwork_roth__lhs(T, delta, deltatilde, epsilon):
 def he2021uai__cmp_cor2_vs_thm4(T, delta, deltatilde, epsilon):
     """he2021uai.cmp_cor2_vs_thm4 (rhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))/epsilon))*(-delta*exp(epsilon)/(exp(epsilon) + 1) + 1)**ceiling((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/delt"""
     T, delta, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return (deltatilde - mp.expm1((T * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon)))))) - mp.expm1((((T - mp.ceil(_rt.mp_div(((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), epsilon))) * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon))))) + (mp.ceil(_rt.mp_div(((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), epsilon)) * mp.log1p(_rt.mp_div((-delta * mp.exp(epsilon)), (mp.mpf(1) + mp.exp(epsilon))))))))
+    _t0 = mp.exp(epsilon)
+    _t1 = _rt.mp_div(delta, (mp.mpf(1) + _t0))
+    _t2 = mp.log1p((-_t1))
+    _t3 = mp.ceil(_rt.mp_div(((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), epsilon))
+    return (deltatilde - mp.expm1((T * _t2)) - mp.expm1(((_t2 * (T - _t3)) + (_t3 * mp.log1p(((-_t0 * _t1)))))))
 
 
 # theorem: he2021uai.cmp_cor2_vs_thm4 | side: lhs | hash: 6b62645d094f34cc
@@ -596,7 +678,19 @@ def he2021uai__cmp_cor2_vs_thm4(T, delta, deltatilde, epsilon):
 def he2021uai__cmp_cor2_vs_thm4__lhs(T, delta, deltatilde, epsilon):
     """he2021uai.cmp_cor2_vs_thm4 (lhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return (mp.exp((((mp.mpf(-1) / 2) * T * epsilon) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * T * epsilon, (mp.mpf(1) + mp.exp(epsilon))), ((T * epsilon) - (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) - (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde)))))))) - ((mp.mpf(1) / 2) * T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + _rt.mp_div((mp.mpf(1) / 2) * (((-T * epsilon)) - (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) - (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))) * mp.log(_rt.mp_div(((T * epsilon) + (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * epsilon) - (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) - (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))))), epsilon) - ((mp.mpf(1) / 2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde)))))) - mp.expm1((T * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon)))))) - mp.expm1((((T - mp.ceil(_rt.mp_div(((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), epsilon))) * mp.log1p(_rt.mp_div((-delta), (mp.mpf(1) + mp.exp(epsilon))))) + (mp.ceil(_rt.mp_div(((T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), epsilon)) * mp.log1p(_rt.mp_div((-delta * mp.exp(epsilon)), (mp.mpf(1) + mp.exp(epsilon))))))))
+    _t0 = mp.exp(epsilon)
+    _t1 = (mp.mpf(1) + _t0)
+    _t2 = _rt.mp_div(delta, _t1)
+    _t3 = mp.log1p((-_t2))
+    _t4 = mp.tanh(((mp.mpf(1) / 2) * epsilon))
+    _t5 = (T * epsilon)
+    _t6 = (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))
+    _t7 = ((_t4 * _t5) + (_t6 * epsilon))
+    _t8 = mp.ceil(_rt.mp_div(_t7, epsilon))
+    _t9 = ((mp.mpf(1) / 2) * T * epsilon)
+    _t10 = (_t5 - _t7)
+    _t11 = (_t5 + _t7)
+    return (mp.exp(((-_t9) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t5, _t1), _t10))) - (_t4 * _t9) - ((mp.mpf(1) / 2) * _t6 * epsilon) - _rt.mp_div((mp.mpf(1) / 2) * _t11 * mp.log(_rt.mp_div(_t11, _t10)), epsilon))) - mp.expm1((T * _t3)) - mp.expm1(((_t3 * (T - _t8)) + (_t8 * mp.log1p(((-_t0 * _t2)))))))
 
 
 # theorem: he2021uai.cmp_lemma1_small_conflicts_thm3 | side: rhs | hash: e637747b9b4fb2b8

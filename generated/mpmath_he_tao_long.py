@@ -164,7 +164,8 @@ def he2021long__cmp_ns_a__lhs(epsilon):
 def he2021long__cmp_ns_b(delta, epsilon):
     """he2021long.cmp_ns_b (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return _rt.mp_div(mp.mpf(2) * delta * mp.log(_rt.mp_div(mp.mpf(2), epsilon)), epsilon)
+    _t0 = _rt.mp_div(mp.mpf(2), epsilon)
+    return (_t0 * delta * mp.log(_t0))
 
 
 # theorem: he2021long.cmp_ns_b | side: lhs | hash: 04fdc80a7aa12eda
@@ -172,7 +173,8 @@ def he2021long__cmp_ns_b(delta, epsilon):
 def he2021long__cmp_ns_b__lhs(delta, epsilon):
     """he2021long.cmp_ns_b (lhs): 2*delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return _rt.mp_div(mp.mpf(2) * delta * mp.exp((-epsilon)) * mp.log(_rt.mp_div(mp.mpf(2), epsilon)), epsilon)
+    _t0 = _rt.mp_div(mp.mpf(2), epsilon)
+    return (_t0 * delta * mp.exp((-epsilon)) * mp.log(_t0))
 
 
 # theorem: he2021long.quote_dwork2015_b | side: rhs | hash: e02fd8a8a1432b01
@@ -188,7 +190,8 @@ def he2021long__quote_dwork2015_b(delta, epsilon):
 def he2021long__consistency_thm1_b_intro(delta, epsilon):
     """he2021long.consistency_thm1_b_intro (rhs): 2*delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return _rt.mp_div(mp.mpf(2) * delta * mp.exp((-epsilon)) * mp.log(_rt.mp_div(mp.mpf(2), epsilon)), epsilon)
+    _t0 = _rt.mp_div(mp.mpf(2), epsilon)
+    return (_t0 * delta * mp.exp((-epsilon)) * mp.log(_t0))
 
 
 # theorem: he2021long.consistency_thm1_b_intro | side: lhs | hash: 0c22e3997c884e1d
@@ -220,7 +223,8 @@ def he2021long__consistency_thm1_a__lhs(epsilon):
 def he2021long__consistency_thm1_b(delta, epsilon):
     """he2021long.consistency_thm1_b (rhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return _rt.mp_div(mp.mpf(2) * delta * mp.exp(((mp.mpf(-17) / 10) * epsilon)) * mp.log(_rt.mp_div(mp.mpf(2), epsilon)), epsilon)
+    _t0 = _rt.mp_div(mp.mpf(2), epsilon)
+    return (_t0 * delta * mp.exp(((mp.mpf(-17) / 10) * epsilon)) * mp.log(_t0))
 
 
 # theorem: he2021long.consistency_thm1_b | side: lhs | hash: bf2483c261db77e6
@@ -364,7 +368,8 @@ def he2021long__lemma4(epsilon):
 def he2021long__lemma4_union_step(delta, epsilon):
     """he2021long.lemma4_union_step (rhs): 1 - (-log(2/epsilon)/ceiling(epsilon*exp(epsilon)/delta) + 1)**ceiling(epsilon*exp(epsilon)/delta)"""
     delta, epsilon, = (_rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return (-mp.expm1((mp.ceil(_rt.mp_div(epsilon * mp.exp(epsilon), delta)) * mp.log1p(_rt.mp_div((-mp.log(_rt.mp_div(mp.mpf(2), epsilon))), mp.ceil(_rt.mp_div(epsilon * mp.exp(epsilon), delta)))))))
+    _t0 = mp.ceil(_rt.mp_div(epsilon * mp.exp(epsilon), delta))
+    return (-mp.expm1((_t0 * mp.log1p(_rt.mp_div((-mp.log(_rt.mp_div(mp.mpf(2), epsilon))), _t0)))))
 
 
 # theorem: he2021long.lemma4_union_step | side: lhs | hash: 7767d69c8638b657
@@ -404,7 +409,13 @@ def he2021long__azuma(t):
 def he2021long__cor3_delta_pure(T, deltatilde, epsilon):
     """he2021long.cor3_delta_pure (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
-    return mp.exp((((mp.mpf(-1) / 2) * T * epsilon) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * T * epsilon, (mp.mpf(1) + mp.exp(epsilon))), ((T * epsilon) - (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) - (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde)))))))) - ((mp.mpf(1) / 2) * T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + _rt.mp_div((mp.mpf(1) / 2) * (((-T * epsilon)) - (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) - (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))) * mp.log(_rt.mp_div(((T * epsilon) + (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), ((T * epsilon) - (T * epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon))) - (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))))), epsilon) - ((mp.mpf(1) / 2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 * mp.tanh(((mp.mpf(1) / 2) * epsilon)))
+    _t2 = (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))
+    _t3 = (_t1 + (_t2 * epsilon))
+    _t4 = (_t0 - _t3)
+    _t5 = (_t0 + _t3)
+    return mp.exp((((mp.mpf(-1) / 2) * _t0) - ((mp.mpf(1) / 2) * _t1) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t0, _t4), (mp.mpf(1) + mp.exp(epsilon))))) - ((mp.mpf(1) / 2) * _t2 * epsilon) - _rt.mp_div((mp.mpf(1) / 2) * _t5 * mp.log(_rt.mp_div(_t5, _t4)), epsilon)))
 
 
 # theorem: he2021long.b5_tightness | side: rhs | hash: f10803960fe9b932
@@ -420,7 +431,10 @@ def he2021long__b5_tightness(T, epsilon, epsilonprime):
 def he2021long__b5_tightness__lhs(T, epsilon, epsilonprime):
     """he2021long.b5_tightness (lhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = (_rt.mp_arg(T), _rt.mp_arg(epsilon), _rt.mp_arg(epsilonprime),)
-    return mp.exp((((mp.mpf(-1) / 2) * epsilonprime) - ((mp.mpf(1) / 2) * T * epsilon) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * T * epsilon, ((-epsilonprime) + (T * epsilon))), (mp.mpf(1) + mp.exp(epsilon))))) + _rt.mp_div((mp.mpf(1) / 2) * ((-epsilonprime) - (T * epsilon)) * mp.log(_rt.mp_div((epsilonprime + (T * epsilon)), ((-epsilonprime) + (T * epsilon)))), epsilon)))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 - epsilonprime)
+    _t2 = (_t0 + epsilonprime)
+    return mp.exp((((mp.mpf(-1) / 2) * _t0) - ((mp.mpf(1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t0, _t1), (mp.mpf(1) + mp.exp(epsilon))))) - _rt.mp_div((mp.mpf(1) / 2) * _t2 * mp.log(_rt.mp_div(_t2, _t1)), epsilon)))
 
 
 # theorem: he2021long.thm7_eps_tilde | side: rhs | hash: ece74bab9a5d456f
@@ -468,7 +482,8 @@ def he2021long__consistency_thm7_step__lhs(L, N, delta, sigma, tau):
 def he2021long__thm7_eps(N, T, deltatilde, epsilontilde, tau):
     """he2021long.thm7_eps (rhs): 2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1))"""
     N, T, deltatilde, epsilontilde, tau, = (_rt.mp_arg(N), _rt.mp_arg(T), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilontilde), _rt.mp_arg(tau),)
-    return (_rt.mp_div(mp.mpf(2) * T * epsilontilde * tau * mp.tanh(_rt.mp_div(epsilontilde * tau, N)), N) + _rt.mp_div(mp.mpf(2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilontilde * tau * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))), N))
+    _t0 = _rt.mp_div(epsilontilde * tau, N)
+    return ((mp.mpf(2) * T * _t0 * mp.tanh(_t0)) + (mp.mpf(2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * _t0 * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde)))))
 
 
 # theorem: he2021long.thm7_delta | side: rhs | hash: 9cb0498c6a16ed68
@@ -476,7 +491,14 @@ def he2021long__thm7_eps(N, T, deltatilde, epsilontilde, tau):
 def he2021long__thm7_delta(N, T, delta, deltatilde, epsilontilde, tau):
     """he2021long.thm7_delta (rhs): deltatilde - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**T - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**(T - ceiling(N*(2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1)))/(2*epsil"""
     N, T, delta, deltatilde, epsilontilde, tau, = (_rt.mp_arg(N), _rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilontilde), _rt.mp_arg(tau),)
-    return (deltatilde - mp.expm1((T * mp.log1p(_rt.mp_div((-delta * tau), (N + (N * mp.exp(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N)))))))) - mp.expm1(((T * mp.log1p(_rt.mp_div((-delta * tau), (N + (N * mp.exp(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N))))))) - (mp.ceil(((mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt((-mp.log(deltatilde)))) + _rt.mp_div(N * T * mp.expm1(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N)), (N + (N * mp.exp(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N))))))) * mp.log1p(_rt.mp_div((-delta * tau), (N + (N * mp.exp(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N))))))) + (mp.ceil(((mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt((-mp.log(deltatilde)))) + _rt.mp_div(N * T * mp.expm1(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N)), (N + (N * mp.exp(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N))))))) * mp.log1p(_rt.mp_div((-delta * tau * mp.exp(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N))), (N + (N * mp.exp(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N))))))))))
+    _t0 = _rt.mp_div(mp.mpf(2) * epsilontilde * tau, N)
+    _t1 = mp.exp(_t0)
+    _t2 = (N + (N * _t1))
+    _t3 = _rt.mp_div(delta * tau, _t2)
+    _t4 = mp.log1p((-_t3))
+    _t5 = (T * _t4)
+    _t6 = mp.ceil(((mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt((-mp.log(deltatilde)))) + _rt.mp_div(N * T * mp.expm1(_t0), _t2)))
+    return (deltatilde - mp.expm1(_t5) - mp.expm1((_t5 - (_t4 * _t6) + (_t6 * mp.log1p(((-_t1 * _t3)))))))
 
 
 # theorem: he2021long.thm7_delta_tilde | side: rhs | hash: 6fe0ead7fec0f8da
@@ -484,7 +506,11 @@ def he2021long__thm7_delta(N, T, delta, deltatilde, epsilontilde, tau):
 def he2021long__thm7_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
     """he2021long.thm7_delta_tilde (rhs): ((epsilonprime + T*epsilontilde*tau/N)/(-epsilonprime + T*epsilontilde*tau/N))**((-N*epsilonprime - T*epsilontilde*tau)/(2*epsilontilde*tau))*(2*T*epsilontilde*tau/(N*(-epsilonprime + T*epsilontilde*tau/N)*(exp(epsilontilde*tau/N) + 1)))**T*exp(-epsilonprime/2 - T*epsilontilde*tau/(2*N))"""
     N, T, epsilonprime, epsilontilde, tau, = (_rt.mp_arg(N), _rt.mp_arg(T), _rt.mp_arg(epsilonprime), _rt.mp_arg(epsilontilde), _rt.mp_arg(tau),)
-    return mp.exp((((mp.mpf(-1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(_rt.mp_div(mp.mpf(2) * T * epsilontilde * tau, N), ((-epsilonprime) + _rt.mp_div(T * epsilontilde * tau, N))), (mp.mpf(1) + mp.exp(_rt.mp_div(epsilontilde * tau, N)))))) - _rt.mp_div((mp.mpf(1) / 2) * T * epsilontilde * tau, N) + _rt.mp_div(_rt.mp_div((mp.mpf(1) / 2) * (((-N * epsilonprime)) - (T * epsilontilde * tau)) * mp.log(_rt.mp_div((epsilonprime + _rt.mp_div(T * epsilontilde * tau, N)), ((-epsilonprime) + _rt.mp_div(T * epsilontilde * tau, N)))), epsilontilde), tau)))
+    _t0 = (epsilontilde * tau)
+    _t1 = _rt.mp_div(_t0, N)
+    _t2 = (T * _t1)
+    _t3 = ((-epsilonprime) + _rt.mp_div(T * epsilontilde * tau, N))
+    return mp.exp((((mp.mpf(-1) / 2) * _t2) - ((mp.mpf(1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t2, _t3), (mp.mpf(1) + mp.exp(_t1))))) + _rt.mp_div(_rt.mp_div((mp.mpf(1) / 2) * (((-N * epsilonprime)) - (T * _t0)) * mp.log(_rt.mp_div((_t2 + epsilonprime), _t3)), epsilontilde), tau)))
 
 
 # theorem: he2021long.thm8_eps_tilde | side: rhs | hash: 8a777690f180595b
@@ -500,7 +526,8 @@ def he2021long__thm8_eps_tilde(delta, sigma, tau):
 def he2021long__thm8_eps(N, T, deltatilde, epsilon, tau):
     """he2021long.thm8_eps (rhs): 2*sqrt(2)*sqrt(T)*epsilon*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilon*tau*(exp(2*epsilon*tau/N) - 1)/(N*(exp(2*epsilon*tau/N) + 1))"""
     N, T, deltatilde, epsilon, tau, = (_rt.mp_arg(N), _rt.mp_arg(T), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon), _rt.mp_arg(tau),)
-    return (_rt.mp_div(mp.mpf(2) * T * epsilon * tau * mp.tanh(_rt.mp_div(epsilon * tau, N)), N) + _rt.mp_div(mp.mpf(2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * tau * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))), N))
+    _t0 = _rt.mp_div(epsilon * tau, N)
+    return ((mp.mpf(2) * T * _t0 * mp.tanh(_t0)) + (mp.mpf(2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * _t0 * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde)))))
 
 
 # theorem: he2021long.thm8_delta | side: rhs | hash: 29669b4003565772
@@ -508,7 +535,13 @@ def he2021long__thm8_eps(N, T, deltatilde, epsilon, tau):
 def he2021long__thm8_delta(N, T, delta, deltatilde, epsilon, epsilontilde, tau):
     """he2021long.thm8_delta (rhs): deltatilde - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**T - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**(T - ceiling(N*(2*sqrt(2)*sqrt(T)*epsilon*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilon*tau*(exp(2*epsilon*tau/N) - 1)/(N*(exp(2*epsilon*tau/N) + 1)))/(2*epsilontilde*tau)))*(1 - """
     N, T, delta, deltatilde, epsilon, epsilontilde, tau, = (_rt.mp_arg(N), _rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon), _rt.mp_arg(epsilontilde), _rt.mp_arg(tau),)
-    return (deltatilde - mp.expm1((T * mp.log1p(_rt.mp_div(_rt.mp_div((-delta * tau), N), (mp.mpf(1) + mp.exp(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N))))))) - mp.expm1((((T - mp.ceil(_rt.mp_div(_rt.mp_div((mp.mpf(1) / 2) * N * (_rt.mp_div(mp.mpf(2) * T * epsilon * tau * mp.tanh(_rt.mp_div(epsilon * tau, N)), N) + _rt.mp_div(mp.mpf(2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * tau * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))), N)), epsilontilde), tau))) * mp.log1p(_rt.mp_div(_rt.mp_div((-delta * tau), N), (mp.mpf(1) + mp.exp(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N)))))) + (mp.ceil(_rt.mp_div(_rt.mp_div((mp.mpf(1) / 2) * N * (_rt.mp_div(mp.mpf(2) * T * epsilon * tau * mp.tanh(_rt.mp_div(epsilon * tau, N)), N) + _rt.mp_div(mp.mpf(2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilon * tau * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))), N)), epsilontilde), tau)) * mp.log1p(_rt.mp_div(_rt.mp_div((-delta * tau * mp.exp(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N))), N), (mp.mpf(1) + mp.exp(_rt.mp_div(mp.mpf(2) * epsilontilde * tau, N)))))))))
+    _t0 = _rt.mp_div(tau, N)
+    _t1 = mp.exp((mp.mpf(2) * _t0 * epsilontilde))
+    _t2 = _rt.mp_div(_t0 * delta, (mp.mpf(1) + _t1))
+    _t3 = mp.log1p((-_t2))
+    _t4 = (_t0 * epsilon)
+    _t5 = mp.ceil(_rt.mp_div(_rt.mp_div((mp.mpf(1) / 2) * N * ((mp.mpf(2) * T * _t4 * mp.tanh(_t4)) + (mp.mpf(2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * _t4 * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))), epsilontilde), tau))
+    return (deltatilde - mp.expm1((T * _t3)) - mp.expm1(((_t3 * (T - _t5)) + (_t5 * mp.log1p(((-_t1 * _t2)))))))
 
 
 # theorem: he2021long.thm8_delta_tilde | side: rhs | hash: 6fe0ead7fec0f8da
@@ -516,7 +549,11 @@ def he2021long__thm8_delta(N, T, delta, deltatilde, epsilon, epsilontilde, tau):
 def he2021long__thm8_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
     """he2021long.thm8_delta_tilde (rhs): ((epsilonprime + T*epsilontilde*tau/N)/(-epsilonprime + T*epsilontilde*tau/N))**((-N*epsilonprime - T*epsilontilde*tau)/(2*epsilontilde*tau))*(2*T*epsilontilde*tau/(N*(-epsilonprime + T*epsilontilde*tau/N)*(exp(epsilontilde*tau/N) + 1)))**T*exp(-epsilonprime/2 - T*epsilontilde*tau/(2*N))"""
     N, T, epsilonprime, epsilontilde, tau, = (_rt.mp_arg(N), _rt.mp_arg(T), _rt.mp_arg(epsilonprime), _rt.mp_arg(epsilontilde), _rt.mp_arg(tau),)
-    return mp.exp((((mp.mpf(-1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(_rt.mp_div(mp.mpf(2) * T * epsilontilde * tau, N), ((-epsilonprime) + _rt.mp_div(T * epsilontilde * tau, N))), (mp.mpf(1) + mp.exp(_rt.mp_div(epsilontilde * tau, N)))))) - _rt.mp_div((mp.mpf(1) / 2) * T * epsilontilde * tau, N) + _rt.mp_div(_rt.mp_div((mp.mpf(1) / 2) * (((-N * epsilonprime)) - (T * epsilontilde * tau)) * mp.log(_rt.mp_div((epsilonprime + _rt.mp_div(T * epsilontilde * tau, N)), ((-epsilonprime) + _rt.mp_div(T * epsilontilde * tau, N)))), epsilontilde), tau)))
+    _t0 = (epsilontilde * tau)
+    _t1 = _rt.mp_div(_t0, N)
+    _t2 = (T * _t1)
+    _t3 = ((-epsilonprime) + _rt.mp_div(T * epsilontilde * tau, N))
+    return mp.exp((((mp.mpf(-1) / 2) * _t2) - ((mp.mpf(1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t2, _t3), (mp.mpf(1) + mp.exp(_t1))))) + _rt.mp_div(_rt.mp_div((mp.mpf(1) / 2) * (((-N * epsilonprime)) - (T * _t0)) * mp.log(_rt.mp_div((_t2 + epsilonprime), _t3)), epsilontilde), tau)))
 
 
 # theorem: he2021long.remark1_n_condition | side: rhs | hash: ca59fb7ee406fc4c
@@ -532,7 +569,9 @@ def he2021long__remark1_n_condition(N):
 def he2021long__remark1_n_condition__lhs(N, T, deltaprime, deltatilde, epsilontilde, tau):
     """he2021long.remark1_n_condition (lhs): 2*(log(16/deltaprime) + 2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1)))/(2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(ex"""
     N, T, deltaprime, deltatilde, epsilontilde, tau, = (_rt.mp_arg(N), _rt.mp_arg(T), _rt.mp_arg(deltaprime), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilontilde), _rt.mp_arg(tau),)
-    return _rt.mp_div(mp.mpf(2) * (_rt.mp_div(mp.mpf(2) * T * epsilontilde * tau * mp.tanh(_rt.mp_div(epsilontilde * tau, N)), N) + _rt.mp_div(mp.mpf(2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilontilde * tau * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))), N) + mp.log(_rt.mp_div(mp.mpf(16), deltaprime))), ((_rt.mp_div(mp.mpf(2) * T * epsilontilde * tau * mp.tanh(_rt.mp_div(epsilontilde * tau, N)), N) + _rt.mp_div(mp.mpf(2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * epsilontilde * tau * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))), N)) ** 2))
+    _t0 = _rt.mp_div(epsilontilde * tau, N)
+    _t1 = ((mp.mpf(2) * T * _t0 * mp.tanh(_t0)) + (mp.mpf(2) * mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * _t0 * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde)))))
+    return _rt.mp_div(mp.mpf(2) * (_t1 + mp.log(_rt.mp_div(mp.mpf(16), deltaprime))), (_t1 ** 2))
 
 
 # theorem: he2021long.assumption1 | side: rhs | hash: c96822428dd4bad3

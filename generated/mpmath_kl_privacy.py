@@ -232,7 +232,8 @@ def wang2016__example_laplace_mean_data_variance(m_avg):
 def wang2016__example_laplace_mean_okl(gamma, s_Z):
     """wang2016.example_laplace_mean_okl (rhs): 2*gamma*s_Z/sqrt(pi) + exp(gamma**2*s_Z**2)*erfc(gamma*s_Z) - 1"""
     gamma, s_Z, = (_rt.mp_arg(gamma), _rt.mp_arg(s_Z),)
-    return (mp.mpf(-1) + _rt.mp_div(mp.mpf(2) * gamma * s_Z, mp.sqrt(mp.pi)) + _rt.mp_erfcx((gamma * s_Z)))
+    _t0 = (gamma * s_Z)
+    return (mp.mpf(-1) + _rt.mp_div(mp.mpf(2) * _t0, mp.sqrt(mp.pi)) + _rt.mp_erfcx(_t0))
 
 
 # theorem: wang2016.example_laplace_mean_gen | side: rhs | hash: f0095e5faa1ec8ab
@@ -240,7 +241,8 @@ def wang2016__example_laplace_mean_okl(gamma, s_Z):
 def wang2016__example_laplace_mean_gen(gamma, s_Z):
     """wang2016.example_laplace_mean_gen (rhs): (2*gamma*s_Z/sqrt(pi) + exp(gamma**2*s_Z**2)*erfc(gamma*s_Z) - 1)/gamma"""
     gamma, s_Z, = (_rt.mp_arg(gamma), _rt.mp_arg(s_Z),)
-    return _rt.mp_div((mp.mpf(-1) + _rt.mp_div(mp.mpf(2) * gamma * s_Z, mp.sqrt(mp.pi)) + _rt.mp_erfcx((gamma * s_Z))), gamma)
+    _t0 = (gamma * s_Z)
+    return _rt.mp_div((mp.mpf(-1) + _rt.mp_div(mp.mpf(2) * _t0, mp.sqrt(mp.pi)) + _rt.mp_erfcx(_t0)), gamma)
 
 
 # theorem: wang2016.example_linreg_dp | side: rhs | hash: da1aa7b4d53187d7

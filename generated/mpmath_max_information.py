@@ -66,7 +66,8 @@ def dwork2015__thm20_pure_dp_iid(beta, epsilon, n):
 def pacbayes__kl_bernoulli(L_D, L_S):
     """pacbayes.kl_bernoulli (rhs): L_S*log(L_S/L_D) + (1 - L_S)*log((1 - L_S)/(1 - L_D))"""
     L_D, L_S, = (_rt.mp_arg(L_D), _rt.mp_arg(L_S),)
-    return ((L_S * mp.log(_rt.mp_div(L_S, L_D))) + ((mp.mpf(1) - L_S) * mp.log(_rt.mp_div((mp.mpf(1) - L_S), (mp.mpf(1) - L_D)))))
+    _t0 = (mp.mpf(1) - L_S)
+    return ((L_S * mp.log(_rt.mp_div(L_S, L_D))) + (_t0 * mp.log(_rt.mp_div(_t0, (mp.mpf(1) - L_D)))))
 
 
 # theorem: pacbayes.seeger_maurer | side: rhs | hash: ca8eccdeed713570
@@ -98,4 +99,6 @@ def pacbayes__data_dependent_prior(KL_QP, delta, k_nat, n):
 def balle2018__gaussian_profile(Delta, epsilon, sigma):
     """balle2018.gaussian_profile (rhs): -exp(epsilon)*erfc(sqrt(2)*(Delta/(2*sigma) + epsilon*sigma/Delta)/2)/2 + erfc(sqrt(2)*(-Delta/(2*sigma) + epsilon*sigma/Delta)/2)/2"""
     Delta, epsilon, sigma, = (_rt.mp_arg(Delta), _rt.mp_arg(epsilon), _rt.mp_arg(sigma),)
-    return _rt.mp_gauss_diff((_rt.mp_div((mp.mpf(1) / 2) * Delta, sigma) - _rt.mp_div(epsilon * sigma, Delta)), (_rt.mp_div((mp.mpf(-1) / 2) * Delta, sigma) - _rt.mp_div(epsilon * sigma, Delta)), mp.mpf(0))
+    _t0 = _rt.mp_div((mp.mpf(1) / 2) * Delta, sigma)
+    _t1 = _rt.mp_div(epsilon * sigma, Delta)
+    return _rt.mp_gauss_diff((_t0 - _t1), ((-_t0) - _t1), mp.mpf(0))

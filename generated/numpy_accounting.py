@@ -41,7 +41,8 @@ SYMBOLS = {
 def accounting__sgm_rdp_log_term(alpha, j, q, sigma):
     """accounting.sgm_rdp_log_term (rhs): j*log(q) + (alpha - j)*log(1 - q) - log(gamma(j + 1)) + loggamma(alpha + 1) - loggamma(alpha - j + 1) + (j**2 - j)/(2*sigma**2)"""
     alpha, j, q, sigma, = (_rt.np_arg(alpha), _rt.np_arg(j), _rt.np_arg(q), _rt.np_arg(sigma),)
-    return ((j * np.log(q)) + (0.5 * ((-j) + (j ** 2)) / (sigma ** 2)) + ((alpha - j) * np.log1p((-q))) - np.log(sc.gamma((1.0 + j))) + sc.gammaln((1.0 + alpha)) - sc.gammaln((1.0 + alpha - j)))
+    _t0 = (alpha - j)
+    return ((_rt.ip(np.log1p, (-q)) * _t0) + (np.log(q) * j) + (((-j) + (j * j)) * 0.5 / (sigma * sigma)) - _rt.ip(np.log, _rt.ip(sc.gamma, (1.0 + j))) - _rt.ip(sc.gammaln, (1.0 + _t0)) + _rt.ip(sc.gammaln, (1.0 + alpha)))
 
 
 # theorem: accounting.sgm_rdp_frac_term1 | side: rhs | hash: cb9e4815d37cf286
@@ -49,7 +50,8 @@ def accounting__sgm_rdp_log_term(alpha, j, q, sigma):
 def accounting__sgm_rdp_frac_term1(alpha, j, q, sigma):
     """accounting.sgm_rdp_frac_term1 (rhs): j*log(q) + (alpha - j)*log(1 - q) + log(1 - erfc(sqrt(2)*(-j + sigma**2*log(-1 + 1/q) + 1/2)/(2*sigma))/2) + (j**2 - j)/(2*sigma**2)"""
     alpha, j, q, sigma, = (_rt.np_arg(alpha), _rt.np_arg(j), _rt.np_arg(q), _rt.np_arg(sigma),)
-    return ((j * np.log(q)) + (0.5 * ((-j) + (j ** 2)) / (sigma ** 2)) + ((alpha - j) * np.log1p((-q))) + sc.log_ndtr(((0.5 - j + ((sigma ** 2) * np.log((-1.0 + (1.0 / q))))) / sigma)))
+    _t0 = (sigma * sigma)
+    return ((((-j) + (j * j)) * 0.5 / _t0) + (np.log(q) * j) + ((alpha - j) * _rt.ip(np.log1p, (-q))) + _rt.ip(sc.log_ndtr, ((0.5 - j + (_rt.ip(np.log, (-1.0 + (1.0 / q))) * _t0)) / sigma)))
 
 
 # theorem: accounting.sgm_rdp_frac_term2 | side: rhs | hash: 295893107190c30a
@@ -57,7 +59,10 @@ def accounting__sgm_rdp_frac_term1(alpha, j, q, sigma):
 def accounting__sgm_rdp_frac_term2(alpha, j, q, sigma):
     """accounting.sgm_rdp_frac_term2 (rhs): j*log(1 - q) + (alpha - j)*log(q) + log(1 - erfc(sqrt(2)*(alpha - j - sigma**2*log(-1 + 1/q) - 1/2)/(2*sigma))/2) + (-alpha + j + (alpha - j)**2)/(2*sigma**2)"""
     alpha, j, q, sigma, = (_rt.np_arg(alpha), _rt.np_arg(j), _rt.np_arg(q), _rt.np_arg(sigma),)
-    return ((j * np.log1p((-q))) + (0.5 * ((-alpha) + j + ((alpha - j) ** 2)) / (sigma ** 2)) + ((alpha - j) * np.log(q)) + sc.log_ndtr(((-0.5 + alpha - j - ((sigma ** 2) * np.log((-1.0 + (1.0 / q))))) / sigma)))
+    _t0 = (alpha - j)
+    _t1 = (sigma * sigma)
+    _t2 = ((-alpha) + j)
+    return ((np.log(q) * _t0) + (((_t0 * _t0) + _t2) * 0.5 / _t1) + (_rt.ip(np.log1p, (-q)) * j) + _rt.ip(sc.log_ndtr, ((-0.5 - _t2 - (_rt.ip(np.log, (-1.0 + (1.0 / q))) * _t1)) / sigma)))
 
 
 # theorem: accounting.gaussian_rdp | side: rhs | hash: 8740cb9519c0f2da
@@ -65,7 +70,7 @@ def accounting__sgm_rdp_frac_term2(alpha, j, q, sigma):
 def accounting__gaussian_rdp(alpha, sigma):
     """accounting.gaussian_rdp (rhs): alpha/(2*sigma**2)"""
     alpha, sigma, = (_rt.np_arg(alpha), _rt.np_arg(sigma),)
-    return (0.5 * alpha / (sigma ** 2))
+    return (0.5 * alpha / (sigma * sigma))
 
 
 # theorem: accounting.rdp_to_dp_cks | side: rhs | hash: 0f20122c3edb1a96
@@ -73,7 +78,7 @@ def accounting__gaussian_rdp(alpha, sigma):
 def accounting__rdp_to_dp_cks(alpha, delta, epsilon_alpha):
     """accounting.rdp_to_dp_cks (rhs): epsilon_alpha + log(1 - 1/alpha) - log(alpha*delta)/(alpha - 1)"""
     alpha, delta, epsilon_alpha, = (_rt.np_arg(alpha), _rt.np_arg(delta), _rt.np_arg(epsilon_alpha),)
-    return (epsilon_alpha - (np.log((alpha * delta)) / (-1.0 + alpha)) + np.log1p(((-1.0) / alpha)))
+    return (epsilon_alpha - (_rt.ip(np.log, (alpha * delta)) / (-1.0 + alpha)) + _rt.ip(np.log1p, ((-1.0) / alpha)))
 
 
 # theorem: accounting.rdp_to_delta_cks | side: rhs | hash: ac7c6c91740e8324
@@ -81,7 +86,7 @@ def accounting__rdp_to_dp_cks(alpha, delta, epsilon_alpha):
 def accounting__rdp_to_delta_cks(alpha, epsilon, epsilon_alpha):
     """accounting.rdp_to_delta_cks (rhs): exp((alpha - 1)*(-epsilon + epsilon_alpha + log(1 - 1/alpha)))/alpha"""
     alpha, epsilon, epsilon_alpha, = (_rt.np_arg(alpha), _rt.np_arg(epsilon), _rt.np_arg(epsilon_alpha),)
-    return (np.exp(((-1.0 + alpha) * ((-epsilon) + epsilon_alpha + np.log1p(((-1.0) / alpha))))) / alpha)
+    return (_rt.ip(np.exp, ((-1.0 + alpha) * ((-epsilon) + epsilon_alpha + _rt.ip(np.log1p, ((-1.0) / alpha))))) / alpha)
 
 
 # theorem: accounting.wor_rdp_term2 | side: rhs | hash: a5289dc9a8ad4f4a
@@ -89,7 +94,8 @@ def accounting__rdp_to_delta_cks(alpha, epsilon, epsilon_alpha):
 def accounting__wor_rdp_term2(alpha, gamma, sigma):
     """accounting.wor_rdp_term2 (rhs): 2*log(gamma) + log(alpha*(alpha - 1)/2) + log(Min(4*exp(sigma**(-2)) - 4, 2*exp(sigma**(-2))))"""
     alpha, gamma, sigma, = (_rt.np_arg(alpha), _rt.np_arg(gamma), _rt.np_arg(sigma),)
-    return ((2.0 * np.log(gamma)) + np.log((0.5 * alpha * (-1.0 + alpha))) + np.log(np.minimum((2.0 * np.exp((1.0 / (sigma ** 2)))), (4.0 * np.expm1((1.0 / (sigma ** 2)))))))
+    _t0 = (sigma * sigma)
+    return ((np.log(gamma) * 2.0) + _rt.ip(np.log, ((-1.0 + alpha) * alpha * 0.5)) + np.log(np.minimum((_rt.ip(np.exp, (1.0 / _t0)) * 2.0), (_rt.ip(np.expm1, (1.0 / _t0)) * 4.0))))
 
 
 # theorem: accounting.wor_rdp_termj | side: rhs | hash: c15011b16ed8d81c
@@ -97,7 +103,8 @@ def accounting__wor_rdp_term2(alpha, gamma, sigma):
 def accounting__wor_rdp_termj(alpha, gamma, j, sigma):
     """accounting.wor_rdp_termj (rhs): j*log(gamma) + j*(j - 1)/(2*sigma**2) - log(gamma(j + 1)) + loggamma(alpha + 1) - loggamma(alpha - j + 1) + log(2)"""
     alpha, gamma, j, sigma, = (_rt.np_arg(alpha), _rt.np_arg(gamma), _rt.np_arg(j), _rt.np_arg(sigma),)
-    return ((j * np.log(gamma)) + (0.5 * j * (-1.0 + j) / (sigma ** 2)) + 0.6931471805599453 - np.log(sc.gamma((1.0 + j))) + sc.gammaln((1.0 + alpha)) - sc.gammaln((1.0 + alpha - j)))
+    _t0 = (1.0 + alpha)
+    return ((np.log(gamma) * j) + ((-1.0 + j) * j * 0.5 / (sigma * sigma)) + 0.6931471805599453 - _rt.ip(np.log, _rt.ip(sc.gamma, (1.0 + j))) + sc.gammaln(_t0) - _rt.ip(sc.gammaln, (_t0 - j)))
 
 
 # theorem: accounting.sgm_loss_remove | side: rhs | hash: 0b2bb53c0dd6d904
@@ -105,7 +112,8 @@ def accounting__wor_rdp_termj(alpha, gamma, j, sigma):
 def accounting__sgm_loss_remove(q, sigma, x):
     """accounting.sgm_loss_remove (rhs): log(q*exp((2*x - 1)/(2*sigma**2)) - q + 1)"""
     q, sigma, x, = (_rt.np_arg(q), _rt.np_arg(sigma), _rt.np_arg(x),)
-    return np.log1p((q * np.expm1(((-0.5 / (sigma ** 2)) + (x / (sigma ** 2))))))
+    _t0 = (sigma * sigma)
+    return _rt.ip(np.log1p, (_rt.ip(np.expm1, ((-0.5 / _t0) + (x / _t0))) * q))
 
 
 # theorem: accounting.sgm_loss_remove_inverse | side: rhs | hash: 7ad0473649f315d6
@@ -113,7 +121,7 @@ def accounting__sgm_loss_remove(q, sigma, x):
 def accounting__sgm_loss_remove_inverse(ell, q, sigma):
     """accounting.sgm_loss_remove_inverse (rhs): sigma**2*log((q + exp(ell) - 1)/q) + 1/2"""
     ell, q, sigma, = (_rt.np_arg(ell), _rt.np_arg(q), _rt.np_arg(sigma),)
-    return (0.5 + ((sigma ** 2) * np.log(((q + np.expm1(ell)) / q))))
+    return (0.5 + ((sigma * sigma) * _rt.ip(np.log, ((q + np.expm1(ell)) / q))))
 
 
 # theorem: accounting.sgm_hockey_remove | side: rhs | hash: 7d78f78680b419f4
@@ -121,7 +129,9 @@ def accounting__sgm_loss_remove_inverse(ell, q, sigma):
 def accounting__sgm_hockey_remove(epsilon, q, sigma):
     """accounting.sgm_hockey_remove (rhs): q*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) + 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2) - (1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2)*exp(epsilon)"""
     epsilon, q, sigma, = (_rt.np_arg(epsilon), _rt.np_arg(q), _rt.np_arg(sigma),)
-    return ((q * sc.ndtr(((0.5 - ((sigma ** 2) * np.log(((q + np.expm1(epsilon)) / q)))) / sigma))) + ((1.0 - q) * sc.ndtr(((-0.5 - ((sigma ** 2) * np.log(((q + np.expm1(epsilon)) / q)))) / sigma))) - (np.exp(epsilon) * sc.ndtr(((-0.5 - ((sigma ** 2) * np.log(((q + np.expm1(epsilon)) / q)))) / sigma))))
+    _t0 = ((sigma * sigma) * _rt.ip(np.log, ((q + np.expm1(epsilon)) / q)))
+    _t1 = _rt.ip(sc.ndtr, ((-0.5 - _t0) / sigma))
+    return (((1.0 - q) * _t1) - (np.exp(epsilon) * _t1) + (_rt.ip(sc.ndtr, ((0.5 - _t0) / sigma)) * q))
 
 
 # theorem: accounting.sgm_hockey_add | side: rhs | hash: 2b209aa15263b38e
@@ -129,4 +139,6 @@ def accounting__sgm_hockey_remove(epsilon, q, sigma):
 def accounting__sgm_hockey_add(epsilon, q, sigma):
     """accounting.sgm_hockey_add (rhs): -(q*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) - 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2))*exp(epsilon) - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2 + 1"""
     epsilon, q, sigma, = (_rt.np_arg(epsilon), _rt.np_arg(q), _rt.np_arg(sigma),)
-    return (((-((q * sc.ndtr(((-0.5 + ((sigma ** 2) * np.log(((q + np.expm1((-epsilon))) / q)))) / sigma))) + ((1.0 - q) * sc.ndtr(((0.5 + ((sigma ** 2) * np.log(((q + np.expm1((-epsilon))) / q)))) / sigma)))) * np.exp(epsilon))) + sc.ndtr(((0.5 + ((sigma ** 2) * np.log(((q + np.expm1((-epsilon))) / q)))) / sigma)))
+    _t0 = ((sigma * sigma) * _rt.ip(np.log, ((q + _rt.ip(np.expm1, (-epsilon))) / q)))
+    _t1 = _rt.ip(sc.ndtr, ((0.5 + _t0) / sigma))
+    return (_t1 - ((((1.0 - q) * _t1) + (_rt.ip(sc.ndtr, ((-0.5 + _t0) / sigma)) * q)) * np.exp(epsilon)))

@@ -81,7 +81,8 @@ def classical__nissim_stemmer2015_high_prob(epsilon):
 def classical__nissim_stemmer2015_high_prob_failure(delta, epsilon):
     """classical.nissim_stemmer2015_high_prob_failure (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * np.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (np.log(_t0) * _t0 * delta)
 
 
 # theorem: classical.nissim_stemmer2015_on_average | side: rhs | hash: c7c7b651b18e3ed2
@@ -97,7 +98,7 @@ def classical__nissim_stemmer2015_on_average(delta, epsilon, k):
 def classical__oneto2017_empirical_risk(N, Rhat, epsilon):
     """classical.oneto2017_empirical_risk (rhs): sqrt(6)*sqrt(Rhat)*sqrt(epsilon + 1/sqrt(N)) + 6*epsilon**2 + 6/N"""
     N, Rhat, epsilon, = (_rt.np_arg(N), _rt.np_arg(Rhat), _rt.np_arg(epsilon),)
-    return ((6.0 / N) + (6.0 * (epsilon ** 2)) + (2.449489742783178 * np.sqrt(Rhat) * np.sqrt(((1.0 / np.sqrt(N)) + epsilon))))
+    return ((6.0 / N) + ((epsilon * epsilon) * 6.0) + (np.sqrt(Rhat) * _rt.ip(np.sqrt, ((1.0 / np.sqrt(N)) + epsilon)) * 2.449489742783178))
 
 
 # theorem: classical.oneto2017_empirical_risk_failure | side: rhs | hash: 09c6c53e65709000
@@ -105,7 +106,7 @@ def classical__oneto2017_empirical_risk(N, Rhat, epsilon):
 def classical__oneto2017_empirical_risk_failure(N, epsilon):
     """classical.oneto2017_empirical_risk_failure (rhs): 3*exp(-N*epsilon**2)"""
     N, epsilon, = (_rt.np_arg(N), _rt.np_arg(epsilon),)
-    return (3.0 * np.exp(((-N * (epsilon ** 2)))))
+    return (_rt.ip(np.exp, ((-(epsilon * epsilon) * N))) * 3.0)
 
 
 # theorem: classical.oneto2017_empirical_variance | side: rhs | hash: d706bca4c8efda75
@@ -113,7 +114,7 @@ def classical__oneto2017_empirical_risk_failure(N, epsilon):
 def classical__oneto2017_empirical_variance(N, Vhat, epsilon):
     """classical.oneto2017_empirical_variance (rhs): 5*N*(epsilon**2 + 1/N)/(N - 1) + 2*sqrt(Vhat)*sqrt(epsilon + 1/sqrt(N))"""
     N, Vhat, epsilon, = (_rt.np_arg(N), _rt.np_arg(Vhat), _rt.np_arg(epsilon),)
-    return ((2.0 * np.sqrt(Vhat) * np.sqrt(((1.0 / np.sqrt(N)) + epsilon))) + (5.0 * N * ((1.0 / N) + (epsilon ** 2)) / (-1.0 + N)))
+    return ((np.sqrt(Vhat) * _rt.ip(np.sqrt, ((1.0 / np.sqrt(N)) + epsilon)) * 2.0) + (((1.0 / N) + (epsilon * epsilon)) * N * 5.0 / (-1.0 + N)))
 
 
 # theorem: classical.dwork_roth_advanced_composition_eps | side: rhs | hash: a221e919e219f523
@@ -121,7 +122,7 @@ def classical__oneto2017_empirical_variance(N, Vhat, epsilon):
 def classical__dwork_roth_advanced_composition_eps(T, deltatilde, epsilon):
     """classical.dwork_roth_advanced_composition_eps (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (epsilon * ((T * np.expm1(epsilon)) + (1.4142135623730951 * np.sqrt(T) * np.sqrt((-np.log(deltatilde))))))
+    return (((np.expm1(epsilon) * T) + (np.sqrt(T) * _rt.ip(np.sqrt, (-np.log(deltatilde))) * 1.4142135623730951)) * epsilon)
 
 
 # theorem: classical.dwork_roth_advanced_composition_delta | side: rhs | hash: ba8f26ef2a0ac334
@@ -145,7 +146,8 @@ def classical__kairouz2017_eps1(T, epsilon):
 def classical__kairouz2017_eps2(T, deltatilde, epsilon):
     """classical.kairouz2017_eps2 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde))))))
+    _t0 = (np.sqrt(T) * epsilon)
+    return ((_rt.ip(np.sqrt, _rt.ip(np.log, (2.718281828459045 + (_t0 / deltatilde)))) * _t0 * 1.4142135623730951) + (_rt.ip(np.tanh, (0.5 * epsilon)) * T * epsilon))
 
 
 # theorem: classical.kairouz2017_eps3 | side: rhs | hash: 54749f13e0ac2ced
@@ -153,7 +155,7 @@ def classical__kairouz2017_eps2(T, deltatilde, epsilon):
 def classical__kairouz2017_eps3(T, deltatilde, epsilon):
     """classical.kairouz2017_eps3 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))
+    return ((_rt.ip(np.tanh, (0.5 * epsilon)) * T * epsilon) + (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * epsilon * 1.4142135623730951))
 
 
 # theorem: classical.kairouz2017_delta | side: rhs | hash: c99937e0b556cb51
@@ -161,7 +163,8 @@ def classical__kairouz2017_eps3(T, deltatilde, epsilon):
 def classical__kairouz2017_delta(T, delta, deltatilde):
     """classical.kairouz2017_delta (rhs): -(1 - delta)**T*(1 - deltatilde) + 1"""
     T, delta, deltatilde, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde),)
-    return ((deltatilde * np.exp((T * np.log1p((-delta))))) - np.expm1((T * np.log1p((-delta)))))
+    _t0 = (_rt.ip(np.log1p, (-delta)) * T)
+    return ((np.exp(_t0) * deltatilde) - np.expm1(_t0))
 
 
 # theorem: classical.dwork2010_kl | side: rhs | hash: acb056494ec40d5a
@@ -169,7 +172,7 @@ def classical__kairouz2017_delta(T, delta, deltatilde):
 def classical__dwork2010_kl(epsilon):
     """classical.dwork2010_kl (rhs): epsilon*(exp(epsilon) - 1)"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (epsilon * np.expm1(epsilon))
+    return (np.expm1(epsilon) * epsilon)
 
 
 # theorem: classical.dwork_rothblum2016_kl | side: rhs | hash: 47d05a3ed2107db1
@@ -177,7 +180,7 @@ def classical__dwork2010_kl(epsilon):
 def classical__dwork_rothblum2016_kl(epsilon):
     """classical.dwork_rothblum2016_kl (rhs): epsilon*(exp(epsilon) - 1)/2"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (0.5 * epsilon * np.expm1(epsilon))
+    return (np.expm1(epsilon) * epsilon * 0.5)
 
 
 # theorem: classical.randomized_response_kl | side: rhs | hash: bd40e4a8be7bf5b5
@@ -185,7 +188,7 @@ def classical__dwork_rothblum2016_kl(epsilon):
 def classical__randomized_response_kl(epsilon):
     """classical.randomized_response_kl (rhs): epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (epsilon * np.tanh((0.5 * epsilon)))
+    return (_rt.ip(np.tanh, (0.5 * epsilon)) * epsilon)
 
 
 # theorem: classical.randomized_response_kl | side: lhs | hash: bd40e4a8be7bf5b5
@@ -193,7 +196,11 @@ def classical__randomized_response_kl(epsilon):
 def classical__randomized_response_kl__lhs(epsilon):
     """classical.randomized_response_kl (lhs): (1 - exp(epsilon)/(exp(epsilon) + 1))*log((1 - exp(epsilon)/(exp(epsilon) + 1))*(exp(epsilon) + 1)*exp(-epsilon)) + exp(epsilon)*log(exp(epsilon)/((1 - exp(epsilon)/(exp(epsilon) + 1))*(exp(epsilon) + 1)))/(exp(epsilon) + 1)"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (((-epsilon) + (epsilon * np.exp(epsilon)) + (np.exp(epsilon) * np.log((1.0 / (1.0 - (np.exp(epsilon) / (1.0 + np.exp(epsilon))))))) - (np.exp(epsilon) * np.log1p(np.exp(epsilon))) + np.log1p(((-np.exp(epsilon)) / (1.0 + np.exp(epsilon)))) + np.log1p(np.exp(epsilon))) / (1.0 + np.exp(epsilon)))
+    _t0 = np.exp(epsilon)
+    _t1 = (1.0 + _t0)
+    _t2 = np.log1p(_t0)
+    _t3 = ((-_t0) / _t1)
+    return ((_t2 - epsilon - (_t0 * _t2) + (_t0 * epsilon) + (_rt.ip(np.log, (1.0 / (1.0 + _t3))) * _t0) + np.log1p(_t3)) / _t1)
 
 
 # theorem: classical.gaussian_mechanism_calibration | side: rhs | hash: 44f9cb44da16f7ee
@@ -201,7 +208,7 @@ def classical__randomized_response_kl__lhs(epsilon):
 def classical__gaussian_mechanism_calibration(Delta, delta, epsilon):
     """classical.gaussian_mechanism_calibration (rhs): sqrt(2)*Delta*sqrt(log(5/(4*delta)))/epsilon"""
     Delta, delta, epsilon, = (_rt.np_arg(Delta), _rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (1.4142135623730951 * Delta * np.sqrt(np.log((1.25 / delta))) / epsilon)
+    return (_rt.ip(np.sqrt, _rt.ip(np.log, (1.25 / delta))) * Delta * 1.4142135623730951 / epsilon)
 
 
 # theorem: classical.wang2015_sgld_privacy_for_free | side: rhs | hash: a5ab7302ffe29945
@@ -209,4 +216,4 @@ def classical__gaussian_mechanism_calibration(Delta, delta, epsilon):
 def classical__wang2015_sgld_privacy_for_free(N, delta, epsilon, tau):
     """classical.wang2015_sgld_privacy_for_free (rhs): N*epsilon**2/(32*tau*log(2/delta))"""
     N, delta, epsilon, tau, = (_rt.np_arg(N), _rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(tau),)
-    return (0.03125 * N * (epsilon ** 2) / tau / np.log((2.0 / delta)))
+    return ((epsilon * epsilon) * N * 0.03125 / tau / _rt.ip(np.log, (2.0 / delta)))

@@ -91,7 +91,8 @@ SYMBOLS = {
 def bu2020__f_eps_delta(alpha, delta, epsilon):
     """bu2020.f_eps_delta (rhs): Max(0, (-alpha - delta + 1)*exp(-epsilon), -alpha*exp(epsilon) - delta + 1)"""
     alpha, delta, epsilon, = (_rt.np_arg(alpha), _rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return np.maximum(np.maximum(((1.0 - alpha - delta) * np.exp((-epsilon))), (1.0 - delta - (alpha * np.exp(epsilon)))), 0.0)
+    _t0 = (-1.0 + delta)
+    return np.maximum(np.maximum((((-_t0) - alpha) * _rt.ip(np.exp, (-epsilon))), ((-_t0) - (np.exp(epsilon) * alpha))), 0.0)
 
 
 # theorem: bu2020.gdp_tradeoff | side: rhs | hash: b551150ab3325e4f
@@ -99,7 +100,7 @@ def bu2020__f_eps_delta(alpha, delta, epsilon):
 def bu2020__gdp_tradeoff(alpha, mu):
     """bu2020.gdp_tradeoff (rhs): erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - 2*alpha))/2)/2"""
     alpha, mu, = (_rt.np_arg(alpha), _rt.np_arg(mu),)
-    return sc.ndtr(((-mu) - sc.ndtri(alpha)))
+    return _rt.ip(sc.ndtr, ((-mu) - sc.ndtri(alpha)))
 
 
 # theorem: bu2020.gaussian_mechanism_gdp | side: rhs | hash: e4901aa4e763a5ad
@@ -123,7 +124,8 @@ def bu2020__noisy_sgd_step_gdp(sigma):
 def bu2020__delta_of_eps_gdp(epsilon, mu):
     """bu2020.delta_of_eps_gdp (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2"""
     epsilon, mu, = (_rt.np_arg(epsilon), _rt.np_arg(mu),)
-    return _rt.np_gauss_diff(((0.5 * mu) - (epsilon / mu)), ((-0.5 * mu) - (epsilon / mu)), 0.0)
+    _t0 = (epsilon / mu)
+    return _rt.np_gauss_diff(((-_t0) + (0.5 * mu)), ((-_t0) - (0.5 * mu)), 0.0)
 
 
 # theorem: bu2020.delta_of_eps_gdp_conjugate | side: rhs | hash: 0435f94d3a531a19
@@ -131,7 +133,8 @@ def bu2020__delta_of_eps_gdp(epsilon, mu):
 def bu2020__delta_of_eps_gdp_conjugate(epsilon, mu):
     """bu2020.delta_of_eps_gdp_conjugate (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2"""
     epsilon, mu, = (_rt.np_arg(epsilon), _rt.np_arg(mu),)
-    return _rt.np_gauss_diff(((0.5 * mu) - (epsilon / mu)), ((-0.5 * mu) - (epsilon / mu)), 0.0)
+    _t0 = (epsilon / mu)
+    return _rt.np_gauss_diff(((-_t0) + (0.5 * mu)), ((-_t0) - (0.5 * mu)), 0.0)
 
 
 # theorem: bu2020.delta_of_eps_gdp_conjugate | side: lhs | hash: 0435f94d3a531a19
@@ -139,7 +142,10 @@ def bu2020__delta_of_eps_gdp_conjugate(epsilon, mu):
 def bu2020__delta_of_eps_gdp_conjugate__lhs(epsilon, mu):
     """bu2020.delta_of_eps_gdp_conjugate (lhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 - erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - erfc(sqrt(2)*(epsilon/mu + mu/2)/2)))/2)/2 + 1"""
     epsilon, mu, = (_rt.np_arg(epsilon), _rt.np_arg(mu),)
-    return _rt.np_gauss_diff((mu + sc.ndtri(sc.ndtr(((-0.5 * mu) - (epsilon / mu))))), ((-0.5 * mu) - (epsilon / mu)), ((0.5 * epsilon) + (0.375 * (mu ** 2)) - (0.5 * (epsilon ** 2) / (mu ** 2)) + (mu * sc.ndtri(sc.ndtr(((-0.5 * mu) - (epsilon / mu))))) + (0.5 * (sc.ndtri(sc.ndtr(((-0.5 * mu) - (epsilon / mu)))) ** 2))))
+    _t0 = ((-0.5 * mu) - (epsilon / mu))
+    _t1 = _rt.ip(sc.ndtri, sc.ndtr(_t0))
+    _t2 = (mu * mu)
+    return _rt.np_gauss_diff((_t1 + mu), _t0, (((_t1 * _t1) * 0.5) + (0.375 * _t2) + (0.5 * epsilon) + (_t1 * mu) - ((epsilon * epsilon) * 0.5 / _t2)))
 
 
 # theorem: bu2020.delta_increasing_in_mu | side: rhs | hash: 74b4a863304d4eb4
@@ -147,7 +153,9 @@ def bu2020__delta_of_eps_gdp_conjugate__lhs(epsilon, mu):
 def bu2020__delta_increasing_in_mu(epsilon, h, mu):
     """bu2020.delta_increasing_in_mu (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/(h + mu) + h/2 + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/(h + mu) - h/2 - mu/2)/2)/2"""
     epsilon, h, mu, = (_rt.np_arg(epsilon), _rt.np_arg(h), _rt.np_arg(mu),)
-    return _rt.np_gauss_diff(((0.5 * h) + (0.5 * mu) - (epsilon / (h + mu))), ((-0.5 * h) - (0.5 * mu) - (epsilon / (h + mu))), 0.0)
+    _t0 = (epsilon / (h + mu))
+    _t1 = ((0.5 * h) + (0.5 * mu))
+    return _rt.np_gauss_diff(((-_t0) + _t1), ((-_t0) - _t1), 0.0)
 
 
 # theorem: bu2020.delta_increasing_in_mu | side: lhs | hash: 74b4a863304d4eb4
@@ -155,7 +163,8 @@ def bu2020__delta_increasing_in_mu(epsilon, h, mu):
 def bu2020__delta_increasing_in_mu__lhs(epsilon, mu):
     """bu2020.delta_increasing_in_mu (lhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2"""
     epsilon, mu, = (_rt.np_arg(epsilon), _rt.np_arg(mu),)
-    return _rt.np_gauss_diff(((0.5 * mu) - (epsilon / mu)), ((-0.5 * mu) - (epsilon / mu)), 0.0)
+    _t0 = (epsilon / mu)
+    return _rt.np_gauss_diff(((-_t0) + (0.5 * mu)), ((-_t0) - (0.5 * mu)), 0.0)
 
 
 # theorem: bu2020.min_error_sum_gdp | side: rhs | hash: ffdc8f2b8fd59e26
@@ -163,7 +172,7 @@ def bu2020__delta_increasing_in_mu__lhs(epsilon, mu):
 def bu2020__min_error_sum_gdp(mu):
     """bu2020.min_error_sum_gdp (rhs): erfc(sqrt(2)*mu/4)"""
     mu, = (_rt.np_arg(mu),)
-    return (2.0 * sc.ndtr((-0.5 * mu)))
+    return (_rt.ip(sc.ndtr, (-0.5 * mu)) * 2.0)
 
 
 # theorem: bu2020.subsampled_tradeoff | side: rhs | hash: 3ae117f4e4e7d067
@@ -171,7 +180,7 @@ def bu2020__min_error_sum_gdp(mu):
 def bu2020__subsampled_tradeoff(alpha, mu, p):
     """bu2020.subsampled_tradeoff (rhs): p*erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - 2*alpha))/2)/2 + (1 - alpha)*(1 - p)"""
     alpha, mu, p, = (_rt.np_arg(alpha), _rt.np_arg(mu), _rt.np_arg(p),)
-    return ((p * sc.ndtr(((-mu) - sc.ndtri(alpha)))) + ((1.0 - alpha) * (1.0 - p)))
+    return ((_rt.ip(sc.ndtr, ((-mu) - sc.ndtri(alpha))) * p) + ((1.0 - alpha) * (1.0 - p)))
 
 
 # theorem: bu2020.prop_a1 | side: rhs | hash: 620c307c746844be
@@ -179,7 +188,7 @@ def bu2020__subsampled_tradeoff(alpha, mu, p):
 def bu2020__prop_a1(alpha, mu, p):
     """bu2020.prop_a1 (rhs): p*erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - 2*alpha))/2)/2 + (1 - alpha)*(1 - p)"""
     alpha, mu, p, = (_rt.np_arg(alpha), _rt.np_arg(mu), _rt.np_arg(p),)
-    return ((p * sc.ndtr(((-mu) - sc.ndtri(alpha)))) + ((1.0 - alpha) * (1.0 - p)))
+    return ((_rt.ip(sc.ndtr, ((-mu) - sc.ndtri(alpha))) * p) + ((1.0 - alpha) * (1.0 - p)))
 
 
 # theorem: bu2020.lemma_a2 | side: rhs | hash: 88f82f6cca1d1c0e
@@ -187,7 +196,7 @@ def bu2020__prop_a1(alpha, mu, p):
 def bu2020__lemma_a2(alpha, mu, p):
     """bu2020.lemma_a2 (rhs): p*erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - 2*alpha))/2)/2 + (1 - alpha)*(1 - p)"""
     alpha, mu, p, = (_rt.np_arg(alpha), _rt.np_arg(mu), _rt.np_arg(p),)
-    return ((p * sc.ndtr(((-mu) - sc.ndtri(alpha)))) + ((1.0 - alpha) * (1.0 - p)))
+    return ((_rt.ip(sc.ndtr, ((-mu) - sc.ndtri(alpha))) * p) + ((1.0 - alpha) * (1.0 - p)))
 
 
 # theorem: bu2020.subsampling_vs_li2012 | side: rhs | hash: 286e84ce9fb75de3
@@ -195,7 +204,12 @@ def bu2020__lemma_a2(alpha, mu, p):
 def bu2020__subsampling_vs_li2012(alpha, delta, epsilon, p):
     """bu2020.subsampling_vs_li2012 (rhs): Max(0, (-alpha - delta*p + 1)/(p*exp(epsilon) - p + 1), -alpha + (1 - delta)*(p + 1)/(exp(epsilon) + 1) + (1 - p)*(-(1 - delta)/(exp(epsilon) + 1) + 1), -alpha*(p*exp(epsilon) - p + 1) - delta*p + 1)"""
     alpha, delta, epsilon, p, = (_rt.np_arg(alpha), _rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(p),)
-    return np.maximum(np.maximum(np.maximum((((-alpha) / (1.0 + (p * np.expm1(epsilon)))) - (delta * p / (1.0 + (p * np.expm1(epsilon)))) + (1.0 / (1.0 + (p * np.expm1(epsilon))))), (1.0 - alpha - (delta * p) - (alpha * p * np.expm1(epsilon)))), (1.0 - alpha - p + (2.0 * p / (1.0 + np.exp(epsilon))) - (2.0 * delta * p / (1.0 + np.exp(epsilon))))), 0.0)
+    _t0 = (delta * p)
+    _t1 = (np.expm1(epsilon) * p)
+    _t2 = (-1.0 + alpha)
+    _t3 = (1.0 + np.exp(epsilon))
+    _t4 = (1.0 + _t1)
+    return np.maximum(np.maximum(np.maximum(((-_t0) - _t2 - (_t1 * alpha)), ((1.0 / _t4) - (_t0 / _t4) - (alpha / _t4))), ((-_t2) - p - (2.0 * _t0 / _t3) + (2.0 * p / _t3))), 0.0)
 
 
 # theorem: bu2020.subsampling_vs_li2012 | side: lhs | hash: 286e84ce9fb75de3
@@ -203,7 +217,10 @@ def bu2020__subsampling_vs_li2012(alpha, delta, epsilon, p):
 def bu2020__subsampling_vs_li2012__lhs(alpha, delta, epsilon, p):
     """bu2020.subsampling_vs_li2012 (lhs): Max(0, (-alpha - delta*p + 1)/(p*exp(epsilon) - p + 1), -alpha*(p*exp(epsilon) - p + 1) - delta*p + 1)"""
     alpha, delta, epsilon, p, = (_rt.np_arg(alpha), _rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(p),)
-    return np.maximum(np.maximum((((-alpha) / (1.0 + (p * np.expm1(epsilon)))) - (delta * p / (1.0 + (p * np.expm1(epsilon)))) + (1.0 / (1.0 + (p * np.expm1(epsilon))))), (1.0 - alpha - (delta * p) - (alpha * p * np.expm1(epsilon)))), 0.0)
+    _t0 = (delta * p)
+    _t1 = (np.expm1(epsilon) * p)
+    _t2 = (1.0 + _t1)
+    return np.maximum(np.maximum(((1.0 / _t2) - (_t0 / _t2) - (alpha / _t2)), (1.0 - _t0 - alpha - (_t1 * alpha))), 0.0)
 
 
 # theorem: bu2020.gdp_composition | side: rhs | hash: c86f5b3b45e1fe51
@@ -211,7 +228,7 @@ def bu2020__subsampling_vs_li2012__lhs(alpha, delta, epsilon, p):
 def bu2020__gdp_composition(mu_1, mu_2):
     """bu2020.gdp_composition (rhs): sqrt(mu_1**2 + mu_2**2)"""
     mu_1, mu_2, = (_rt.np_arg(mu_1), _rt.np_arg(mu_2),)
-    return np.sqrt(((mu_1 ** 2) + (mu_2 ** 2)))
+    return _rt.ip(np.sqrt, ((mu_1 * mu_1) + (mu_2 * mu_2)))
 
 
 # theorem: bu2020.gdp_composition_T | side: rhs | hash: 33102b641c04aa0a
@@ -227,7 +244,7 @@ def bu2020__gdp_composition_T(T, mu):
 def bu2020__clt_mu_limit(nu, sigma):
     """bu2020.clt_mu_limit (rhs): nu*sqrt(exp(sigma**(-2)) - 1)"""
     nu, sigma, = (_rt.np_arg(nu), _rt.np_arg(sigma),)
-    return (nu * np.sqrt(np.expm1((1.0 / (sigma ** 2)))))
+    return (_rt.ip(np.sqrt, _rt.ip(np.expm1, (1.0 / (sigma * sigma)))) * nu)
 
 
 # theorem: bu2020.clt_mu | side: rhs | hash: 46f1ff4742d55d7d
@@ -235,7 +252,7 @@ def bu2020__clt_mu_limit(nu, sigma):
 def bu2020__clt_mu(T, p, sigma):
     """bu2020.clt_mu (rhs): sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)"""
     T, p, sigma, = (_rt.np_arg(T), _rt.np_arg(p), _rt.np_arg(sigma),)
-    return (np.sqrt(T) * p * np.sqrt(np.expm1((1.0 / (sigma ** 2)))))
+    return (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.expm1, (1.0 / (sigma * sigma)))) * p)
 
 
 # theorem: bu2020.clt_mu_epochs | side: rhs | hash: f1976ac3749753bf
@@ -243,7 +260,7 @@ def bu2020__clt_mu(T, p, sigma):
 def bu2020__clt_mu_epochs(E, p, sigma):
     """bu2020.clt_mu_epochs (rhs): sqrt(E)*sqrt(p)*sqrt(exp(sigma**(-2)) - 1)"""
     E, p, sigma, = (_rt.np_arg(E), _rt.np_arg(p), _rt.np_arg(sigma),)
-    return (np.sqrt(E) * np.sqrt(p) * np.sqrt(np.expm1((1.0 / (sigma ** 2)))))
+    return (np.sqrt(E) * np.sqrt(p) * _rt.ip(np.sqrt, _rt.ip(np.expm1, (1.0 / (sigma * sigma)))))
 
 
 # theorem: bu2020.clt_mu_epochs | side: lhs | hash: f1976ac3749753bf
@@ -251,7 +268,7 @@ def bu2020__clt_mu_epochs(E, p, sigma):
 def bu2020__clt_mu_epochs__lhs(E, p, sigma):
     """bu2020.clt_mu_epochs (lhs): sqrt(E)*sqrt(p)*sqrt(exp(sigma**(-2)) - 1)"""
     E, p, sigma, = (_rt.np_arg(E), _rt.np_arg(p), _rt.np_arg(sigma),)
-    return (np.sqrt(E) * np.sqrt(p) * np.sqrt(np.expm1((1.0 / (sigma ** 2)))))
+    return (np.sqrt(E) * np.sqrt(p) * _rt.ip(np.sqrt, _rt.ip(np.expm1, (1.0 / (sigma * sigma)))))
 
 
 # theorem: bu2020.delta_clt | side: rhs | hash: 13d21ca50b0430a1
@@ -259,7 +276,11 @@ def bu2020__clt_mu_epochs__lhs(E, p, sigma):
 def bu2020__delta_clt(T, epsilon, p, sigma):
     """bu2020.delta_clt (rhs): -exp(epsilon)*erfc(sqrt(2)*(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2 + erfc(sqrt(2)*(-sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2"""
     T, epsilon, p, sigma, = (_rt.np_arg(T), _rt.np_arg(epsilon), _rt.np_arg(p), _rt.np_arg(sigma),)
-    return _rt.np_gauss_diff(((0.5 * np.sqrt(T) * p * np.sqrt(np.expm1((1.0 / (sigma ** 2))))) - (epsilon / np.sqrt(T) / p / np.sqrt(np.expm1((1.0 / (sigma ** 2)))))), ((-0.5 * np.sqrt(T) * p * np.sqrt(np.expm1((1.0 / (sigma ** 2))))) - (epsilon / np.sqrt(T) / p / np.sqrt(np.expm1((1.0 / (sigma ** 2)))))), 0.0)
+    _t0 = np.sqrt(T)
+    _t1 = _rt.ip(np.sqrt, _rt.ip(np.expm1, (1.0 / (sigma * sigma))))
+    _t2 = (0.5 * _t0 * _t1 * p)
+    _t3 = (epsilon / _t0 / _t1 / p)
+    return _rt.np_gauss_diff((_t2 - _t3), ((-_t2) - _t3), 0.0)
 
 
 # theorem: bu2020.uniform_mu | side: rhs | hash: 0beaea0f9f411061
@@ -267,7 +288,7 @@ def bu2020__delta_clt(T, epsilon, p, sigma):
 def bu2020__uniform_mu(T, p, sigma):
     """bu2020.uniform_mu (rhs): sqrt(2)*sqrt(T)*p*sqrt(exp(sigma**(-2))*erfc(-3*sqrt(2)/(4*sigma))/2 + 3*erfc(sqrt(2)/(4*sigma))/2 - 2)"""
     T, p, sigma, = (_rt.np_arg(T), _rt.np_arg(p), _rt.np_arg(sigma),)
-    return (1.4142135623730951 * np.sqrt(T) * p * np.sqrt((-2.0 + (np.exp((1.0 / (sigma ** 2))) * sc.ndtr((1.5 / sigma))) + (3.0 * sc.ndtr((-0.5 / sigma))))))
+    return (np.sqrt(T) * _rt.ip(np.sqrt, (-2.0 + (_rt.ip(np.exp, (1.0 / (sigma * sigma))) * _rt.ip(sc.ndtr, (1.5 / sigma))) + (_rt.ip(sc.ndtr, (-0.5 / sigma)) * 3.0))) * p * 1.4142135623730951)
 
 
 # theorem: bu2020.thm1_fdp_comparison | side: rhs | hash: c73de99a35953ec3
@@ -275,7 +296,7 @@ def bu2020__uniform_mu(T, p, sigma):
 def bu2020__thm1_fdp_comparison(T, alpha, p, sigma):
     """bu2020.thm1_fdp_comparison (rhs): erfc(sqrt(2)*(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1) - sqrt(2)*erfinv(1 - 2*alpha))/2)/2"""
     T, alpha, p, sigma, = (_rt.np_arg(T), _rt.np_arg(alpha), _rt.np_arg(p), _rt.np_arg(sigma),)
-    return sc.ndtr((((-np.sqrt(T) * p * np.sqrt(np.expm1((1.0 / (sigma ** 2)))))) - sc.ndtri(alpha)))
+    return _rt.ip(sc.ndtr, (((-np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.expm1, (1.0 / (sigma * sigma)))) * p)) - sc.ndtri(alpha)))
 
 
 # theorem: bu2020.thm2_dp_comparison | side: rhs | hash: 0946e27d1ebe4e5c
@@ -291,7 +312,11 @@ def bu2020__thm2_dp_comparison(delta_MA):
 def bu2020__thm2_dp_comparison__lhs(T, epsilon, p, sigma):
     """bu2020.thm2_dp_comparison (lhs): -exp(epsilon)*erfc(sqrt(2)*(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2 + erfc(sqrt(2)*(-sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2"""
     T, epsilon, p, sigma, = (_rt.np_arg(T), _rt.np_arg(epsilon), _rt.np_arg(p), _rt.np_arg(sigma),)
-    return _rt.np_gauss_diff(((0.5 * np.sqrt(T) * p * np.sqrt(np.expm1((1.0 / (sigma ** 2))))) - (epsilon / np.sqrt(T) / p / np.sqrt(np.expm1((1.0 / (sigma ** 2)))))), ((-0.5 * np.sqrt(T) * p * np.sqrt(np.expm1((1.0 / (sigma ** 2))))) - (epsilon / np.sqrt(T) / p / np.sqrt(np.expm1((1.0 / (sigma ** 2)))))), 0.0)
+    _t0 = np.sqrt(T)
+    _t1 = _rt.ip(np.sqrt, _rt.ip(np.expm1, (1.0 / (sigma * sigma))))
+    _t2 = (0.5 * _t0 * _t1 * p)
+    _t3 = (epsilon / _t0 / _t1 / p)
+    return _rt.np_gauss_diff((_t2 - _t3), ((-_t2) - _t3), 0.0)
 
 
 # theorem: bu2020.recalibration_match | side: rhs | hash: 087a0e77d9f587f8
@@ -299,7 +324,8 @@ def bu2020__thm2_dp_comparison__lhs(T, epsilon, p, sigma):
 def bu2020__recalibration_match(epsilon, mutilde):
     """bu2020.recalibration_match (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mutilde + mutilde/2)/2)/2 + erfc(sqrt(2)*(epsilon/mutilde - mutilde/2)/2)/2"""
     epsilon, mutilde, = (_rt.np_arg(epsilon), _rt.np_arg(mutilde),)
-    return _rt.np_gauss_diff(((0.5 * mutilde) - (epsilon / mutilde)), ((-0.5 * mutilde) - (epsilon / mutilde)), 0.0)
+    _t0 = (epsilon / mutilde)
+    return _rt.np_gauss_diff(((-_t0) + (0.5 * mutilde)), ((-_t0) - (0.5 * mutilde)), 0.0)
 
 
 # theorem: bu2020.recalibrated_mu | side: rhs | hash: dde79f7afc49f28f
@@ -307,7 +333,7 @@ def bu2020__recalibration_match(epsilon, mutilde):
 def bu2020__recalibrated_mu(T, p, sigmatilde):
     """bu2020.recalibrated_mu (rhs): sqrt(T)*p*sqrt(exp(sigmatilde**(-2)) - 1)"""
     T, p, sigmatilde, = (_rt.np_arg(T), _rt.np_arg(p), _rt.np_arg(sigmatilde),)
-    return (np.sqrt(T) * p * np.sqrt(np.expm1((1.0 / (sigmatilde ** 2)))))
+    return (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.expm1, (1.0 / (sigmatilde * sigmatilde)))) * p)
 
 
 # theorem: bu2020.recalibrated_sigma | side: rhs | hash: 53c85cf1dc4d2a55
@@ -315,7 +341,7 @@ def bu2020__recalibrated_mu(T, p, sigmatilde):
 def bu2020__recalibrated_sigma(T, mutilde, p):
     """bu2020.recalibrated_sigma (rhs): 1/sqrt(log(1 + mutilde**2/(T*p**2)))"""
     T, mutilde, p, = (_rt.np_arg(T), _rt.np_arg(mutilde), _rt.np_arg(p),)
-    return (1.0 / np.sqrt(np.log1p(((mutilde ** 2) / T / (p ** 2)))))
+    return (1.0 / np.sqrt(_rt.ip(np.log1p, ((mutilde * mutilde) / T / (p * p)))))
 
 
 # theorem: bu2020.mnist_mu113_clt_eps | side: rhs | hash: b67932e6f04fa752

@@ -141,7 +141,7 @@ SYMBOLS = {
 def he2021__lemma_kl(epsilon):
     """he2021.lemma_kl (rhs): epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (epsilon * np.tanh((0.5 * epsilon)))
+    return (_rt.ip(np.tanh, (0.5 * epsilon)) * epsilon)
 
 
 # theorem: he2021uai.thm1_small_eps | side: rhs | hash: 593a3baada2405f1
@@ -157,7 +157,8 @@ def he2021uai__thm1_small_eps(epsilon):
 def he2021uai__thm1_small_eps_failure(delta, epsilon):
     """he2021uai.thm1_small_eps_failure (rhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * np.exp((-1.7 * epsilon)) * np.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_rt.ip(np.exp, (-1.7 * epsilon)) * np.log(_t0) * _t0 * delta)
 
 
 # theorem: he2021uai.thm1_large_eps | side: rhs | hash: 51806a01848e3258
@@ -165,7 +166,7 @@ def he2021uai__thm1_small_eps_failure(delta, epsilon):
 def he2021uai__thm1_large_eps(epsilon):
     """he2021uai.thm1_large_eps (rhs): 6/5 - 27*exp(-epsilon)/25"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (0.12 - (1.08 * np.expm1((-epsilon))))
+    return (0.12 - (_rt.ip(np.expm1, (-epsilon)) * 1.08))
 
 
 # theorem: he2021uai.thm1_large_eps_failure | side: rhs | hash: fd9b7931245ff574
@@ -173,7 +174,7 @@ def he2021uai__thm1_large_eps(epsilon):
 def he2021uai__thm1_large_eps_failure(delta, epsilon):
     """he2021uai.thm1_large_eps_failure (rhs): 18*delta*exp(-epsilon)*log(220/(1 - 9*exp(-epsilon)/10))/(1 - 9*exp(-epsilon)/10)"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (180.0 * delta * (5.393627546352362 + np.log((1.0 / (0.1 - (0.9 * np.expm1((-epsilon))))))) / (1.0 + (10.0 * np.expm1(epsilon))))
+    return ((5.393627546352362 + _rt.ip(np.log, (1.0 / (0.1 - (_rt.ip(np.expm1, (-epsilon)) * 0.9))))) * delta * 180.0 / (1.0 + (np.expm1(epsilon) * 10.0)))
 
 
 # theorem: he2021uai.thm1_n_condition | side: rhs | hash: 00d19ebd03cb9bcf
@@ -181,7 +182,8 @@ def he2021uai__thm1_large_eps_failure(delta, epsilon):
 def he2021uai__thm1_n_condition(c1, c2, c3, c4, c5, c6, c7, delta, epsilon):
     """he2021uai.thm1_n_condition (rhs): Max(c1*log(c2*exp(c3*epsilon)/delta)/epsilon**2, c4*log(c7*delta*exp(-epsilon))/(c5*(-c6*exp(-epsilon) + 1)))"""
     c1, c2, c3, c4, c5, c6, c7, delta, epsilon, = (_rt.np_arg(c1), _rt.np_arg(c2), _rt.np_arg(c3), _rt.np_arg(c4), _rt.np_arg(c5), _rt.np_arg(c6), _rt.np_arg(c7), _rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return np.maximum((c1 * np.log((c2 * np.exp((c3 * epsilon)) / delta)) / (epsilon ** 2)), (c4 * np.log((c7 * delta * np.exp((-epsilon)))) / c5 / (1.0 - (c6 * np.exp((-epsilon))))))
+    _t0 = _rt.ip(np.exp, (-epsilon))
+    return np.maximum((_rt.ip(np.log, (_rt.ip(np.exp, (c3 * epsilon)) * c2 / delta)) * c1 / (epsilon * epsilon)), (_rt.ip(np.log, (_t0 * c7 * delta)) * c4 / c5 / (1.0 - (_t0 * c6))))
 
 
 # theorem: he2021.def_dp | side: rhs | hash: 877be53d20e153ca
@@ -189,7 +191,7 @@ def he2021uai__thm1_n_condition(c1, c2, c3, c4, c5, c6, c7, delta, epsilon):
 def he2021__def_dp(P_AS, P_ASprime, delta):
     """he2021.def_dp (rhs): log((P_AS - delta)/P_ASprime)"""
     P_AS, P_ASprime, delta, = (_rt.np_arg(P_AS), _rt.np_arg(P_ASprime), _rt.np_arg(delta),)
-    return np.log(((P_AS - delta) / P_ASprime))
+    return _rt.ip(np.log, ((P_AS - delta) / P_ASprime))
 
 
 # theorem: he2021.def_max_divergence | side: rhs | hash: 26a24f1869020c11
@@ -197,7 +199,7 @@ def he2021__def_dp(P_AS, P_ASprime, delta):
 def he2021__def_max_divergence(P_XS, P_YS):
     """he2021.def_max_divergence (rhs): log(P_XS/P_YS)"""
     P_XS, P_YS, = (_rt.np_arg(P_XS), _rt.np_arg(P_YS),)
-    return np.log((P_XS / P_YS))
+    return _rt.ip(np.log, (P_XS / P_YS))
 
 
 # theorem: he2021.def_approx_max_divergence | side: rhs | hash: adc41ca5a3d62f8d
@@ -205,7 +207,7 @@ def he2021__def_max_divergence(P_XS, P_YS):
 def he2021__def_approx_max_divergence(P_XS, P_YS, delta):
     """he2021.def_approx_max_divergence (rhs): log((P_XS - delta)/P_YS)"""
     P_XS, P_YS, delta, = (_rt.np_arg(P_XS), _rt.np_arg(P_YS), _rt.np_arg(delta),)
-    return np.log(((P_XS - delta) / P_YS))
+    return _rt.ip(np.log, ((P_XS - delta) / P_YS))
 
 
 # theorem: he2021.def_statistical_distance | side: rhs | hash: ca57a586d28030a8
@@ -213,7 +215,7 @@ def he2021__def_approx_max_divergence(P_XS, P_YS, delta):
 def he2021__def_statistical_distance(P_XS, P_YS):
     """he2021.def_statistical_distance (rhs): Abs(P_XS - P_YS)"""
     P_XS, P_YS, = (_rt.np_arg(P_XS), _rt.np_arg(P_YS),)
-    return np.abs((P_XS - P_YS))
+    return _rt.ip(np.abs, (P_XS - P_YS))
 
 
 # theorem: he2021uai.def_exponential_mechanism | side: rhs | hash: e65aee81ed1e88e7
@@ -221,7 +223,7 @@ def he2021__def_statistical_distance(P_XS, P_YS):
 def he2021uai__def_exponential_mechanism(Delta_u, epsilon, u):
     """he2021uai.def_exponential_mechanism (rhs): exp(epsilon*u/(2*Delta_u))"""
     Delta_u, epsilon, u, = (_rt.np_arg(Delta_u), _rt.np_arg(epsilon), _rt.np_arg(u),)
-    return np.exp((0.5 * epsilon * u / Delta_u))
+    return _rt.ip(np.exp, (0.5 * epsilon * u / Delta_u))
 
 
 # theorem: he2021.thm2 | side: rhs | hash: 7f97adb59776281b
@@ -229,7 +231,7 @@ def he2021uai__def_exponential_mechanism(Delta_u, epsilon, u):
 def he2021__thm2(delta, epsilon, k):
     """he2021.thm2 (rhs): delta*k*exp(-epsilon) + 1 - exp(-epsilon)"""
     delta, epsilon, k, = (_rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(k),)
-    return ((delta * k * np.exp((-epsilon))) - np.expm1((-epsilon)))
+    return ((_rt.ip(np.exp, (-epsilon)) * delta * k) - _rt.ip(np.expm1, (-epsilon)))
 
 
 # theorem: he2021uai.thm3_small_eps | side: rhs | hash: 47ef19c5c3c519fd
@@ -245,7 +247,7 @@ def he2021uai__thm3_small_eps(epsilon):
 def he2021uai__thm3_large_eps(epsilon):
     """he2021uai.thm3_large_eps (rhs): 1/219 - exp(-epsilon)/219"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (-0.0045662100456621 * np.expm1((-epsilon)))
+    return (_rt.ip(np.expm1, (-epsilon)) * -0.0045662100456621)
 
 
 # theorem: he2021uai.lemma1_n_condition | side: rhs | hash: b4e3fec870d2b1e3
@@ -253,7 +255,7 @@ def he2021uai__thm3_large_eps(epsilon):
 def he2021uai__lemma1_n_condition(delta, epsilon):
     """he2021uai.lemma1_n_condition (rhs): Max(2000*log(43*exp(17*epsilon/10)/(254*delta))/(77*epsilon**2), 200*log(3*delta*exp(-epsilon)/16060)/((1 - 9*exp(-epsilon)/10)*log(9/10)))"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return np.maximum((25.974025974025974 * np.log((0.16929133858267717 * np.exp((1.7 * epsilon)) / delta)) / (epsilon ** 2)), (200.0 * np.log((0.00018679950186799502 * delta * np.exp((-epsilon)))) / (0.1 - (0.9 * np.expm1((-epsilon)))) / -0.1053605156578263))
+    return np.maximum((_rt.ip(np.log, (_rt.ip(np.exp, (1.7 * epsilon)) * 0.16929133858267717 / delta)) * 25.974025974025974 / (epsilon * epsilon)), (_rt.ip(np.log, (_rt.ip(np.exp, (-epsilon)) * delta * 0.00018679950186799502)) * -1898.2443162059806 / (0.1 - (_rt.ip(np.expm1, (-epsilon)) * 0.9))))
 
 
 # theorem: he2021uai.lemma1_small_eps | side: rhs | hash: 3c2165d7211e2201
@@ -269,7 +271,7 @@ def he2021uai__lemma1_small_eps(epsilon):
 def he2021uai__lemma1_large_eps(epsilon):
     """he2021uai.lemma1_large_eps (rhs): 1/219 - 3*exp(-epsilon)/730"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (0.00045662100456621003 - (0.00410958904109589 * np.expm1((-epsilon))))
+    return (0.00045662100456621003 - (_rt.ip(np.expm1, (-epsilon)) * 0.00410958904109589))
 
 
 # theorem: he2021.thm4_eps1 | side: rhs | hash: 04a0e548773456e3
@@ -285,7 +287,8 @@ def he2021__thm4_eps1(T, epsilon):
 def he2021__thm4_eps2(T, deltatilde, epsilon):
     """he2021.thm4_eps2 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde))))))
+    _t0 = (np.sqrt(T) * epsilon)
+    return ((_rt.ip(np.sqrt, _rt.ip(np.log, (2.718281828459045 + (_t0 / deltatilde)))) * _t0 * 1.4142135623730951) + (_rt.ip(np.tanh, (0.5 * epsilon)) * T * epsilon))
 
 
 # theorem: he2021.thm4_eps3 | side: rhs | hash: 54749f13e0ac2ced
@@ -293,7 +296,7 @@ def he2021__thm4_eps2(T, deltatilde, epsilon):
 def he2021__thm4_eps3(T, deltatilde, epsilon):
     """he2021.thm4_eps3 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))
+    return ((_rt.ip(np.tanh, (0.5 * epsilon)) * T * epsilon) + (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * epsilon * 1.4142135623730951))
 
 
 # theorem: he2021.thm4_eps_prime | side: rhs | hash: 5a5027bbdaa8cd2c
@@ -301,7 +304,11 @@ def he2021__thm4_eps3(T, deltatilde, epsilon):
 def he2021__thm4_eps_prime(T, deltatilde, epsilon):
     """he2021.thm4_eps_prime (rhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return np.minimum(np.minimum((T * epsilon), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))
+    _t0 = (T * epsilon)
+    _t1 = (_rt.ip(np.tanh, (0.5 * epsilon)) * _t0)
+    _t2 = (np.sqrt(T) * epsilon)
+    _t3 = (1.4142135623730951 * _t2)
+    return np.minimum(np.minimum(_t0, (_t1 + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * _t3))), (_t1 + (_rt.ip(np.sqrt, _rt.ip(np.log, (2.718281828459045 + (_t2 / deltatilde)))) * _t3)))
 
 
 # theorem: he2021.cor1_delta | side: rhs | hash: ea45a83ffe9db246
@@ -309,7 +316,11 @@ def he2021__thm4_eps_prime(T, deltatilde, epsilon):
 def he2021__cor1_delta(T, delta, deltatilde, epsilon, epsilonprime):
     """he2021.cor1_delta (rhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(epsilonprime/epsilon))*(-delta*exp(epsilon)/(exp(epsilon) + 1) + 1)**ceiling(epsilonprime/epsilon) + 2"""
     T, delta, deltatilde, epsilon, epsilonprime, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon), _rt.np_arg(epsilonprime),)
-    return (deltatilde - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil((epsilonprime / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil((epsilonprime / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
+    _t0 = np.exp(epsilon)
+    _t1 = (delta / (1.0 + _t0))
+    _t2 = _rt.ip(np.log1p, (-_t1))
+    _t3 = _rt.ip(np.ceil, (epsilonprime / epsilon))
+    return (deltatilde - _rt.ip(np.expm1, (T * _t2)) - _rt.ip(np.expm1, (((T - _t3) * _t2) + (_rt.ip(np.log1p, ((-_t0 * _t1))) * _t3))))
 
 
 # theorem: he2021uai.cor2_delta | side: rhs | hash: 1037f5de93406164
@@ -317,7 +328,15 @@ def he2021__cor1_delta(T, delta, deltatilde, epsilon, epsilonprime):
 def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
     """he2021uai.cor2_delta (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2) - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(epsilonprime/eps"""
     T, delta, epsilon, epsilonprime, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(epsilonprime),)
-    return (np.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilon) + (T * np.log((2.0 * T * epsilon / ((-epsilonprime) + (T * epsilon)) / (1.0 + np.exp(epsilon))))) + (0.5 * ((-epsilonprime) - (T * epsilon)) * np.log(((epsilonprime + (T * epsilon)) / ((-epsilonprime) + (T * epsilon)))) / epsilon))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil((epsilonprime / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil((epsilonprime / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
+    _t0 = np.exp(epsilon)
+    _t1 = (1.0 + _t0)
+    _t2 = (delta / _t1)
+    _t3 = _rt.ip(np.log1p, (-_t2))
+    _t4 = _rt.ip(np.ceil, (epsilonprime / epsilon))
+    _t5 = (T * epsilon)
+    _t6 = (_t5 - epsilonprime)
+    _t7 = (_t5 + epsilonprime)
+    return (_rt.ip(np.exp, ((-0.5 * _t5) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t5 / _t1 / _t6)) * T) - (_rt.ip(np.log, (_t7 / _t6)) * _t7 * 0.5 / epsilon))) - _rt.ip(np.expm1, (T * _t3)) - _rt.ip(np.expm1, (((T - _t4) * _t3) + (_rt.ip(np.log1p, ((-_t0 * _t2))) * _t4))))
 
 
 # theorem: he2021uai.cor2_delta_pp | side: rhs | hash: d3a0c3e1a91a3935
@@ -325,7 +344,10 @@ def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
 def he2021uai__cor2_delta_pp(T, epsilon, epsilonprime):
     """he2021uai.cor2_delta_pp (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = (_rt.np_arg(T), _rt.np_arg(epsilon), _rt.np_arg(epsilonprime),)
-    return np.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilon) + (T * np.log((2.0 * T * epsilon / ((-epsilonprime) + (T * epsilon)) / (1.0 + np.exp(epsilon))))) + (0.5 * ((-epsilonprime) - (T * epsilon)) * np.log(((epsilonprime + (T * epsilon)) / ((-epsilonprime) + (T * epsilon)))) / epsilon)))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 - epsilonprime)
+    _t2 = (_t0 + epsilonprime)
+    return _rt.ip(np.exp, ((-0.5 * _t0) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t0 / _t1 / (1.0 + np.exp(epsilon)))) * T) - (_rt.ip(np.log, (_t2 / _t1)) * _t2 * 0.5 / epsilon)))
 
 
 # theorem: he2021.cor1_delta_at_thm4_eps | side: rhs | hash: 9a67b40dbd2f7990
@@ -333,7 +355,14 @@ def he2021uai__cor2_delta_pp(T, epsilon, epsilonprime):
 def he2021__cor1_delta_at_thm4_eps(T, delta, deltatilde, epsilon):
     """he2021.cor1_delta_at_thm4_eps (rhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (deltatilde - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil(np.minimum(np.minimum(T, ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde))))))))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil(np.minimum(np.minimum(T, ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
+    _t0 = np.exp(epsilon)
+    _t1 = (delta / (1.0 + _t0))
+    _t2 = _rt.ip(np.log1p, (-_t1))
+    _t3 = (_rt.ip(np.tanh, (0.5 * epsilon)) * T)
+    _t4 = np.sqrt(T)
+    _t5 = (1.4142135623730951 * _t4)
+    _t6 = np.ceil(np.minimum(np.minimum(T, (_t3 + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * _t5))), (_t3 + (_rt.ip(np.sqrt, _rt.ip(np.log, (2.718281828459045 + (_t4 * epsilon / deltatilde)))) * _t5))))
+    return (deltatilde - _rt.ip(np.expm1, (T * _t2)) - _rt.ip(np.expm1, (((T - _t6) * _t2) + (_rt.ip(np.log1p, ((-_t0 * _t1))) * _t6))))
 
 
 # theorem: he2021uai.cor2_delta_at_eps3 | side: rhs | hash: 84630b2b3d2635d8
@@ -341,7 +370,19 @@ def he2021__cor1_delta_at_thm4_eps(T, delta, deltatilde, epsilon):
 def he2021uai__cor2_delta_at_eps3(T, delta, deltatilde, epsilon):
     """he2021uai.cor2_delta_at_eps3 (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (np.exp(((-0.5 * T * epsilon) + (T * np.log((2.0 * T * epsilon / (1.0 + np.exp(epsilon)) / ((T * epsilon) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))))) - (0.5 * T * epsilon * np.tanh((0.5 * epsilon))) + (0.5 * (((-T * epsilon)) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) * np.log((((T * epsilon) + (T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / ((T * epsilon) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))))) / epsilon) - (0.5 * 1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil((((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil((((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
+    _t0 = np.exp(epsilon)
+    _t1 = (1.0 + _t0)
+    _t2 = (delta / _t1)
+    _t3 = _rt.ip(np.log1p, (-_t2))
+    _t4 = _rt.ip(np.tanh, (0.5 * epsilon))
+    _t5 = (T * epsilon)
+    _t6 = (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * 1.4142135623730951)
+    _t7 = ((_t4 * _t5) + (_t6 * epsilon))
+    _t8 = _rt.ip(np.ceil, (_t7 / epsilon))
+    _t9 = (0.5 * T * epsilon)
+    _t10 = (_t5 - _t7)
+    _t11 = (_t5 + _t7)
+    return (_rt.ip(np.exp, ((-_t9) + (_rt.ip(np.log, (2.0 * _t5 / _t1 / _t10)) * T) - (_t4 * _t9) - (0.5 * _t6 * epsilon) - (_rt.ip(np.log, (_t11 / _t10)) * _t11 * 0.5 / epsilon))) - _rt.ip(np.expm1, (T * _t3)) - _rt.ip(np.expm1, (((T - _t8) * _t3) + (_rt.ip(np.log1p, ((-_t0 * _t2))) * _t8))))
 
 
 # theorem: he2021uai.thm5_eps | side: rhs | hash: f455d17360021843
@@ -349,7 +390,7 @@ def he2021uai__cor2_delta_at_eps3(T, delta, deltatilde, epsilon):
 def he2021uai__thm5_eps(T, deltaprime, epsilon):
     """he2021uai.thm5_eps (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltaprime)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltaprime, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltaprime), _rt.np_arg(epsilon),)
-    return ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltaprime)))))
+    return ((_rt.ip(np.tanh, (0.5 * epsilon)) * T * epsilon) + (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltaprime))) * epsilon * 1.4142135623730951))
 
 
 # theorem: he2021uai.thm6_eps | side: rhs | hash: 54749f13e0ac2ced
@@ -357,7 +398,7 @@ def he2021uai__thm5_eps(T, deltaprime, epsilon):
 def he2021uai__thm6_eps(T, deltatilde, epsilon):
     """he2021uai.thm6_eps (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))
+    return ((_rt.ip(np.tanh, (0.5 * epsilon)) * T * epsilon) + (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * epsilon * 1.4142135623730951))
 
 
 # theorem: he2021uai.thm7_eps_tilde | side: rhs | hash: 1988cfbd79b52e44
@@ -365,7 +406,7 @@ def he2021uai__thm6_eps(T, deltatilde, epsilon):
 def he2021uai__thm7_eps_tilde(D, N, delta, sigma, tau):
     """he2021uai.thm7_eps_tilde (rhs): log(tau*exp((D**2/tau**2 + sqrt(2)*D*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2))/N + (N - tau)/N)"""
     D, N, delta, sigma, tau, = (_rt.np_arg(D), _rt.np_arg(N), _rt.np_arg(delta), _rt.np_arg(sigma), _rt.np_arg(tau),)
-    return np.log1p((tau * np.expm1(((0.5 * (D ** 2) / (sigma ** 2) / (tau ** 2)) + (0.5 * 1.4142135623730951 * D * np.sqrt(np.log((1.0 / delta))) / sigma / tau))) / N))
+    return _rt.ip(np.log1p, (_rt.ip(np.expm1, (((D * D) * 0.5 / (sigma * sigma) / (tau * tau)) + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / delta))) * D * 0.7071067811865476 / sigma / tau))) * tau / N))
 
 
 # theorem: he2021uai.thm7_eps | side: rhs | hash: d1e852a44650e354
@@ -373,7 +414,7 @@ def he2021uai__thm7_eps_tilde(D, N, delta, sigma, tau):
 def he2021uai__thm7_eps(T, deltatilde, epsilontilde):
     """he2021uai.thm7_eps (rhs): sqrt(2)*sqrt(T)*epsilontilde*sqrt(log(1/deltatilde)) + T*epsilontilde*(exp(epsilontilde) - 1)/(exp(epsilontilde) + 1)"""
     T, deltatilde, epsilontilde, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilontilde),)
-    return ((T * epsilontilde * np.tanh((0.5 * epsilontilde))) + (1.4142135623730951 * np.sqrt(T) * epsilontilde * np.sqrt(np.log((1.0 / deltatilde)))))
+    return ((_rt.ip(np.tanh, (0.5 * epsilontilde)) * T * epsilontilde) + (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * epsilontilde * 1.4142135623730951))
 
 
 # theorem: he2021uai.thm7_delta | side: rhs | hash: a6b70adbda39912f
@@ -381,7 +422,11 @@ def he2021uai__thm7_eps(T, deltatilde, epsilontilde):
 def he2021uai__thm7_delta(N, T, delta, deltatildeprime, epsilonprime, epsilontilde, tau):
     """he2021uai.thm7_delta (rhs): deltatildeprime - (-delta/(exp(epsilontilde) + 1) + 1)**T - (-delta/(exp(epsilontilde) + 1) + 1)**(T - ceiling(N*epsilonprime/(epsilontilde*tau)))*(-delta*exp(epsilontilde)/(exp(epsilontilde) + 1) + 1)**ceiling(N*epsilonprime/(epsilontilde*tau)) + 2"""
     N, T, delta, deltatildeprime, epsilonprime, epsilontilde, tau, = (_rt.np_arg(N), _rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatildeprime), _rt.np_arg(epsilonprime), _rt.np_arg(epsilontilde), _rt.np_arg(tau),)
-    return (deltatildeprime - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilontilde)))))) - np.expm1((((T - np.ceil((N * epsilonprime / epsilontilde / tau))) * np.log1p(((-delta) / (1.0 + np.exp(epsilontilde))))) + (np.ceil((N * epsilonprime / epsilontilde / tau)) * np.log1p(((-delta * np.exp(epsilontilde)) / (1.0 + np.exp(epsilontilde))))))))
+    _t0 = np.exp(epsilontilde)
+    _t1 = (delta / (1.0 + _t0))
+    _t2 = _rt.ip(np.log1p, (-_t1))
+    _t3 = _rt.ip(np.ceil, (N * epsilonprime / epsilontilde / tau))
+    return (deltatildeprime - _rt.ip(np.expm1, (T * _t2)) - _rt.ip(np.expm1, (((T - _t3) * _t2) + (_rt.ip(np.log1p, ((-_t0 * _t1))) * _t3))))
 
 
 # theorem: he2021uai.thm7_delta_tilde_p | side: rhs | hash: ec1c4e66a09a5c77
@@ -389,7 +434,10 @@ def he2021uai__thm7_delta(N, T, delta, deltatildeprime, epsilonprime, epsilontil
 def he2021uai__thm7_delta_tilde_p(T, epsilonprime, epsilontilde):
     """he2021uai.thm7_delta_tilde_p (rhs): ((T*epsilontilde + epsilonprime)/(T*epsilontilde - epsilonprime))**((-T*epsilontilde - epsilonprime)/(2*epsilontilde))*(2*T*epsilontilde/((T*epsilontilde - epsilonprime)*(exp(epsilontilde) + 1)))**T*exp(-T*epsilontilde/2 - epsilonprime/2)"""
     T, epsilonprime, epsilontilde, = (_rt.np_arg(T), _rt.np_arg(epsilonprime), _rt.np_arg(epsilontilde),)
-    return np.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilontilde) + (T * np.log((2.0 * T * epsilontilde / ((-epsilonprime) + (T * epsilontilde)) / (1.0 + np.exp(epsilontilde))))) + (0.5 * ((-epsilonprime) - (T * epsilontilde)) * np.log(((epsilonprime + (T * epsilontilde)) / ((-epsilonprime) + (T * epsilontilde)))) / epsilontilde)))
+    _t0 = (T * epsilontilde)
+    _t1 = (_t0 - epsilonprime)
+    _t2 = (_t0 + epsilonprime)
+    return _rt.ip(np.exp, ((-0.5 * _t0) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t0 / _t1 / (1.0 + np.exp(epsilontilde)))) * T) - (_rt.ip(np.log, (_t2 / _t1)) * _t2 * 0.5 / epsilontilde)))
 
 
 # theorem: he2021uai.cor3_gap_rate | side: rhs | hash: 093e0fab9a2e62a5
@@ -429,7 +477,8 @@ def he2021uai__cmp_thm1_a_vs_nissim_stemmer__lhs(epsilon):
 def he2021uai__cmp_thm1_b_vs_nissim_stemmer(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_nissim_stemmer (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * np.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (np.log(_t0) * _t0 * delta)
 
 
 # theorem: he2021uai.cmp_thm1_b_vs_nissim_stemmer | side: lhs | hash: dd6f2094b504c278
@@ -437,7 +486,8 @@ def he2021uai__cmp_thm1_b_vs_nissim_stemmer(delta, epsilon):
 def he2021uai__cmp_thm1_b_vs_nissim_stemmer__lhs(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_nissim_stemmer (lhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * np.exp((-1.7 * epsilon)) * np.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_rt.ip(np.exp, (-1.7 * epsilon)) * np.log(_t0) * _t0 * delta)
 
 
 # theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: rhs | hash: f5a796807bd27049
@@ -453,7 +503,8 @@ def he2021uai__cmp_thm1_b_vs_dwork2015(delta, epsilon):
 def he2021uai__cmp_thm1_b_vs_dwork2015__lhs(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_dwork2015 (lhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * np.exp((-1.7 * epsilon)) * np.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_rt.ip(np.exp, (-1.7 * epsilon)) * np.log(_t0) * _t0 * delta)
 
 
 # theorem: he2021uai.cmp_thm2_vs_nissim_stemmer | side: rhs | hash: 48e794a9c99bc413
@@ -469,7 +520,7 @@ def he2021uai__cmp_thm2_vs_nissim_stemmer(delta, epsilon, k):
 def he2021uai__cmp_thm2_vs_nissim_stemmer__lhs(delta, epsilon, k):
     """he2021uai.cmp_thm2_vs_nissim_stemmer (lhs): (delta*k*exp(-epsilon) + 1 - exp(-epsilon))*exp(epsilon)/2"""
     delta, epsilon, k, = (_rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(k),)
-    return (0.5 * ((delta * k) - (np.exp(epsilon) * np.expm1((-epsilon)))))
+    return (((delta * k) - (np.exp(epsilon) * _rt.ip(np.expm1, (-epsilon)))) * 0.5)
 
 
 # theorem: he2021.cmp_kl_vs_dwork_rothblum | side: rhs | hash: ab043dec652257da
@@ -477,7 +528,7 @@ def he2021uai__cmp_thm2_vs_nissim_stemmer__lhs(delta, epsilon, k):
 def he2021__cmp_kl_vs_dwork_rothblum(epsilon):
     """he2021.cmp_kl_vs_dwork_rothblum (rhs): exp(epsilon)/2 + 1/2"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (0.5 * (1.0 + np.exp(epsilon)))
+    return ((1.0 + np.exp(epsilon)) * 0.5)
 
 
 # theorem: he2021.cmp_kl_vs_dwork_rothblum | side: lhs | hash: ab043dec652257da
@@ -485,7 +536,7 @@ def he2021__cmp_kl_vs_dwork_rothblum(epsilon):
 def he2021__cmp_kl_vs_dwork_rothblum__lhs(epsilon):
     """he2021.cmp_kl_vs_dwork_rothblum (lhs): exp(epsilon)/2 + 1/2"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (0.5 * (1.0 + np.exp(epsilon)))
+    return ((1.0 + np.exp(epsilon)) * 0.5)
 
 
 # theorem: he2021.cmp_kl_le_dwork_rothblum | side: rhs | hash: 4805e3d7a3dbb9ed
@@ -493,7 +544,7 @@ def he2021__cmp_kl_vs_dwork_rothblum__lhs(epsilon):
 def he2021__cmp_kl_le_dwork_rothblum(epsilon):
     """he2021.cmp_kl_le_dwork_rothblum (rhs): epsilon*(exp(epsilon) - 1)/2"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (0.5 * epsilon * np.expm1(epsilon))
+    return (np.expm1(epsilon) * epsilon * 0.5)
 
 
 # theorem: he2021.cmp_kl_le_dwork_rothblum | side: lhs | hash: 4805e3d7a3dbb9ed
@@ -501,7 +552,7 @@ def he2021__cmp_kl_le_dwork_rothblum(epsilon):
 def he2021__cmp_kl_le_dwork_rothblum__lhs(epsilon):
     """he2021.cmp_kl_le_dwork_rothblum (lhs): epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (epsilon * np.tanh((0.5 * epsilon)))
+    return (_rt.ip(np.tanh, (0.5 * epsilon)) * epsilon)
 
 
 # theorem: he2021.cmp_kl_le_dwork2010 | side: rhs | hash: f5911c769a070aae
@@ -509,7 +560,7 @@ def he2021__cmp_kl_le_dwork_rothblum__lhs(epsilon):
 def he2021__cmp_kl_le_dwork2010(epsilon):
     """he2021.cmp_kl_le_dwork2010 (rhs): epsilon*(exp(epsilon) - 1)"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (epsilon * np.expm1(epsilon))
+    return (np.expm1(epsilon) * epsilon)
 
 
 # theorem: he2021.cmp_kl_le_dwork2010 | side: lhs | hash: f5911c769a070aae
@@ -517,7 +568,7 @@ def he2021__cmp_kl_le_dwork2010(epsilon):
 def he2021__cmp_kl_le_dwork2010__lhs(epsilon):
     """he2021.cmp_kl_le_dwork2010 (lhs): epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (epsilon * np.tanh((0.5 * epsilon)))
+    return (_rt.ip(np.tanh, (0.5 * epsilon)) * epsilon)
 
 
 # theorem: he2021.cmp_eps_same_as_kairouz | side: rhs | hash: 56edb94878f4feaf
@@ -525,7 +576,11 @@ def he2021__cmp_kl_le_dwork2010__lhs(epsilon):
 def he2021__cmp_eps_same_as_kairouz(T, deltatilde, epsilon):
     """he2021.cmp_eps_same_as_kairouz (rhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return np.minimum(np.minimum((T * epsilon), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))
+    _t0 = (T * epsilon)
+    _t1 = (_rt.ip(np.tanh, (0.5 * epsilon)) * _t0)
+    _t2 = (np.sqrt(T) * epsilon)
+    _t3 = (1.4142135623730951 * _t2)
+    return np.minimum(np.minimum(_t0, (_t1 + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * _t3))), (_t1 + (_rt.ip(np.sqrt, _rt.ip(np.log, (2.718281828459045 + (_t2 / deltatilde)))) * _t3)))
 
 
 # theorem: he2021.cmp_eps_same_as_kairouz | side: lhs | hash: 56edb94878f4feaf
@@ -533,7 +588,11 @@ def he2021__cmp_eps_same_as_kairouz(T, deltatilde, epsilon):
 def he2021__cmp_eps_same_as_kairouz__lhs(T, deltatilde, epsilon):
     """he2021.cmp_eps_same_as_kairouz (lhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return np.minimum(np.minimum((T * epsilon), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))
+    _t0 = (T * epsilon)
+    _t1 = (_rt.ip(np.tanh, (0.5 * epsilon)) * _t0)
+    _t2 = (np.sqrt(T) * epsilon)
+    _t3 = (1.4142135623730951 * _t2)
+    return np.minimum(np.minimum(_t0, (_t1 + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * _t3))), (_t1 + (_rt.ip(np.sqrt, _rt.ip(np.log, (2.718281828459045 + (_t2 / deltatilde)))) * _t3)))
 
 
 # theorem: he2021.cmp_delta_vs_kairouz | side: rhs | hash: 1024191abe53a509
@@ -541,7 +600,8 @@ def he2021__cmp_eps_same_as_kairouz__lhs(T, deltatilde, epsilon):
 def he2021__cmp_delta_vs_kairouz(T, delta, deltatilde):
     """he2021.cmp_delta_vs_kairouz (rhs): -(1 - delta)**T*(1 - deltatilde) + 1"""
     T, delta, deltatilde, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde),)
-    return ((deltatilde * np.exp((T * np.log1p((-delta))))) - np.expm1((T * np.log1p((-delta)))))
+    _t0 = (_rt.ip(np.log1p, (-delta)) * T)
+    return ((np.exp(_t0) * deltatilde) - np.expm1(_t0))
 
 
 # theorem: he2021.cmp_delta_vs_kairouz | side: lhs | hash: 1024191abe53a509
@@ -549,7 +609,14 @@ def he2021__cmp_delta_vs_kairouz(T, delta, deltatilde):
 def he2021__cmp_delta_vs_kairouz__lhs(T, delta, deltatilde, epsilon):
     """he2021.cmp_delta_vs_kairouz (lhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (deltatilde - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil(np.minimum(np.minimum(T, ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde))))))))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil(np.minimum(np.minimum(T, ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
+    _t0 = np.exp(epsilon)
+    _t1 = (delta / (1.0 + _t0))
+    _t2 = _rt.ip(np.log1p, (-_t1))
+    _t3 = (_rt.ip(np.tanh, (0.5 * epsilon)) * T)
+    _t4 = np.sqrt(T)
+    _t5 = (1.4142135623730951 * _t4)
+    _t6 = np.ceil(np.minimum(np.minimum(T, (_t3 + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * _t5))), (_t3 + (_rt.ip(np.sqrt, _rt.ip(np.log, (2.718281828459045 + (_t4 * epsilon / deltatilde)))) * _t5))))
+    return (deltatilde - _rt.ip(np.expm1, (T * _t2)) - _rt.ip(np.expm1, (((T - _t6) * _t2) + (_rt.ip(np.log1p, ((-_t0 * _t1))) * _t6))))
 
 
 # theorem: he2021.cmp_eps_vs_dwork_roth | side: rhs | hash: 12ee82c6b66460ef
@@ -557,7 +624,7 @@ def he2021__cmp_delta_vs_kairouz__lhs(T, delta, deltatilde, epsilon):
 def he2021__cmp_eps_vs_dwork_roth(T, deltatilde, epsilon):
     """he2021.cmp_eps_vs_dwork_roth (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (epsilon * ((T * np.expm1(epsilon)) + (1.4142135623730951 * np.sqrt(T) * np.sqrt((-np.log(deltatilde))))))
+    return (((np.expm1(epsilon) * T) + (np.sqrt(T) * _rt.ip(np.sqrt, (-np.log(deltatilde))) * 1.4142135623730951)) * epsilon)
 
 
 # theorem: he2021.cmp_eps_vs_dwork_roth | side: lhs | hash: 12ee82c6b66460ef
@@ -565,7 +632,11 @@ def he2021__cmp_eps_vs_dwork_roth(T, deltatilde, epsilon):
 def he2021__cmp_eps_vs_dwork_roth__lhs(T, deltatilde, epsilon):
     """he2021.cmp_eps_vs_dwork_roth (lhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return np.minimum(np.minimum((T * epsilon), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))
+    _t0 = (T * epsilon)
+    _t1 = (_rt.ip(np.tanh, (0.5 * epsilon)) * _t0)
+    _t2 = (np.sqrt(T) * epsilon)
+    _t3 = (1.4142135623730951 * _t2)
+    return np.minimum(np.minimum(_t0, (_t1 + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * _t3))), (_t1 + (_rt.ip(np.sqrt, _rt.ip(np.log, (2.718281828459045 + (_t2 / deltatilde)))) * _t3)))
 
 
 # theorem: he2021.cmp_delta_vs_dwork_roth | side: rhs | hash: 444a76a32e67355d
@@ -581,7 +652,14 @@ def he2021__cmp_delta_vs_dwork_roth(T, delta, deltatilde):
 def he2021__cmp_delta_vs_dwork_roth__lhs(T, delta, deltatilde, epsilon):
     """he2021.cmp_delta_vs_dwork_roth (lhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (deltatilde - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil(np.minimum(np.minimum(T, ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde))))))))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil(np.minimum(np.minimum(T, ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((1.0 / deltatilde)))))), ((T * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * np.sqrt(np.log((2.718281828459045 + (np.sqrt(T) * epsilon / deltatilde)))))))) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
+    _t0 = np.exp(epsilon)
+    _t1 = (delta / (1.0 + _t0))
+    _t2 = _rt.ip(np.log1p, (-_t1))
+    _t3 = (_rt.ip(np.tanh, (0.5 * epsilon)) * T)
+    _t4 = np.sqrt(T)
+    _t5 = (1.4142135623730951 * _t4)
+    _t6 = np.ceil(np.minimum(np.minimum(T, (_t3 + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * _t5))), (_t3 + (_rt.ip(np.sqrt, _rt.ip(np.log, (2.718281828459045 + (_t4 * epsilon / deltatilde)))) * _t5))))
+    return (deltatilde - _rt.ip(np.expm1, (T * _t2)) - _rt.ip(np.expm1, (((T - _t6) * _t2) + (_rt.ip(np.log1p, ((-_t0 * _t1))) * _t6))))
 
 
 # theorem: he2021uai.cmp_cor2_vs_thm4 | side: rhs | hash: 6b62645d094f34cc
@@ -589,7 +667,11 @@ def he2021__cmp_delta_vs_dwork_roth__lhs(T, delta, deltatilde, epsilon):
 def he2021uai__cmp_cor2_vs_thm4(T, delta, deltatilde, epsilon):
     """he2021uai.cmp_cor2_vs_thm4 (rhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))/epsilon))*(-delta*exp(epsilon)/(exp(epsilon) + 1) + 1)**ceiling((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/delt"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (deltatilde - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil((((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil((((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
+    _t0 = np.exp(epsilon)
+    _t1 = (delta / (1.0 + _t0))
+    _t2 = _rt.ip(np.log1p, (-_t1))
+    _t3 = _rt.ip(np.ceil, (((_rt.ip(np.tanh, (0.5 * epsilon)) * T * epsilon) + (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * epsilon * 1.4142135623730951)) / epsilon))
+    return (deltatilde - _rt.ip(np.expm1, (T * _t2)) - _rt.ip(np.expm1, (((T - _t3) * _t2) + (_rt.ip(np.log1p, ((-_t0 * _t1))) * _t3))))
 
 
 # theorem: he2021uai.cmp_cor2_vs_thm4 | side: lhs | hash: 6b62645d094f34cc
@@ -597,7 +679,19 @@ def he2021uai__cmp_cor2_vs_thm4(T, delta, deltatilde, epsilon):
 def he2021uai__cmp_cor2_vs_thm4__lhs(T, delta, deltatilde, epsilon):
     """he2021uai.cmp_cor2_vs_thm4 (lhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return (np.exp(((-0.5 * T * epsilon) + (T * np.log((2.0 * T * epsilon / (1.0 + np.exp(epsilon)) / ((T * epsilon) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))))) - (0.5 * T * epsilon * np.tanh((0.5 * epsilon))) + (0.5 * (((-T * epsilon)) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) * np.log((((T * epsilon) + (T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / ((T * epsilon) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))))) / epsilon) - (0.5 * 1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))) - np.expm1((T * np.log1p(((-delta) / (1.0 + np.exp(epsilon)))))) - np.expm1((((T - np.ceil((((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / epsilon))) * np.log1p(((-delta) / (1.0 + np.exp(epsilon))))) + (np.ceil((((T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / epsilon)) * np.log1p(((-delta * np.exp(epsilon)) / (1.0 + np.exp(epsilon))))))))
+    _t0 = np.exp(epsilon)
+    _t1 = (1.0 + _t0)
+    _t2 = (delta / _t1)
+    _t3 = _rt.ip(np.log1p, (-_t2))
+    _t4 = _rt.ip(np.tanh, (0.5 * epsilon))
+    _t5 = (T * epsilon)
+    _t6 = (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * 1.4142135623730951)
+    _t7 = ((_t4 * _t5) + (_t6 * epsilon))
+    _t8 = _rt.ip(np.ceil, (_t7 / epsilon))
+    _t9 = (0.5 * T * epsilon)
+    _t10 = (_t5 - _t7)
+    _t11 = (_t5 + _t7)
+    return (_rt.ip(np.exp, ((-_t9) + (_rt.ip(np.log, (2.0 * _t5 / _t1 / _t10)) * T) - (_t4 * _t9) - (0.5 * _t6 * epsilon) - (_rt.ip(np.log, (_t11 / _t10)) * _t11 * 0.5 / epsilon))) - _rt.ip(np.expm1, (T * _t3)) - _rt.ip(np.expm1, (((T - _t8) * _t3) + (_rt.ip(np.log1p, ((-_t0 * _t2))) * _t8))))
 
 
 # theorem: he2021uai.cmp_lemma1_small_conflicts_thm3 | side: rhs | hash: e637747b9b4fb2b8
@@ -613,7 +707,7 @@ def he2021uai__cmp_lemma1_small_conflicts_thm3(epsilon):
 def he2021uai__cmp_lemma1_small_conflicts_thm3__lhs(epsilon):
     """he2021uai.cmp_lemma1_small_conflicts_thm3 (lhs): 289*epsilon/100 + epsilon*exp(-119*epsilon/100)"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return ((2.89 * epsilon) + (epsilon * np.exp((-1.19 * epsilon))))
+    return ((2.89 * epsilon) + (_rt.ip(np.exp, (-1.19 * epsilon)) * epsilon))
 
 
 # theorem: he2021uai.cmp_lemma1_large_in_thm3_branch | side: rhs | hash: 759e37b77e897161

@@ -133,7 +133,7 @@ def he2021long__thm1(epsilon):
 def he2021long__thm1_b(delta, epsilon):
     """he2021long.thm1_b (rhs): delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (delta * np.exp((-epsilon)) * np.log((2.0 / epsilon)) / epsilon)
+    return (_rt.ip(np.exp, (-epsilon)) * _rt.ip(np.log, (2.0 / epsilon)) * delta / epsilon)
 
 
 # theorem: he2021long.thm1_n_condition | side: rhs | hash: 069794bae06a14e5
@@ -141,7 +141,7 @@ def he2021long__thm1_b(delta, epsilon):
 def he2021long__thm1_n_condition(delta, epsilon):
     """he2021long.thm1_n_condition (rhs): 2*(epsilon + log(16/delta))/epsilon**2"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * (epsilon + np.log((16.0 / delta))) / (epsilon ** 2))
+    return ((epsilon + _rt.ip(np.log, (16.0 / delta))) * 2.0 / (epsilon * epsilon))
 
 
 # theorem: he2021long.cmp_ns_a | side: rhs | hash: ce4f60f8e1e41212
@@ -165,7 +165,8 @@ def he2021long__cmp_ns_a__lhs(epsilon):
 def he2021long__cmp_ns_b(delta, epsilon):
     """he2021long.cmp_ns_b (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * np.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (np.log(_t0) * _t0 * delta)
 
 
 # theorem: he2021long.cmp_ns_b | side: lhs | hash: 04fdc80a7aa12eda
@@ -173,7 +174,8 @@ def he2021long__cmp_ns_b(delta, epsilon):
 def he2021long__cmp_ns_b__lhs(delta, epsilon):
     """he2021long.cmp_ns_b (lhs): 2*delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * np.exp((-epsilon)) * np.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_rt.ip(np.exp, (-epsilon)) * np.log(_t0) * _t0 * delta)
 
 
 # theorem: he2021long.quote_dwork2015_b | side: rhs | hash: e02fd8a8a1432b01
@@ -181,7 +183,7 @@ def he2021long__cmp_ns_b__lhs(delta, epsilon):
 def he2021long__quote_dwork2015_b(delta, epsilon):
     """he2021long.quote_dwork2015_b (rhs): 8*delta**epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (8.0 * (delta ** epsilon))
+    return ((delta ** epsilon) * 8.0)
 
 
 # theorem: he2021long.consistency_thm1_b_intro | side: rhs | hash: 0c22e3997c884e1d
@@ -189,7 +191,8 @@ def he2021long__quote_dwork2015_b(delta, epsilon):
 def he2021long__consistency_thm1_b_intro(delta, epsilon):
     """he2021long.consistency_thm1_b_intro (rhs): 2*delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * np.exp((-epsilon)) * np.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_rt.ip(np.exp, (-epsilon)) * np.log(_t0) * _t0 * delta)
 
 
 # theorem: he2021long.consistency_thm1_b_intro | side: lhs | hash: 0c22e3997c884e1d
@@ -197,7 +200,7 @@ def he2021long__consistency_thm1_b_intro(delta, epsilon):
 def he2021long__consistency_thm1_b_intro__lhs(delta, epsilon):
     """he2021long.consistency_thm1_b_intro (lhs): delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (delta * np.exp((-epsilon)) * np.log((2.0 / epsilon)) / epsilon)
+    return (_rt.ip(np.exp, (-epsilon)) * _rt.ip(np.log, (2.0 / epsilon)) * delta / epsilon)
 
 
 # theorem: he2021long.consistency_thm1_a | side: rhs | hash: 5a2e33b456dfb252
@@ -221,7 +224,8 @@ def he2021long__consistency_thm1_a__lhs(epsilon):
 def he2021long__consistency_thm1_b(delta, epsilon):
     """he2021long.consistency_thm1_b (rhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * delta * np.exp((-1.7 * epsilon)) * np.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_rt.ip(np.exp, (-1.7 * epsilon)) * np.log(_t0) * _t0 * delta)
 
 
 # theorem: he2021long.consistency_thm1_b | side: lhs | hash: bf2483c261db77e6
@@ -229,7 +233,7 @@ def he2021long__consistency_thm1_b(delta, epsilon):
 def he2021long__consistency_thm1_b__lhs(delta, epsilon):
     """he2021long.consistency_thm1_b (lhs): delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (delta * np.exp((-epsilon)) * np.log((2.0 / epsilon)) / epsilon)
+    return (_rt.ip(np.exp, (-epsilon)) * _rt.ip(np.log, (2.0 / epsilon)) * delta / epsilon)
 
 
 # theorem: he2021long.consistency_thm1_a_large | side: rhs | hash: 15c5e3078c013793
@@ -245,7 +249,7 @@ def he2021long__consistency_thm1_a_large(epsilon):
 def he2021long__consistency_thm1_a_large__lhs(epsilon):
     """he2021long.consistency_thm1_a_large (lhs): 6/5 - 27*exp(-epsilon)/25"""
     epsilon, = (_rt.np_arg(epsilon),)
-    return (0.12 - (1.08 * np.expm1((-epsilon))))
+    return (0.12 - (_rt.ip(np.expm1, (-epsilon)) * 1.08))
 
 
 # theorem: he2021long.consistency_thm1_b_large | side: rhs | hash: 6ba28d9744e56e97
@@ -253,7 +257,7 @@ def he2021long__consistency_thm1_a_large__lhs(epsilon):
 def he2021long__consistency_thm1_b_large(delta, epsilon):
     """he2021long.consistency_thm1_b_large (rhs): 18*delta*exp(-epsilon)*log(220/(1 - 9*exp(-epsilon)/10))/(1 - 9*exp(-epsilon)/10)"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (180.0 * delta * (5.393627546352362 + np.log((1.0 / (0.1 - (0.9 * np.expm1((-epsilon))))))) / (1.0 + (10.0 * np.expm1(epsilon))))
+    return ((5.393627546352362 + _rt.ip(np.log, (1.0 / (0.1 - (_rt.ip(np.expm1, (-epsilon)) * 0.9))))) * delta * 180.0 / (1.0 + (np.expm1(epsilon) * 10.0)))
 
 
 # theorem: he2021long.consistency_thm1_b_large | side: lhs | hash: 6ba28d9744e56e97
@@ -261,7 +265,7 @@ def he2021long__consistency_thm1_b_large(delta, epsilon):
 def he2021long__consistency_thm1_b_large__lhs(delta, epsilon):
     """he2021long.consistency_thm1_b_large (lhs): delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (delta * np.exp((-epsilon)) * np.log((2.0 / epsilon)) / epsilon)
+    return (_rt.ip(np.exp, (-epsilon)) * _rt.ip(np.log, (2.0 / epsilon)) * delta / epsilon)
 
 
 # theorem: he2021long.consistency_thm1_n | side: rhs | hash: 19f640f715048f77
@@ -269,7 +273,7 @@ def he2021long__consistency_thm1_b_large__lhs(delta, epsilon):
 def he2021long__consistency_thm1_n(delta, epsilon):
     """he2021long.consistency_thm1_n (rhs): Max(2000*log(43*exp(17*epsilon/10)/(254*delta))/(77*epsilon**2), 200*log(3*delta*exp(-epsilon)/16060)/((1 - 9*exp(-epsilon)/10)*log(9/10)))"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return np.maximum((25.974025974025974 * np.log((0.16929133858267717 * np.exp((1.7 * epsilon)) / delta)) / (epsilon ** 2)), (200.0 * np.log((0.00018679950186799502 * delta * np.exp((-epsilon)))) / (0.1 - (0.9 * np.expm1((-epsilon)))) / -0.1053605156578263))
+    return np.maximum((_rt.ip(np.log, (_rt.ip(np.exp, (1.7 * epsilon)) * 0.16929133858267717 / delta)) * 25.974025974025974 / (epsilon * epsilon)), (_rt.ip(np.log, (_rt.ip(np.exp, (-epsilon)) * delta * 0.00018679950186799502)) * -1898.2443162059806 / (0.1 - (_rt.ip(np.expm1, (-epsilon)) * 0.9))))
 
 
 # theorem: he2021long.consistency_thm1_n | side: lhs | hash: 19f640f715048f77
@@ -277,7 +281,7 @@ def he2021long__consistency_thm1_n(delta, epsilon):
 def he2021long__consistency_thm1_n__lhs(delta, epsilon):
     """he2021long.consistency_thm1_n (lhs): 2*(epsilon + log(16/delta))/epsilon**2"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (2.0 * (epsilon + np.log((16.0 / delta))) / (epsilon ** 2))
+    return ((epsilon + _rt.ip(np.log, (16.0 / delta))) * 2.0 / (epsilon * epsilon))
 
 
 # theorem: he2021long.cmp_thm2_factor | side: rhs | hash: 641aec79889164e6
@@ -293,7 +297,7 @@ def he2021long__cmp_thm2_factor(delta, epsilon, k):
 def he2021long__cmp_thm2_factor__lhs(delta, epsilon, k):
     """he2021long.cmp_thm2_factor (lhs): (delta*k*exp(-epsilon) + 1 - exp(-epsilon))*exp(epsilon)"""
     delta, epsilon, k, = (_rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(k),)
-    return ((delta * k) - (np.exp(epsilon) * np.expm1((-epsilon))))
+    return ((delta * k) - (np.exp(epsilon) * _rt.ip(np.expm1, (-epsilon))))
 
 
 # theorem: he2021long.cor1 | side: rhs | hash: 24835f0ad537d5aa
@@ -301,7 +305,7 @@ def he2021long__cmp_thm2_factor__lhs(delta, epsilon, k):
 def he2021long__cor1(delta, epsilon, k):
     """he2021long.cor1 (rhs): delta*k*exp(-epsilon) + epsilon"""
     delta, epsilon, k, = (_rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(k),)
-    return (epsilon + (delta * k * np.exp((-epsilon))))
+    return (epsilon + (_rt.ip(np.exp, (-epsilon)) * delta * k))
 
 
 # theorem: he2021long.cor1_from_thm2 | side: rhs | hash: 87b53b9589af4d77
@@ -309,7 +313,7 @@ def he2021long__cor1(delta, epsilon, k):
 def he2021long__cor1_from_thm2(delta, epsilon, k):
     """he2021long.cor1_from_thm2 (rhs): delta*k*exp(-epsilon) + epsilon"""
     delta, epsilon, k, = (_rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(k),)
-    return (epsilon + (delta * k * np.exp((-epsilon))))
+    return (epsilon + (_rt.ip(np.exp, (-epsilon)) * delta * k))
 
 
 # theorem: he2021long.cor1_from_thm2 | side: lhs | hash: 87b53b9589af4d77
@@ -317,7 +321,7 @@ def he2021long__cor1_from_thm2(delta, epsilon, k):
 def he2021long__cor1_from_thm2__lhs(delta, epsilon, k):
     """he2021long.cor1_from_thm2 (lhs): delta*k*exp(-epsilon) + 1 - exp(-epsilon)"""
     delta, epsilon, k, = (_rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(k),)
-    return ((delta * k * np.exp((-epsilon))) - np.expm1((-epsilon)))
+    return ((_rt.ip(np.exp, (-epsilon)) * delta * k) - _rt.ip(np.expm1, (-epsilon)))
 
 
 # theorem: he2021long.thm3 | side: rhs | hash: f6703bf7839b736c
@@ -341,7 +345,7 @@ def he2021long__thm3_markov_step(epsilon):
 def he2021long__thm3_markov_step__lhs(delta, epsilon, k):
     """he2021long.thm3_markov_step (lhs): 2*epsilon/(delta*k*exp(-epsilon) + 3*epsilon + 1)"""
     delta, epsilon, k, = (_rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(k),)
-    return (2.0 * epsilon / (1.0 + (3.0 * epsilon) + (delta * k * np.exp((-epsilon)))))
+    return (2.0 * epsilon / (1.0 + (3.0 * epsilon) + (_rt.ip(np.exp, (-epsilon)) * delta * k)))
 
 
 # theorem: he2021long.lemma4_k | side: rhs | hash: e18e72772980cfc9
@@ -349,7 +353,7 @@ def he2021long__thm3_markov_step__lhs(delta, epsilon, k):
 def he2021long__lemma4_k(delta, epsilon):
     """he2021long.lemma4_k (rhs): ceiling(epsilon*exp(epsilon)/delta)"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return np.ceil((epsilon * np.exp(epsilon) / delta))
+    return _rt.ip(np.ceil, (np.exp(epsilon) * epsilon / delta))
 
 
 # theorem: he2021long.lemma4 | side: rhs | hash: 819018ee0e30a617
@@ -365,7 +369,8 @@ def he2021long__lemma4(epsilon):
 def he2021long__lemma4_union_step(delta, epsilon):
     """he2021long.lemma4_union_step (rhs): 1 - (-log(2/epsilon)/ceiling(epsilon*exp(epsilon)/delta) + 1)**ceiling(epsilon*exp(epsilon)/delta)"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (-np.expm1((np.ceil((epsilon * np.exp(epsilon) / delta)) * np.log1p(((-np.log((2.0 / epsilon))) / np.ceil((epsilon * np.exp(epsilon) / delta)))))))
+    _t0 = _rt.ip(np.ceil, (np.exp(epsilon) * epsilon / delta))
+    return (-_rt.ip(np.expm1, (_rt.ip(np.log1p, ((-_rt.ip(np.log, (2.0 / epsilon))) / _t0)) * _t0)))
 
 
 # theorem: he2021long.lemma4_union_step | side: lhs | hash: 7767d69c8638b657
@@ -381,7 +386,7 @@ def he2021long__lemma4_union_step__lhs(epsilon):
 def he2021long__lemma4_hoeffding_step(N, delta, epsilon):
     """he2021long.lemma4_hoeffding_step (rhs): (1 - exp(-epsilon**2/(2*N)))**ceiling(epsilon*exp(epsilon)/delta)"""
     N, delta, epsilon, = (_rt.np_arg(N), _rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return np.exp((np.ceil((epsilon * np.exp(epsilon) / delta)) * _rt.np_log1mexp((-0.5 * (epsilon ** 2) / N))))
+    return _rt.ip(np.exp, (_rt.ip(np.ceil, (np.exp(epsilon) * epsilon / delta)) * _rt.np_log1mexp(((epsilon * epsilon) * -0.5 / N))))
 
 
 # theorem: he2021long.lemma4_hoeffding_step | side: lhs | hash: 09ff4f3e13dd632b
@@ -397,7 +402,7 @@ def he2021long__lemma4_hoeffding_step__lhs(epsilon):
 def he2021long__azuma(t):
     """he2021long.azuma (rhs): exp(-t**2/2)"""
     t, = (_rt.np_arg(t),)
-    return np.exp((-0.5 * (t ** 2)))
+    return _rt.ip(np.exp, ((t * t) * -0.5))
 
 
 # theorem: he2021long.cor3_delta_pure | side: rhs | hash: ef0da5c06936b837
@@ -405,7 +410,13 @@ def he2021long__azuma(t):
 def he2021long__cor3_delta_pure(T, deltatilde, epsilon):
     """he2021long.cor3_delta_pure (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    return np.exp(((-0.5 * T * epsilon) + (T * np.log((2.0 * T * epsilon / (1.0 + np.exp(epsilon)) / ((T * epsilon) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde)))))))) - (0.5 * T * epsilon * np.tanh((0.5 * epsilon))) + (0.5 * (((-T * epsilon)) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) * np.log((((T * epsilon) + (T * epsilon * np.tanh((0.5 * epsilon))) + (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))) / ((T * epsilon) - (T * epsilon * np.tanh((0.5 * epsilon))) - (1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))))) / epsilon) - (0.5 * 1.4142135623730951 * np.sqrt(T) * epsilon * np.sqrt(np.log((1.0 / deltatilde))))))
+    _t0 = (T * epsilon)
+    _t1 = (_rt.ip(np.tanh, (0.5 * epsilon)) * _t0)
+    _t2 = (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * 1.4142135623730951)
+    _t3 = (_t1 + (_t2 * epsilon))
+    _t4 = (_t0 - _t3)
+    _t5 = (_t0 + _t3)
+    return _rt.ip(np.exp, ((-0.5 * _t0) - (0.5 * _t1) + (_rt.ip(np.log, (2.0 * _t0 / _t4 / (1.0 + np.exp(epsilon)))) * T) - (0.5 * _t2 * epsilon) - (_rt.ip(np.log, (_t5 / _t4)) * _t5 * 0.5 / epsilon)))
 
 
 # theorem: he2021long.b5_tightness | side: rhs | hash: f10803960fe9b932
@@ -413,7 +424,7 @@ def he2021long__cor3_delta_pure(T, deltatilde, epsilon):
 def he2021long__b5_tightness(T, epsilon, epsilonprime):
     """he2021long.b5_tightness (rhs): exp(-(-T*(exp(epsilon) - 1)/(exp(epsilon) + 1) + epsilonprime)**2/(2*T*epsilon**2))"""
     T, epsilon, epsilonprime, = (_rt.np_arg(T), _rt.np_arg(epsilon), _rt.np_arg(epsilonprime),)
-    return np.exp((-0.5 * ((epsilonprime - (T * np.tanh((0.5 * epsilon)))) ** 2) / T / (epsilon ** 2)))
+    return _rt.ip(np.exp, (((epsilonprime - (_rt.ip(np.tanh, (0.5 * epsilon)) * T)) ** 2) * -0.5 / T / (epsilon * epsilon)))
 
 
 # theorem: he2021long.b5_tightness | side: lhs | hash: f10803960fe9b932
@@ -421,7 +432,10 @@ def he2021long__b5_tightness(T, epsilon, epsilonprime):
 def he2021long__b5_tightness__lhs(T, epsilon, epsilonprime):
     """he2021long.b5_tightness (lhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = (_rt.np_arg(T), _rt.np_arg(epsilon), _rt.np_arg(epsilonprime),)
-    return np.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilon) + (T * np.log((2.0 * T * epsilon / ((-epsilonprime) + (T * epsilon)) / (1.0 + np.exp(epsilon))))) + (0.5 * ((-epsilonprime) - (T * epsilon)) * np.log(((epsilonprime + (T * epsilon)) / ((-epsilonprime) + (T * epsilon)))) / epsilon)))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 - epsilonprime)
+    _t2 = (_t0 + epsilonprime)
+    return _rt.ip(np.exp, ((-0.5 * _t0) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t0 / _t1 / (1.0 + np.exp(epsilon)))) * T) - (_rt.ip(np.log, (_t2 / _t1)) * _t2 * 0.5 / epsilon)))
 
 
 # theorem: he2021long.thm7_eps_tilde | side: rhs | hash: ece74bab9a5d456f
@@ -429,7 +443,7 @@ def he2021long__b5_tightness__lhs(T, epsilon, epsilonprime):
 def he2021long__thm7_eps_tilde(L, delta, sigma, tau):
     """he2021long.thm7_eps_tilde (rhs): (4*L**2/tau**2 + 2*sqrt(2)*L*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2)"""
     L, delta, sigma, tau, = (_rt.np_arg(L), _rt.np_arg(delta), _rt.np_arg(sigma), _rt.np_arg(tau),)
-    return (L * ((2.0 * L) + (1.4142135623730951 * sigma * tau * np.sqrt((-np.log(delta))))) / (sigma ** 2) / (tau ** 2))
+    return (((2.0 * L) + (_rt.ip(np.sqrt, (-np.log(delta))) * sigma * tau * 1.4142135623730951)) * L / (sigma * sigma) / (tau * tau))
 
 
 # theorem: he2021long.thm7_subsampling | side: rhs | hash: 22148deaa3b72731
@@ -445,7 +459,7 @@ def he2021long__thm7_subsampling(N, epsilontilde, tau):
 def he2021long__thm7_subsampling__lhs(N, epsilontilde, tau):
     """he2021long.thm7_subsampling (lhs): log(1 + tau*(exp(epsilontilde) - 1)/N)"""
     N, epsilontilde, tau, = (_rt.np_arg(N), _rt.np_arg(epsilontilde), _rt.np_arg(tau),)
-    return np.log1p((tau * np.expm1(epsilontilde) / N))
+    return _rt.ip(np.log1p, (np.expm1(epsilontilde) * tau / N))
 
 
 # theorem: he2021long.consistency_thm7_step | side: rhs | hash: 88919d36fdd5816b
@@ -453,7 +467,7 @@ def he2021long__thm7_subsampling__lhs(N, epsilontilde, tau):
 def he2021long__consistency_thm7_step(L, N, delta, sigma, tau):
     """he2021long.consistency_thm7_step (rhs): tau*(4*L**2/tau**2 + 2*sqrt(2)*L*sigma*sqrt(log(1/delta))/tau)/(N*sigma**2)"""
     L, N, delta, sigma, tau, = (_rt.np_arg(L), _rt.np_arg(N), _rt.np_arg(delta), _rt.np_arg(sigma), _rt.np_arg(tau),)
-    return (2.0 * L * ((2.0 * L) + (1.4142135623730951 * sigma * tau * np.sqrt((-np.log(delta))))) / N / (sigma ** 2) / tau)
+    return (((2.0 * L) + (_rt.ip(np.sqrt, (-np.log(delta))) * sigma * tau * 1.4142135623730951)) * L * 2.0 / N / (sigma * sigma) / tau)
 
 
 # theorem: he2021long.consistency_thm7_step | side: lhs | hash: 88919d36fdd5816b
@@ -461,7 +475,7 @@ def he2021long__consistency_thm7_step(L, N, delta, sigma, tau):
 def he2021long__consistency_thm7_step__lhs(L, N, delta, sigma, tau):
     """he2021long.consistency_thm7_step (lhs): log(tau*exp((4*L**2/tau**2 + 2*sqrt(2)*L*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2))/N + (N - tau)/N)"""
     L, N, delta, sigma, tau, = (_rt.np_arg(L), _rt.np_arg(N), _rt.np_arg(delta), _rt.np_arg(sigma), _rt.np_arg(tau),)
-    return np.log1p((tau * np.expm1(((2.0 * (L ** 2) / (sigma ** 2) / (tau ** 2)) + (1.4142135623730951 * L * np.sqrt(np.log((1.0 / delta))) / sigma / tau))) / N))
+    return _rt.ip(np.log1p, (_rt.ip(np.expm1, (((L * L) * 2.0 / (sigma * sigma) / (tau * tau)) + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / delta))) * L * 1.4142135623730951 / sigma / tau))) * tau / N))
 
 
 # theorem: he2021long.thm7_eps | side: rhs | hash: d5a17c226c4aca58
@@ -469,7 +483,8 @@ def he2021long__consistency_thm7_step__lhs(L, N, delta, sigma, tau):
 def he2021long__thm7_eps(N, T, deltatilde, epsilontilde, tau):
     """he2021long.thm7_eps (rhs): 2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1))"""
     N, T, deltatilde, epsilontilde, tau, = (_rt.np_arg(N), _rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilontilde), _rt.np_arg(tau),)
-    return ((2.0 * T * epsilontilde * tau * np.tanh((epsilontilde * tau / N)) / N) + (2.0 * 1.4142135623730951 * np.sqrt(T) * epsilontilde * tau * np.sqrt(np.log((1.0 / deltatilde))) / N))
+    _t0 = (epsilontilde * tau / N)
+    return ((np.tanh(_t0) * T * _t0 * 2.0) + (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * _t0 * 2.8284271247461903))
 
 
 # theorem: he2021long.thm7_delta | side: rhs | hash: 9cb0498c6a16ed68
@@ -477,7 +492,14 @@ def he2021long__thm7_eps(N, T, deltatilde, epsilontilde, tau):
 def he2021long__thm7_delta(N, T, delta, deltatilde, epsilontilde, tau):
     """he2021long.thm7_delta (rhs): deltatilde - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**T - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**(T - ceiling(N*(2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1)))/(2*epsil"""
     N, T, delta, deltatilde, epsilontilde, tau, = (_rt.np_arg(N), _rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilontilde), _rt.np_arg(tau),)
-    return (deltatilde - np.expm1((T * np.log1p(((-delta * tau) / (N + (N * np.exp((2.0 * epsilontilde * tau / N)))))))) - np.expm1(((T * np.log1p(((-delta * tau) / (N + (N * np.exp((2.0 * epsilontilde * tau / N))))))) - (np.ceil(((1.4142135623730951 * np.sqrt(T) * np.sqrt((-np.log(deltatilde)))) + (N * T * np.expm1((2.0 * epsilontilde * tau / N)) / (N + (N * np.exp((2.0 * epsilontilde * tau / N))))))) * np.log1p(((-delta * tau) / (N + (N * np.exp((2.0 * epsilontilde * tau / N))))))) + (np.ceil(((1.4142135623730951 * np.sqrt(T) * np.sqrt((-np.log(deltatilde)))) + (N * T * np.expm1((2.0 * epsilontilde * tau / N)) / (N + (N * np.exp((2.0 * epsilontilde * tau / N))))))) * np.log1p(((-delta * tau * np.exp((2.0 * epsilontilde * tau / N))) / (N + (N * np.exp((2.0 * epsilontilde * tau / N))))))))))
+    _t0 = (2.0 * epsilontilde * tau / N)
+    _t1 = np.exp(_t0)
+    _t2 = (N + (N * _t1))
+    _t3 = (delta * tau / _t2)
+    _t4 = _rt.ip(np.log1p, (-_t3))
+    _t5 = (T * _t4)
+    _t6 = _rt.ip(np.ceil, ((np.sqrt(T) * _rt.ip(np.sqrt, (-np.log(deltatilde))) * 1.4142135623730951) + (np.expm1(_t0) * N * T / _t2)))
+    return (deltatilde - np.expm1(_t5) - _rt.ip(np.expm1, (_t5 - (_t4 * _t6) + (_rt.ip(np.log1p, ((-_t1 * _t3))) * _t6))))
 
 
 # theorem: he2021long.thm7_delta_tilde | side: rhs | hash: 6fe0ead7fec0f8da
@@ -485,7 +507,11 @@ def he2021long__thm7_delta(N, T, delta, deltatilde, epsilontilde, tau):
 def he2021long__thm7_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
     """he2021long.thm7_delta_tilde (rhs): ((epsilonprime + T*epsilontilde*tau/N)/(-epsilonprime + T*epsilontilde*tau/N))**((-N*epsilonprime - T*epsilontilde*tau)/(2*epsilontilde*tau))*(2*T*epsilontilde*tau/(N*(-epsilonprime + T*epsilontilde*tau/N)*(exp(epsilontilde*tau/N) + 1)))**T*exp(-epsilonprime/2 - T*epsilontilde*tau/(2*N))"""
     N, T, epsilonprime, epsilontilde, tau, = (_rt.np_arg(N), _rt.np_arg(T), _rt.np_arg(epsilonprime), _rt.np_arg(epsilontilde), _rt.np_arg(tau),)
-    return np.exp(((-0.5 * epsilonprime) + (T * np.log((2.0 * T * epsilontilde * tau / N / ((-epsilonprime) + (T * epsilontilde * tau / N)) / (1.0 + np.exp((epsilontilde * tau / N)))))) - (0.5 * T * epsilontilde * tau / N) + (0.5 * (((-N * epsilonprime)) - (T * epsilontilde * tau)) * np.log(((epsilonprime + (T * epsilontilde * tau / N)) / ((-epsilonprime) + (T * epsilontilde * tau / N)))) / epsilontilde / tau)))
+    _t0 = (epsilontilde * tau)
+    _t1 = (_t0 / N)
+    _t2 = (T * _t1)
+    _t3 = ((-epsilonprime) + (T * epsilontilde * tau / N))
+    return _rt.ip(np.exp, ((-0.5 * _t2) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t2 / _t3 / (1.0 + np.exp(_t1)))) * T) + ((((-N * epsilonprime)) - (T * _t0)) * _rt.ip(np.log, ((_t2 + epsilonprime) / _t3)) * 0.5 / epsilontilde / tau)))
 
 
 # theorem: he2021long.thm8_eps_tilde | side: rhs | hash: 8a777690f180595b
@@ -493,7 +519,7 @@ def he2021long__thm7_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
 def he2021long__thm8_eps_tilde(delta, sigma, tau):
     """he2021long.thm8_eps_tilde (rhs): 2*sqrt(log(1/delta) + tau**(-2))/(sigma*tau)"""
     delta, sigma, tau, = (_rt.np_arg(delta), _rt.np_arg(sigma), _rt.np_arg(tau),)
-    return (2.0 * np.sqrt(((1.0 / (tau ** 2)) + np.log((1.0 / delta)))) / sigma / tau)
+    return (_rt.ip(np.sqrt, ((1.0 / (tau * tau)) + _rt.ip(np.log, (1.0 / delta)))) * 2.0 / sigma / tau)
 
 
 # theorem: he2021long.thm8_eps | side: rhs | hash: 846a9790471525fc
@@ -501,7 +527,8 @@ def he2021long__thm8_eps_tilde(delta, sigma, tau):
 def he2021long__thm8_eps(N, T, deltatilde, epsilon, tau):
     """he2021long.thm8_eps (rhs): 2*sqrt(2)*sqrt(T)*epsilon*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilon*tau*(exp(2*epsilon*tau/N) - 1)/(N*(exp(2*epsilon*tau/N) + 1))"""
     N, T, deltatilde, epsilon, tau, = (_rt.np_arg(N), _rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon), _rt.np_arg(tau),)
-    return ((2.0 * T * epsilon * tau * np.tanh((epsilon * tau / N)) / N) + (2.0 * 1.4142135623730951 * np.sqrt(T) * epsilon * tau * np.sqrt(np.log((1.0 / deltatilde))) / N))
+    _t0 = (epsilon * tau / N)
+    return ((np.tanh(_t0) * T * _t0 * 2.0) + (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * _t0 * 2.8284271247461903))
 
 
 # theorem: he2021long.thm8_delta | side: rhs | hash: 29669b4003565772
@@ -509,7 +536,13 @@ def he2021long__thm8_eps(N, T, deltatilde, epsilon, tau):
 def he2021long__thm8_delta(N, T, delta, deltatilde, epsilon, epsilontilde, tau):
     """he2021long.thm8_delta (rhs): deltatilde - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**T - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**(T - ceiling(N*(2*sqrt(2)*sqrt(T)*epsilon*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilon*tau*(exp(2*epsilon*tau/N) - 1)/(N*(exp(2*epsilon*tau/N) + 1)))/(2*epsilontilde*tau)))*(1 - """
     N, T, delta, deltatilde, epsilon, epsilontilde, tau, = (_rt.np_arg(N), _rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon), _rt.np_arg(epsilontilde), _rt.np_arg(tau),)
-    return (deltatilde - np.expm1((T * np.log1p(((-delta * tau) / N / (1.0 + np.exp((2.0 * epsilontilde * tau / N))))))) - np.expm1((((T - np.ceil((0.5 * N * ((2.0 * T * epsilon * tau * np.tanh((epsilon * tau / N)) / N) + (2.0 * 1.4142135623730951 * np.sqrt(T) * epsilon * tau * np.sqrt(np.log((1.0 / deltatilde))) / N)) / epsilontilde / tau))) * np.log1p(((-delta * tau) / N / (1.0 + np.exp((2.0 * epsilontilde * tau / N)))))) + (np.ceil((0.5 * N * ((2.0 * T * epsilon * tau * np.tanh((epsilon * tau / N)) / N) + (2.0 * 1.4142135623730951 * np.sqrt(T) * epsilon * tau * np.sqrt(np.log((1.0 / deltatilde))) / N)) / epsilontilde / tau)) * np.log1p(((-delta * tau * np.exp((2.0 * epsilontilde * tau / N))) / N / (1.0 + np.exp((2.0 * epsilontilde * tau / N)))))))))
+    _t0 = (tau / N)
+    _t1 = _rt.ip(np.exp, (2.0 * _t0 * epsilontilde))
+    _t2 = (_t0 * delta / (1.0 + _t1))
+    _t3 = _rt.ip(np.log1p, (-_t2))
+    _t4 = (_t0 * epsilon)
+    _t5 = _rt.ip(np.ceil, (((np.tanh(_t4) * T * _t4 * 2.0) + (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * _t4 * 2.8284271247461903)) * N * 0.5 / epsilontilde / tau))
+    return (deltatilde - _rt.ip(np.expm1, (T * _t3)) - _rt.ip(np.expm1, (((T - _t5) * _t3) + (_rt.ip(np.log1p, ((-_t1 * _t2))) * _t5))))
 
 
 # theorem: he2021long.thm8_delta_tilde | side: rhs | hash: 6fe0ead7fec0f8da
@@ -517,7 +550,11 @@ def he2021long__thm8_delta(N, T, delta, deltatilde, epsilon, epsilontilde, tau):
 def he2021long__thm8_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
     """he2021long.thm8_delta_tilde (rhs): ((epsilonprime + T*epsilontilde*tau/N)/(-epsilonprime + T*epsilontilde*tau/N))**((-N*epsilonprime - T*epsilontilde*tau)/(2*epsilontilde*tau))*(2*T*epsilontilde*tau/(N*(-epsilonprime + T*epsilontilde*tau/N)*(exp(epsilontilde*tau/N) + 1)))**T*exp(-epsilonprime/2 - T*epsilontilde*tau/(2*N))"""
     N, T, epsilonprime, epsilontilde, tau, = (_rt.np_arg(N), _rt.np_arg(T), _rt.np_arg(epsilonprime), _rt.np_arg(epsilontilde), _rt.np_arg(tau),)
-    return np.exp(((-0.5 * epsilonprime) + (T * np.log((2.0 * T * epsilontilde * tau / N / ((-epsilonprime) + (T * epsilontilde * tau / N)) / (1.0 + np.exp((epsilontilde * tau / N)))))) - (0.5 * T * epsilontilde * tau / N) + (0.5 * (((-N * epsilonprime)) - (T * epsilontilde * tau)) * np.log(((epsilonprime + (T * epsilontilde * tau / N)) / ((-epsilonprime) + (T * epsilontilde * tau / N)))) / epsilontilde / tau)))
+    _t0 = (epsilontilde * tau)
+    _t1 = (_t0 / N)
+    _t2 = (T * _t1)
+    _t3 = ((-epsilonprime) + (T * epsilontilde * tau / N))
+    return _rt.ip(np.exp, ((-0.5 * _t2) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t2 / _t3 / (1.0 + np.exp(_t1)))) * T) + ((((-N * epsilonprime)) - (T * _t0)) * _rt.ip(np.log, ((_t2 + epsilonprime) / _t3)) * 0.5 / epsilontilde / tau)))
 
 
 # theorem: he2021long.remark1_n_condition | side: rhs | hash: ca59fb7ee406fc4c
@@ -533,7 +570,9 @@ def he2021long__remark1_n_condition(N):
 def he2021long__remark1_n_condition__lhs(N, T, deltaprime, deltatilde, epsilontilde, tau):
     """he2021long.remark1_n_condition (lhs): 2*(log(16/deltaprime) + 2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1)))/(2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(ex"""
     N, T, deltaprime, deltatilde, epsilontilde, tau, = (_rt.np_arg(N), _rt.np_arg(T), _rt.np_arg(deltaprime), _rt.np_arg(deltatilde), _rt.np_arg(epsilontilde), _rt.np_arg(tau),)
-    return (2.0 * ((2.0 * T * epsilontilde * tau * np.tanh((epsilontilde * tau / N)) / N) + (2.0 * 1.4142135623730951 * np.sqrt(T) * epsilontilde * tau * np.sqrt(np.log((1.0 / deltatilde))) / N) + np.log((16.0 / deltaprime))) / (((2.0 * T * epsilontilde * tau * np.tanh((epsilontilde * tau / N)) / N) + (2.0 * 1.4142135623730951 * np.sqrt(T) * epsilontilde * tau * np.sqrt(np.log((1.0 / deltatilde))) / N)) ** 2))
+    _t0 = (epsilontilde * tau / N)
+    _t1 = ((np.tanh(_t0) * T * _t0 * 2.0) + (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * _t0 * 2.8284271247461903))
+    return ((_t1 + _rt.ip(np.log, (16.0 / deltaprime))) * 2.0 / (_t1 * _t1))
 
 
 # theorem: he2021long.assumption1 | side: rhs | hash: c96822428dd4bad3
@@ -541,7 +580,7 @@ def he2021long__remark1_n_condition__lhs(N, T, deltaprime, deltatilde, epsilonti
 def he2021long__assumption1(K_1, K_2, T):
     """he2021long.assumption1 (rhs): exp(-K_1*T + K_2)"""
     K_1, K_2, T, = (_rt.np_arg(K_1), _rt.np_arg(K_2), _rt.np_arg(T),)
-    return np.exp((K_2 - (K_1 * T)))
+    return _rt.ip(np.exp, (K_2 - (K_1 * T)))
 
 
 # theorem: he2021long.def_pac | side: rhs | hash: 174410d8fb976c85

@@ -65,7 +65,7 @@ SYMBOLS = {
 def wang2016__def_dp(p_Z, p_Zprime):
     """wang2016.def_dp (rhs): log(p_Z/p_Zprime)"""
     p_Z, p_Zprime, = (_rt.np_arg(p_Z), _rt.np_arg(p_Zprime),)
-    return np.log((p_Z / p_Zprime))
+    return _rt.ip(np.log, (p_Z / p_Zprime))
 
 
 # theorem: wang2016.def_on_average_kl_privacy | side: rhs | hash: 782822353951ed70
@@ -81,7 +81,7 @@ def wang2016__def_on_average_kl_privacy(KL_avg):
 def wang2016__def_on_average_generalization(R_emp, R_pop):
     """wang2016.def_on_average_generalization (rhs): Abs(R_emp - R_pop)"""
     R_emp, R_pop, = (_rt.np_arg(R_emp), _rt.np_arg(R_pop),)
-    return np.abs((R_emp - R_pop))
+    return _rt.ip(np.abs, (R_emp - R_pop))
 
 
 # theorem: wang2016.remark2_dispersion | side: rhs | hash: 3189a00eb8e4f2d3
@@ -129,7 +129,7 @@ def wang2016__lemma7_adaptive_composition(epsilon_1, epsilon_2):
 def wang2016__thm9_max_entropy(K_part, L_sum, gamma):
     """wang2016.thm9_max_entropy (rhs): exp(-L_sum*gamma)/K_part"""
     K_part, L_sum, gamma, = (_rt.np_arg(K_part), _rt.np_arg(L_sum), _rt.np_arg(gamma),)
-    return (np.exp(((-L_sum * gamma))) / K_part)
+    return (_rt.ip(np.exp, ((-L_sum * gamma))) / K_part)
 
 
 # theorem: wang2016.def10_max_information | side: rhs | hash: ba410bad540d89e5
@@ -137,7 +137,7 @@ def wang2016__thm9_max_entropy(K_part, L_sum, gamma):
 def wang2016__def10_max_information(P_H, P_HZ, P_Ztilde, beta):
     """wang2016.def10_max_information (rhs): log((P_HZ - beta)/(P_H*P_Ztilde))"""
     P_H, P_HZ, P_Ztilde, beta, = (_rt.np_arg(P_H), _rt.np_arg(P_HZ), _rt.np_arg(P_Ztilde), _rt.np_arg(beta),)
-    return np.log(((P_HZ - beta) / P_H / P_Ztilde))
+    return _rt.ip(np.log, ((P_HZ - beta) / P_H / P_Ztilde))
 
 
 # theorem: wang2016.lemma11_max_information_to_okl | side: rhs | hash: 34402a9ef709a96c
@@ -161,7 +161,7 @@ def wang2016__cor12_max_information_generalization(k, n):
 def wang2016__def13_mutual_information(P_H, P_HZ, P_Ztilde):
     """wang2016.def13_mutual_information (rhs): log(P_HZ/(P_H*P_Ztilde))"""
     P_H, P_HZ, P_Ztilde, = (_rt.np_arg(P_H), _rt.np_arg(P_HZ), _rt.np_arg(P_Ztilde),)
-    return np.log((P_HZ / P_H / P_Ztilde))
+    return _rt.ip(np.log, (P_HZ / P_H / P_Ztilde))
 
 
 # theorem: wang2016.lemma14_mi_identity | side: rhs | hash: 6ad413ce2c2ef0bc
@@ -193,7 +193,7 @@ def wang2016__cor15_lower(I_mi, gamma):
 def wang2016__cor15_upper_subgaussian(I_mi, sigma_sg):
     """wang2016.cor15_upper_subgaussian (rhs): sqrt(2)*sqrt(I_mi)*sigma_sg"""
     I_mi, sigma_sg, = (_rt.np_arg(I_mi), _rt.np_arg(sigma_sg),)
-    return (1.4142135623730951 * np.sqrt(I_mi) * sigma_sg)
+    return (np.sqrt(I_mi) * sigma_sg * 1.4142135623730951)
 
 
 # theorem: wang2016.cor15_upper_subexponential | side: rhs | hash: b30bc81305cb6a56
@@ -201,7 +201,7 @@ def wang2016__cor15_upper_subgaussian(I_mi, sigma_sg):
 def wang2016__cor15_upper_subexponential(I_mi, b_se, sigma_sg):
     """wang2016.cor15_upper_subexponential (rhs): I_mi*b_se + sigma_sg**2/(2*b_se)"""
     I_mi, b_se, sigma_sg, = (_rt.np_arg(I_mi), _rt.np_arg(b_se), _rt.np_arg(sigma_sg),)
-    return ((I_mi * b_se) + (0.5 * (sigma_sg ** 2) / b_se))
+    return ((I_mi * b_se) + ((sigma_sg * sigma_sg) * 0.5 / b_se))
 
 
 # theorem: wang2016.cor15_mi_cap | side: rhs | hash: defda132eb07ef58
@@ -209,7 +209,7 @@ def wang2016__cor15_upper_subexponential(I_mi, b_se, sigma_sg):
 def wang2016__cor15_mi_cap(gamma, sigma_sg):
     """wang2016.cor15_mi_cap (rhs): 2*gamma**2*sigma_sg**2"""
     gamma, sigma_sg, = (_rt.np_arg(gamma), _rt.np_arg(sigma_sg),)
-    return (2.0 * (gamma ** 2) * (sigma_sg ** 2))
+    return ((gamma * gamma) * (sigma_sg * sigma_sg) * 2.0)
 
 
 # theorem: wang2016.example_laplace_mean_dp | side: rhs | hash: 04bdeb619819fa1f
@@ -233,7 +233,8 @@ def wang2016__example_laplace_mean_data_variance(m_avg):
 def wang2016__example_laplace_mean_okl(gamma, s_Z):
     """wang2016.example_laplace_mean_okl (rhs): 2*gamma*s_Z/sqrt(pi) + exp(gamma**2*s_Z**2)*erfc(gamma*s_Z) - 1"""
     gamma, s_Z, = (_rt.np_arg(gamma), _rt.np_arg(s_Z),)
-    return (-1.0 + (2.0 * gamma * s_Z / 1.772453850905516) + sc.erfcx((gamma * s_Z)))
+    _t0 = (gamma * s_Z)
+    return (-1.0 + (1.1283791670955126 * _t0) + sc.erfcx(_t0))
 
 
 # theorem: wang2016.example_laplace_mean_gen | side: rhs | hash: f0095e5faa1ec8ab
@@ -241,7 +242,8 @@ def wang2016__example_laplace_mean_okl(gamma, s_Z):
 def wang2016__example_laplace_mean_gen(gamma, s_Z):
     """wang2016.example_laplace_mean_gen (rhs): (2*gamma*s_Z/sqrt(pi) + exp(gamma**2*s_Z**2)*erfc(gamma*s_Z) - 1)/gamma"""
     gamma, s_Z, = (_rt.np_arg(gamma), _rt.np_arg(s_Z),)
-    return ((-1.0 + (2.0 * gamma * s_Z / 1.772453850905516) + sc.erfcx((gamma * s_Z))) / gamma)
+    _t0 = (gamma * s_Z)
+    return ((-1.0 + (1.1283791670955126 * _t0) + sc.erfcx(_t0)) / gamma)
 
 
 # theorem: wang2016.example_linreg_dp | side: rhs | hash: da1aa7b4d53187d7

@@ -35,7 +35,7 @@ SYMBOLS = {
 def dwork2015__def_max_information(P_O, P_Oprod, beta):
     """dwork2015.def_max_information (rhs): log((P_O - beta)/P_Oprod)/log(2)"""
     P_O, P_Oprod, beta, = (_rt.np_arg(P_O), _rt.np_arg(P_Oprod), _rt.np_arg(beta),)
-    return (np.log(((P_O - beta) / P_Oprod)) / 0.6931471805599453)
+    return (_rt.ip(np.log, ((P_O - beta) / P_Oprod)) * 1.4426950408889634)
 
 
 # theorem: dwork2015.thm13_max_information_transfer | side: rhs | hash: b7bf29368848aacc
@@ -51,7 +51,7 @@ def dwork2015__thm13_max_information_transfer(P_Oprod, beta, k):
 def dwork2015__thm19_pure_dp(epsilon, n):
     """dwork2015.thm19_pure_dp (rhs): epsilon*n/log(2)"""
     epsilon, n, = (_rt.np_arg(epsilon), _rt.np_arg(n),)
-    return (epsilon * n / 0.6931471805599453)
+    return (1.4426950408889634 * epsilon * n)
 
 
 # theorem: dwork2015.thm20_pure_dp_iid | side: rhs | hash: 8bfb766d41e959c1
@@ -59,7 +59,7 @@ def dwork2015__thm19_pure_dp(epsilon, n):
 def dwork2015__thm20_pure_dp_iid(beta, epsilon, n):
     """dwork2015.thm20_pure_dp_iid (rhs): (epsilon**2*n/2 + sqrt(2)*epsilon*sqrt(n)*sqrt(log(2/beta))/2)/log(2)"""
     beta, epsilon, n, = (_rt.np_arg(beta), _rt.np_arg(epsilon), _rt.np_arg(n),)
-    return (0.5 * epsilon * ((epsilon * n) + (1.4142135623730951 * np.sqrt(n) * np.sqrt((0.6931471805599453 - np.log(beta))))) / 0.6931471805599453)
+    return (((epsilon * n) + (np.sqrt(n) * _rt.ip(np.sqrt, (0.6931471805599453 - np.log(beta))) * 1.4142135623730951)) * epsilon * 0.7213475204444817)
 
 
 # theorem: pacbayes.kl_bernoulli | side: rhs | hash: 7894ebe74bea4db7
@@ -67,7 +67,8 @@ def dwork2015__thm20_pure_dp_iid(beta, epsilon, n):
 def pacbayes__kl_bernoulli(L_D, L_S):
     """pacbayes.kl_bernoulli (rhs): L_S*log(L_S/L_D) + (1 - L_S)*log((1 - L_S)/(1 - L_D))"""
     L_D, L_S, = (_rt.np_arg(L_D), _rt.np_arg(L_S),)
-    return ((L_S * np.log((L_S / L_D))) + ((1.0 - L_S) * np.log(((1.0 - L_S) / (1.0 - L_D)))))
+    _t0 = (1.0 - L_S)
+    return ((_rt.ip(np.log, (L_S / L_D)) * L_S) + (_rt.ip(np.log, (_t0 / (1.0 - L_D))) * _t0))
 
 
 # theorem: pacbayes.seeger_maurer | side: rhs | hash: ca8eccdeed713570
@@ -75,7 +76,7 @@ def pacbayes__kl_bernoulli(L_D, L_S):
 def pacbayes__seeger_maurer(KL_QP, delta, n):
     """pacbayes.seeger_maurer (rhs): (KL_QP + log(2*sqrt(n)/delta))/n"""
     KL_QP, delta, n, = (_rt.np_arg(KL_QP), _rt.np_arg(delta), _rt.np_arg(n),)
-    return ((KL_QP + np.log((2.0 * np.sqrt(n) / delta))) / n)
+    return ((KL_QP + _rt.ip(np.log, (np.sqrt(n) * 2.0 / delta))) / n)
 
 
 # theorem: pacbayes.pinsker | side: rhs | hash: d727e0674d95e39c
@@ -83,7 +84,7 @@ def pacbayes__seeger_maurer(KL_QP, delta, n):
 def pacbayes__pinsker(L_D, L_S):
     """pacbayes.pinsker (rhs): 2*(-L_D + L_S)**2"""
     L_D, L_S, = (_rt.np_arg(L_D), _rt.np_arg(L_S),)
-    return (2.0 * (((-L_D) + L_S) ** 2))
+    return ((((-L_D) + L_S) ** 2) * 2.0)
 
 
 # theorem: pacbayes.data_dependent_prior | side: rhs | hash: 9bdf1187d5a0bac5
@@ -91,7 +92,7 @@ def pacbayes__pinsker(L_D, L_S):
 def pacbayes__data_dependent_prior(KL_QP, delta, k_nat, n):
     """pacbayes.data_dependent_prior (rhs): (KL_QP + k_nat + log(2*sqrt(n)/delta))/n"""
     KL_QP, delta, k_nat, n, = (_rt.np_arg(KL_QP), _rt.np_arg(delta), _rt.np_arg(k_nat), _rt.np_arg(n),)
-    return ((KL_QP + k_nat + np.log((2.0 * np.sqrt(n) / delta))) / n)
+    return ((KL_QP + k_nat + _rt.ip(np.log, (np.sqrt(n) * 2.0 / delta))) / n)
 
 
 # theorem: balle2018.gaussian_profile | side: rhs | hash: f8c85f76589970b3
@@ -99,4 +100,6 @@ def pacbayes__data_dependent_prior(KL_QP, delta, k_nat, n):
 def balle2018__gaussian_profile(Delta, epsilon, sigma):
     """balle2018.gaussian_profile (rhs): -exp(epsilon)*erfc(sqrt(2)*(Delta/(2*sigma) + epsilon*sigma/Delta)/2)/2 + erfc(sqrt(2)*(-Delta/(2*sigma) + epsilon*sigma/Delta)/2)/2"""
     Delta, epsilon, sigma, = (_rt.np_arg(Delta), _rt.np_arg(epsilon), _rt.np_arg(sigma),)
-    return _rt.np_gauss_diff(((0.5 * Delta / sigma) - (epsilon * sigma / Delta)), ((-0.5 * Delta / sigma) - (epsilon * sigma / Delta)), 0.0)
+    _t0 = (0.5 * Delta / sigma)
+    _t1 = (epsilon * sigma / Delta)
+    return _rt.np_gauss_diff((_t0 - _t1), ((-_t0) - _t1), 0.0)

@@ -40,7 +40,8 @@ SYMBOLS = {
 def accounting__sgm_rdp_log_term(alpha, j, q, sigma):
     """accounting.sgm_rdp_log_term (rhs): j*log(q) + (alpha - j)*log(1 - q) - log(gamma(j + 1)) + loggamma(alpha + 1) - loggamma(alpha - j + 1) + (j**2 - j)/(2*sigma**2)"""
     alpha, j, q, sigma, = _rt.torch_args(alpha, j, q, sigma)
-    return ((j * torch.log(q)) + (0.5 * ((-j) + (j ** 2)) / (sigma ** 2)) + ((alpha - j) * torch.log1p((-q))) - torch.log(_rt.torch_gamma((1.0 + j))) + torch.lgamma((1.0 + alpha)) - torch.lgamma((1.0 + alpha - j)))
+    _t0 = (alpha - j)
+    return ((_t0 * torch.log1p((-q))) + (j * torch.log(q)) + (0.5 * ((-j) + (j * j)) / (sigma * sigma)) - torch.log(_rt.torch_gamma((1.0 + j))) - torch.lgamma((1.0 + _t0)) + torch.lgamma((1.0 + alpha)))
 
 
 # theorem: accounting.sgm_rdp_frac_term1 | side: rhs | hash: cb9e4815d37cf286
@@ -48,7 +49,8 @@ def accounting__sgm_rdp_log_term(alpha, j, q, sigma):
 def accounting__sgm_rdp_frac_term1(alpha, j, q, sigma):
     """accounting.sgm_rdp_frac_term1 (rhs): j*log(q) + (alpha - j)*log(1 - q) + log(1 - erfc(sqrt(2)*(-j + sigma**2*log(-1 + 1/q) + 1/2)/(2*sigma))/2) + (j**2 - j)/(2*sigma**2)"""
     alpha, j, q, sigma, = _rt.torch_args(alpha, j, q, sigma)
-    return ((j * torch.log(q)) + (0.5 * ((-j) + (j ** 2)) / (sigma ** 2)) + ((alpha - j) * torch.log1p((-q))) + torch.special.log_ndtr(((0.5 - j + ((sigma ** 2) * torch.log((-1.0 + (1.0 / q))))) / sigma)))
+    _t0 = (sigma * sigma)
+    return ((0.5 * ((-j) + (j * j)) / _t0) + (j * torch.log(q)) + ((alpha - j) * torch.log1p((-q))) + torch.special.log_ndtr(((0.5 - j + (_t0 * torch.log((-1.0 + (1.0 / q))))) / sigma)))
 
 
 # theorem: accounting.sgm_rdp_frac_term2 | side: rhs | hash: 295893107190c30a
@@ -56,7 +58,10 @@ def accounting__sgm_rdp_frac_term1(alpha, j, q, sigma):
 def accounting__sgm_rdp_frac_term2(alpha, j, q, sigma):
     """accounting.sgm_rdp_frac_term2 (rhs): j*log(1 - q) + (alpha - j)*log(q) + log(1 - erfc(sqrt(2)*(alpha - j - sigma**2*log(-1 + 1/q) - 1/2)/(2*sigma))/2) + (-alpha + j + (alpha - j)**2)/(2*sigma**2)"""
     alpha, j, q, sigma, = _rt.torch_args(alpha, j, q, sigma)
-    return ((j * torch.log1p((-q))) + (0.5 * ((-alpha) + j + ((alpha - j) ** 2)) / (sigma ** 2)) + ((alpha - j) * torch.log(q)) + torch.special.log_ndtr(((-0.5 + alpha - j - ((sigma ** 2) * torch.log((-1.0 + (1.0 / q))))) / sigma)))
+    _t0 = (alpha - j)
+    _t1 = (sigma * sigma)
+    _t2 = ((-alpha) + j)
+    return ((_t0 * torch.log(q)) + (0.5 * ((_t0 * _t0) + _t2) / _t1) + (j * torch.log1p((-q))) + torch.special.log_ndtr(((-0.5 - _t2 - (_t1 * torch.log((-1.0 + (1.0 / q))))) / sigma)))
 
 
 # theorem: accounting.gaussian_rdp | side: rhs | hash: 8740cb9519c0f2da
@@ -64,7 +69,7 @@ def accounting__sgm_rdp_frac_term2(alpha, j, q, sigma):
 def accounting__gaussian_rdp(alpha, sigma):
     """accounting.gaussian_rdp (rhs): alpha/(2*sigma**2)"""
     alpha, sigma, = _rt.torch_args(alpha, sigma)
-    return (0.5 * alpha / (sigma ** 2))
+    return (0.5 * alpha / (sigma * sigma))
 
 
 # theorem: accounting.rdp_to_dp_cks | side: rhs | hash: 0f20122c3edb1a96
@@ -88,7 +93,8 @@ def accounting__rdp_to_delta_cks(alpha, epsilon, epsilon_alpha):
 def accounting__wor_rdp_term2(alpha, gamma, sigma):
     """accounting.wor_rdp_term2 (rhs): 2*log(gamma) + log(alpha*(alpha - 1)/2) + log(Min(4*exp(sigma**(-2)) - 4, 2*exp(sigma**(-2))))"""
     alpha, gamma, sigma, = _rt.torch_args(alpha, gamma, sigma)
-    return ((2.0 * torch.log(gamma)) + torch.log((0.5 * alpha * (-1.0 + alpha))) + torch.log(torch.minimum((2.0 * torch.exp((1.0 / (sigma ** 2)))), (4.0 * _rt.torch_expm1((1.0 / (sigma ** 2)))))))
+    _t0 = (sigma * sigma)
+    return ((2.0 * torch.log(gamma)) + torch.log((0.5 * alpha * (-1.0 + alpha))) + torch.log(torch.minimum((2.0 * torch.exp((1.0 / _t0))), (4.0 * _rt.torch_expm1((1.0 / _t0))))))
 
 
 # theorem: accounting.wor_rdp_termj | side: rhs | hash: c15011b16ed8d81c
@@ -96,7 +102,8 @@ def accounting__wor_rdp_term2(alpha, gamma, sigma):
 def accounting__wor_rdp_termj(alpha, gamma, j, sigma):
     """accounting.wor_rdp_termj (rhs): j*log(gamma) + j*(j - 1)/(2*sigma**2) - log(gamma(j + 1)) + loggamma(alpha + 1) - loggamma(alpha - j + 1) + log(2)"""
     alpha, gamma, j, sigma, = _rt.torch_args(alpha, gamma, j, sigma)
-    return ((j * torch.log(gamma)) + (0.5 * j * (-1.0 + j) / (sigma ** 2)) + 0.6931471805599453 - torch.log(_rt.torch_gamma((1.0 + j))) + torch.lgamma((1.0 + alpha)) - torch.lgamma((1.0 + alpha - j)))
+    _t0 = (1.0 + alpha)
+    return ((j * torch.log(gamma)) + (0.5 * j * (-1.0 + j) / (sigma * sigma)) + 0.6931471805599453 - torch.log(_rt.torch_gamma((1.0 + j))) + torch.lgamma(_t0) - torch.lgamma((_t0 - j)))
 
 
 # theorem: accounting.sgm_loss_remove | side: rhs | hash: 0b2bb53c0dd6d904
@@ -104,7 +111,8 @@ def accounting__wor_rdp_termj(alpha, gamma, j, sigma):
 def accounting__sgm_loss_remove(q, sigma, x):
     """accounting.sgm_loss_remove (rhs): log(q*exp((2*x - 1)/(2*sigma**2)) - q + 1)"""
     q, sigma, x, = _rt.torch_args(q, sigma, x)
-    return torch.log1p((q * _rt.torch_expm1(((-0.5 / (sigma ** 2)) + (x / (sigma ** 2))))))
+    _t0 = (sigma * sigma)
+    return torch.log1p((q * _rt.torch_expm1(((-0.5 / _t0) + (x / _t0)))))
 
 
 # theorem: accounting.sgm_loss_remove_inverse | side: rhs | hash: 7ad0473649f315d6
@@ -112,7 +120,7 @@ def accounting__sgm_loss_remove(q, sigma, x):
 def accounting__sgm_loss_remove_inverse(ell, q, sigma):
     """accounting.sgm_loss_remove_inverse (rhs): sigma**2*log((q + exp(ell) - 1)/q) + 1/2"""
     ell, q, sigma, = _rt.torch_args(ell, q, sigma)
-    return (0.5 + ((sigma ** 2) * torch.log(((q + _rt.torch_expm1(ell)) / q))))
+    return (0.5 + ((sigma * sigma) * torch.log(((q + _rt.torch_expm1(ell)) / q))))
 
 
 # theorem: accounting.sgm_hockey_remove | side: rhs | hash: 7d78f78680b419f4
@@ -120,7 +128,9 @@ def accounting__sgm_loss_remove_inverse(ell, q, sigma):
 def accounting__sgm_hockey_remove(epsilon, q, sigma):
     """accounting.sgm_hockey_remove (rhs): q*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) + 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2) - (1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2)*exp(epsilon)"""
     epsilon, q, sigma, = _rt.torch_args(epsilon, q, sigma)
-    return ((q * _rt.torch_ndtr(((0.5 - ((sigma ** 2) * torch.log(((q + _rt.torch_expm1(epsilon)) / q)))) / sigma))) + ((1.0 - q) * _rt.torch_ndtr(((-0.5 - ((sigma ** 2) * torch.log(((q + _rt.torch_expm1(epsilon)) / q)))) / sigma))) - (torch.exp(epsilon) * _rt.torch_ndtr(((-0.5 - ((sigma ** 2) * torch.log(((q + _rt.torch_expm1(epsilon)) / q)))) / sigma))))
+    _t0 = ((sigma * sigma) * torch.log(((q + _rt.torch_expm1(epsilon)) / q)))
+    _t1 = _rt.torch_ndtr(((-0.5 - _t0) / sigma))
+    return ((_t1 * (1.0 - q)) - (_t1 * torch.exp(epsilon)) + (q * _rt.torch_ndtr(((0.5 - _t0) / sigma))))
 
 
 # theorem: accounting.sgm_hockey_add | side: rhs | hash: 2b209aa15263b38e
@@ -128,4 +138,6 @@ def accounting__sgm_hockey_remove(epsilon, q, sigma):
 def accounting__sgm_hockey_add(epsilon, q, sigma):
     """accounting.sgm_hockey_add (rhs): -(q*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) - 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2))*exp(epsilon) - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2 + 1"""
     epsilon, q, sigma, = _rt.torch_args(epsilon, q, sigma)
-    return (((-((q * _rt.torch_ndtr(((-0.5 + ((sigma ** 2) * torch.log(((q + _rt.torch_expm1((-epsilon))) / q)))) / sigma))) + ((1.0 - q) * _rt.torch_ndtr(((0.5 + ((sigma ** 2) * torch.log(((q + _rt.torch_expm1((-epsilon))) / q)))) / sigma)))) * torch.exp(epsilon))) + _rt.torch_ndtr(((0.5 + ((sigma ** 2) * torch.log(((q + _rt.torch_expm1((-epsilon))) / q)))) / sigma)))
+    _t0 = ((sigma * sigma) * torch.log(((q + _rt.torch_expm1((-epsilon))) / q)))
+    _t1 = _rt.torch_ndtr(((0.5 + _t0) / sigma))
+    return (_t1 - (((_t1 * (1.0 - q)) + (q * _rt.torch_ndtr(((-0.5 + _t0) / sigma)))) * torch.exp(epsilon)))

@@ -80,7 +80,8 @@ def classical__nissim_stemmer2015_high_prob(epsilon):
 def classical__nissim_stemmer2015_high_prob_failure(delta, epsilon):
     """classical.nissim_stemmer2015_high_prob_failure (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * torch.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_t0 * delta * torch.log(_t0))
 
 
 # theorem: classical.nissim_stemmer2015_on_average | side: rhs | hash: c7c7b651b18e3ed2
@@ -96,7 +97,7 @@ def classical__nissim_stemmer2015_on_average(delta, epsilon, k):
 def classical__oneto2017_empirical_risk(N, Rhat, epsilon):
     """classical.oneto2017_empirical_risk (rhs): sqrt(6)*sqrt(Rhat)*sqrt(epsilon + 1/sqrt(N)) + 6*epsilon**2 + 6/N"""
     N, Rhat, epsilon, = _rt.torch_args(N, Rhat, epsilon)
-    return ((6.0 / N) + (6.0 * (epsilon ** 2)) + (2.449489742783178 * torch.sqrt(Rhat) * torch.sqrt(((1.0 / torch.sqrt(N)) + epsilon))))
+    return ((6.0 / N) + (6.0 * (epsilon * epsilon)) + (2.449489742783178 * torch.sqrt(Rhat) * torch.sqrt(((1.0 / torch.sqrt(N)) + epsilon))))
 
 
 # theorem: classical.oneto2017_empirical_risk_failure | side: rhs | hash: 09c6c53e65709000
@@ -104,7 +105,7 @@ def classical__oneto2017_empirical_risk(N, Rhat, epsilon):
 def classical__oneto2017_empirical_risk_failure(N, epsilon):
     """classical.oneto2017_empirical_risk_failure (rhs): 3*exp(-N*epsilon**2)"""
     N, epsilon, = _rt.torch_args(N, epsilon)
-    return (3.0 * torch.exp(((-N * (epsilon ** 2)))))
+    return (3.0 * torch.exp(((-N * (epsilon * epsilon)))))
 
 
 # theorem: classical.oneto2017_empirical_variance | side: rhs | hash: d706bca4c8efda75
@@ -112,7 +113,7 @@ def classical__oneto2017_empirical_risk_failure(N, epsilon):
 def classical__oneto2017_empirical_variance(N, Vhat, epsilon):
     """classical.oneto2017_empirical_variance (rhs): 5*N*(epsilon**2 + 1/N)/(N - 1) + 2*sqrt(Vhat)*sqrt(epsilon + 1/sqrt(N))"""
     N, Vhat, epsilon, = _rt.torch_args(N, Vhat, epsilon)
-    return ((2.0 * torch.sqrt(Vhat) * torch.sqrt(((1.0 / torch.sqrt(N)) + epsilon))) + (5.0 * N * ((1.0 / N) + (epsilon ** 2)) / (-1.0 + N)))
+    return ((2.0 * torch.sqrt(Vhat) * torch.sqrt(((1.0 / torch.sqrt(N)) + epsilon))) + (5.0 * N * ((1.0 / N) + (epsilon * epsilon)) / (-1.0 + N)))
 
 
 # theorem: classical.dwork_roth_advanced_composition_eps | side: rhs | hash: a221e919e219f523
@@ -144,7 +145,8 @@ def classical__kairouz2017_eps1(T, epsilon):
 def classical__kairouz2017_eps2(T, deltatilde, epsilon):
     """classical.kairouz2017_eps2 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = _rt.torch_args(T, deltatilde, epsilon)
-    return ((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde))))))
+    _t0 = (torch.sqrt(T) * epsilon)
+    return ((1.4142135623730951 * _t0 * torch.sqrt(torch.log((2.718281828459045 + (_t0 / deltatilde))))) + (T * epsilon * torch.tanh((0.5 * epsilon))))
 
 
 # theorem: classical.kairouz2017_eps3 | side: rhs | hash: 54749f13e0ac2ced
@@ -160,7 +162,8 @@ def classical__kairouz2017_eps3(T, deltatilde, epsilon):
 def classical__kairouz2017_delta(T, delta, deltatilde):
     """classical.kairouz2017_delta (rhs): -(1 - delta)**T*(1 - deltatilde) + 1"""
     T, delta, deltatilde, = _rt.torch_args(T, delta, deltatilde)
-    return ((deltatilde * torch.exp((T * torch.log1p((-delta))))) - _rt.torch_expm1((T * torch.log1p((-delta)))))
+    _t0 = (T * torch.log1p((-delta)))
+    return ((deltatilde * torch.exp(_t0)) - _rt.torch_expm1(_t0))
 
 
 # theorem: classical.dwork2010_kl | side: rhs | hash: acb056494ec40d5a
@@ -192,7 +195,11 @@ def classical__randomized_response_kl(epsilon):
 def classical__randomized_response_kl__lhs(epsilon):
     """classical.randomized_response_kl (lhs): (1 - exp(epsilon)/(exp(epsilon) + 1))*log((1 - exp(epsilon)/(exp(epsilon) + 1))*(exp(epsilon) + 1)*exp(-epsilon)) + exp(epsilon)*log(exp(epsilon)/((1 - exp(epsilon)/(exp(epsilon) + 1))*(exp(epsilon) + 1)))/(exp(epsilon) + 1)"""
     epsilon, = _rt.torch_args(epsilon)
-    return (((-epsilon) + (epsilon * torch.exp(epsilon)) + (torch.exp(epsilon) * torch.log((1.0 / (1.0 - (torch.exp(epsilon) / (1.0 + torch.exp(epsilon))))))) - (torch.exp(epsilon) * torch.log1p(torch.exp(epsilon))) + torch.log1p(((-torch.exp(epsilon)) / (1.0 + torch.exp(epsilon)))) + torch.log1p(torch.exp(epsilon))) / (1.0 + torch.exp(epsilon)))
+    _t0 = torch.exp(epsilon)
+    _t1 = (1.0 + _t0)
+    _t2 = torch.log1p(_t0)
+    _t3 = ((-_t0) / _t1)
+    return ((_t2 - epsilon - (_t0 * _t2) + (_t0 * epsilon) + (_t0 * torch.log((1.0 / (1.0 + _t3)))) + torch.log1p(_t3)) / _t1)
 
 
 # theorem: classical.gaussian_mechanism_calibration | side: rhs | hash: 44f9cb44da16f7ee
@@ -208,4 +215,4 @@ def classical__gaussian_mechanism_calibration(Delta, delta, epsilon):
 def classical__wang2015_sgld_privacy_for_free(N, delta, epsilon, tau):
     """classical.wang2015_sgld_privacy_for_free (rhs): N*epsilon**2/(32*tau*log(2/delta))"""
     N, delta, epsilon, tau, = _rt.torch_args(N, delta, epsilon, tau)
-    return (0.03125 * N * (epsilon ** 2) / tau / torch.log((2.0 / delta)))
+    return (0.03125 * N * (epsilon * epsilon) / tau / torch.log((2.0 / delta)))

@@ -90,7 +90,8 @@ SYMBOLS = {
 def bu2020__f_eps_delta(alpha, delta, epsilon):
     """bu2020.f_eps_delta (rhs): Max(0, (-alpha - delta + 1)*exp(-epsilon), -alpha*exp(epsilon) - delta + 1)"""
     alpha, delta, epsilon, = _rt.torch_args(alpha, delta, epsilon)
-    return torch.clamp(torch.maximum(((1.0 - alpha - delta) * torch.exp((-epsilon))), (1.0 - delta - (alpha * torch.exp(epsilon)))), min=0.0)
+    _t0 = (-1.0 + delta)
+    return torch.clamp(torch.maximum((((-_t0) - alpha) * torch.exp((-epsilon))), ((-_t0) - (alpha * torch.exp(epsilon)))), min=0.0)
 
 
 # theorem: bu2020.gdp_tradeoff | side: rhs | hash: b551150ab3325e4f
@@ -122,7 +123,8 @@ def bu2020__noisy_sgd_step_gdp(sigma):
 def bu2020__delta_of_eps_gdp(epsilon, mu):
     """bu2020.delta_of_eps_gdp (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2"""
     epsilon, mu, = _rt.torch_args(epsilon, mu)
-    return _rt.torch_gauss_diff(((0.5 * mu) - (epsilon / mu)), ((-0.5 * mu) - (epsilon / mu)), 0.0)
+    _t0 = (epsilon / mu)
+    return _rt.torch_gauss_diff(((-_t0) + (0.5 * mu)), ((-_t0) - (0.5 * mu)), 0.0)
 
 
 # theorem: bu2020.delta_of_eps_gdp_conjugate | side: rhs | hash: 0435f94d3a531a19
@@ -130,7 +132,8 @@ def bu2020__delta_of_eps_gdp(epsilon, mu):
 def bu2020__delta_of_eps_gdp_conjugate(epsilon, mu):
     """bu2020.delta_of_eps_gdp_conjugate (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2"""
     epsilon, mu, = _rt.torch_args(epsilon, mu)
-    return _rt.torch_gauss_diff(((0.5 * mu) - (epsilon / mu)), ((-0.5 * mu) - (epsilon / mu)), 0.0)
+    _t0 = (epsilon / mu)
+    return _rt.torch_gauss_diff(((-_t0) + (0.5 * mu)), ((-_t0) - (0.5 * mu)), 0.0)
 
 
 # theorem: bu2020.delta_of_eps_gdp_conjugate | side: lhs | hash: 0435f94d3a531a19
@@ -138,7 +141,10 @@ def bu2020__delta_of_eps_gdp_conjugate(epsilon, mu):
 def bu2020__delta_of_eps_gdp_conjugate__lhs(epsilon, mu):
     """bu2020.delta_of_eps_gdp_conjugate (lhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 - erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - erfc(sqrt(2)*(epsilon/mu + mu/2)/2)))/2)/2 + 1"""
     epsilon, mu, = _rt.torch_args(epsilon, mu)
-    return _rt.torch_gauss_diff((mu + torch.special.ndtri(_rt.torch_ndtr(((-0.5 * mu) - (epsilon / mu))))), ((-0.5 * mu) - (epsilon / mu)), ((0.5 * epsilon) + (0.375 * (mu ** 2)) - (0.5 * (epsilon ** 2) / (mu ** 2)) + (mu * torch.special.ndtri(_rt.torch_ndtr(((-0.5 * mu) - (epsilon / mu))))) + (0.5 * (torch.special.ndtri(_rt.torch_ndtr(((-0.5 * mu) - (epsilon / mu)))) ** 2))))
+    _t0 = ((-0.5 * mu) - (epsilon / mu))
+    _t1 = torch.special.ndtri(_rt.torch_ndtr(_t0))
+    _t2 = (mu * mu)
+    return _rt.torch_gauss_diff((_t1 + mu), _t0, ((0.5 * (_t1 * _t1)) + (0.375 * _t2) + (0.5 * epsilon) + (_t1 * mu) - (0.5 * (epsilon * epsilon) / _t2)))
 
 
 # theorem: bu2020.delta_increasing_in_mu | side: rhs | hash: 74b4a863304d4eb4
@@ -146,7 +152,9 @@ def bu2020__delta_of_eps_gdp_conjugate__lhs(epsilon, mu):
 def bu2020__delta_increasing_in_mu(epsilon, h, mu):
     """bu2020.delta_increasing_in_mu (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/(h + mu) + h/2 + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/(h + mu) - h/2 - mu/2)/2)/2"""
     epsilon, h, mu, = _rt.torch_args(epsilon, h, mu)
-    return _rt.torch_gauss_diff(((0.5 * h) + (0.5 * mu) - (epsilon / (h + mu))), ((-0.5 * h) - (0.5 * mu) - (epsilon / (h + mu))), 0.0)
+    _t0 = (epsilon / (h + mu))
+    _t1 = ((0.5 * h) + (0.5 * mu))
+    return _rt.torch_gauss_diff(((-_t0) + _t1), ((-_t0) - _t1), 0.0)
 
 
 # theorem: bu2020.delta_increasing_in_mu | side: lhs | hash: 74b4a863304d4eb4
@@ -154,7 +162,8 @@ def bu2020__delta_increasing_in_mu(epsilon, h, mu):
 def bu2020__delta_increasing_in_mu__lhs(epsilon, mu):
     """bu2020.delta_increasing_in_mu (lhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 + erfc(sqrt(2)*(epsilon/mu - mu/2)/2)/2"""
     epsilon, mu, = _rt.torch_args(epsilon, mu)
-    return _rt.torch_gauss_diff(((0.5 * mu) - (epsilon / mu)), ((-0.5 * mu) - (epsilon / mu)), 0.0)
+    _t0 = (epsilon / mu)
+    return _rt.torch_gauss_diff(((-_t0) + (0.5 * mu)), ((-_t0) - (0.5 * mu)), 0.0)
 
 
 # theorem: bu2020.min_error_sum_gdp | side: rhs | hash: ffdc8f2b8fd59e26
@@ -194,7 +203,12 @@ def bu2020__lemma_a2(alpha, mu, p):
 def bu2020__subsampling_vs_li2012(alpha, delta, epsilon, p):
     """bu2020.subsampling_vs_li2012 (rhs): Max(0, (-alpha - delta*p + 1)/(p*exp(epsilon) - p + 1), -alpha + (1 - delta)*(p + 1)/(exp(epsilon) + 1) + (1 - p)*(-(1 - delta)/(exp(epsilon) + 1) + 1), -alpha*(p*exp(epsilon) - p + 1) - delta*p + 1)"""
     alpha, delta, epsilon, p, = _rt.torch_args(alpha, delta, epsilon, p)
-    return torch.clamp(torch.maximum(torch.maximum((((-alpha) / (1.0 + (p * _rt.torch_expm1(epsilon)))) - (delta * p / (1.0 + (p * _rt.torch_expm1(epsilon)))) + (1.0 / (1.0 + (p * _rt.torch_expm1(epsilon))))), (1.0 - alpha - (delta * p) - (alpha * p * _rt.torch_expm1(epsilon)))), (1.0 - alpha - p + (2.0 * p / (1.0 + torch.exp(epsilon))) - (2.0 * delta * p / (1.0 + torch.exp(epsilon))))), min=0.0)
+    _t0 = (delta * p)
+    _t1 = (p * _rt.torch_expm1(epsilon))
+    _t2 = (-1.0 + alpha)
+    _t3 = (1.0 + torch.exp(epsilon))
+    _t4 = (1.0 + _t1)
+    return torch.clamp(torch.maximum(torch.maximum(((-_t0) - _t2 - (_t1 * alpha)), ((1.0 / _t4) - (_t0 / _t4) - (alpha / _t4))), ((-_t2) - p - (2.0 * _t0 / _t3) + (2.0 * p / _t3))), min=0.0)
 
 
 # theorem: bu2020.subsampling_vs_li2012 | side: lhs | hash: 286e84ce9fb75de3
@@ -202,7 +216,10 @@ def bu2020__subsampling_vs_li2012(alpha, delta, epsilon, p):
 def bu2020__subsampling_vs_li2012__lhs(alpha, delta, epsilon, p):
     """bu2020.subsampling_vs_li2012 (lhs): Max(0, (-alpha - delta*p + 1)/(p*exp(epsilon) - p + 1), -alpha*(p*exp(epsilon) - p + 1) - delta*p + 1)"""
     alpha, delta, epsilon, p, = _rt.torch_args(alpha, delta, epsilon, p)
-    return torch.clamp(torch.maximum((((-alpha) / (1.0 + (p * _rt.torch_expm1(epsilon)))) - (delta * p / (1.0 + (p * _rt.torch_expm1(epsilon)))) + (1.0 / (1.0 + (p * _rt.torch_expm1(epsilon))))), (1.0 - alpha - (delta * p) - (alpha * p * _rt.torch_expm1(epsilon)))), min=0.0)
+    _t0 = (delta * p)
+    _t1 = (p * _rt.torch_expm1(epsilon))
+    _t2 = (1.0 + _t1)
+    return torch.clamp(torch.maximum(((1.0 / _t2) - (_t0 / _t2) - (alpha / _t2)), (1.0 - _t0 - alpha - (_t1 * alpha))), min=0.0)
 
 
 # theorem: bu2020.gdp_composition | side: rhs | hash: c86f5b3b45e1fe51
@@ -210,7 +227,7 @@ def bu2020__subsampling_vs_li2012__lhs(alpha, delta, epsilon, p):
 def bu2020__gdp_composition(mu_1, mu_2):
     """bu2020.gdp_composition (rhs): sqrt(mu_1**2 + mu_2**2)"""
     mu_1, mu_2, = _rt.torch_args(mu_1, mu_2)
-    return torch.sqrt(((mu_1 ** 2) + (mu_2 ** 2)))
+    return torch.sqrt(((mu_1 * mu_1) + (mu_2 * mu_2)))
 
 
 # theorem: bu2020.gdp_composition_T | side: rhs | hash: 33102b641c04aa0a
@@ -226,7 +243,7 @@ def bu2020__gdp_composition_T(T, mu):
 def bu2020__clt_mu_limit(nu, sigma):
     """bu2020.clt_mu_limit (rhs): nu*sqrt(exp(sigma**(-2)) - 1)"""
     nu, sigma, = _rt.torch_args(nu, sigma)
-    return (nu * torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2)))))
+    return (nu * torch.sqrt(_rt.torch_expm1((1.0 / (sigma * sigma)))))
 
 
 # theorem: bu2020.clt_mu | side: rhs | hash: 46f1ff4742d55d7d
@@ -234,7 +251,7 @@ def bu2020__clt_mu_limit(nu, sigma):
 def bu2020__clt_mu(T, p, sigma):
     """bu2020.clt_mu (rhs): sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)"""
     T, p, sigma, = _rt.torch_args(T, p, sigma)
-    return (torch.sqrt(T) * p * torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2)))))
+    return (torch.sqrt(T) * p * torch.sqrt(_rt.torch_expm1((1.0 / (sigma * sigma)))))
 
 
 # theorem: bu2020.clt_mu_epochs | side: rhs | hash: f1976ac3749753bf
@@ -242,7 +259,7 @@ def bu2020__clt_mu(T, p, sigma):
 def bu2020__clt_mu_epochs(E, p, sigma):
     """bu2020.clt_mu_epochs (rhs): sqrt(E)*sqrt(p)*sqrt(exp(sigma**(-2)) - 1)"""
     E, p, sigma, = _rt.torch_args(E, p, sigma)
-    return (torch.sqrt(E) * torch.sqrt(p) * torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2)))))
+    return (torch.sqrt(E) * torch.sqrt(p) * torch.sqrt(_rt.torch_expm1((1.0 / (sigma * sigma)))))
 
 
 # theorem: bu2020.clt_mu_epochs | side: lhs | hash: f1976ac3749753bf
@@ -250,7 +267,7 @@ def bu2020__clt_mu_epochs(E, p, sigma):
 def bu2020__clt_mu_epochs__lhs(E, p, sigma):
     """bu2020.clt_mu_epochs (lhs): sqrt(E)*sqrt(p)*sqrt(exp(sigma**(-2)) - 1)"""
     E, p, sigma, = _rt.torch_args(E, p, sigma)
-    return (torch.sqrt(E) * torch.sqrt(p) * torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2)))))
+    return (torch.sqrt(E) * torch.sqrt(p) * torch.sqrt(_rt.torch_expm1((1.0 / (sigma * sigma)))))
 
 
 # theorem: bu2020.delta_clt | side: rhs | hash: 13d21ca50b0430a1
@@ -258,7 +275,11 @@ def bu2020__clt_mu_epochs__lhs(E, p, sigma):
 def bu2020__delta_clt(T, epsilon, p, sigma):
     """bu2020.delta_clt (rhs): -exp(epsilon)*erfc(sqrt(2)*(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2 + erfc(sqrt(2)*(-sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2"""
     T, epsilon, p, sigma, = _rt.torch_args(T, epsilon, p, sigma)
-    return _rt.torch_gauss_diff(((0.5 * torch.sqrt(T) * p * torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2))))) - (epsilon / torch.sqrt(T) / p / torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2)))))), ((-0.5 * torch.sqrt(T) * p * torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2))))) - (epsilon / torch.sqrt(T) / p / torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2)))))), 0.0)
+    _t0 = torch.sqrt(T)
+    _t1 = torch.sqrt(_rt.torch_expm1((1.0 / (sigma * sigma))))
+    _t2 = (0.5 * _t0 * _t1 * p)
+    _t3 = (epsilon / _t0 / _t1 / p)
+    return _rt.torch_gauss_diff((_t2 - _t3), ((-_t2) - _t3), 0.0)
 
 
 # theorem: bu2020.uniform_mu | side: rhs | hash: 0beaea0f9f411061
@@ -266,7 +287,7 @@ def bu2020__delta_clt(T, epsilon, p, sigma):
 def bu2020__uniform_mu(T, p, sigma):
     """bu2020.uniform_mu (rhs): sqrt(2)*sqrt(T)*p*sqrt(exp(sigma**(-2))*erfc(-3*sqrt(2)/(4*sigma))/2 + 3*erfc(sqrt(2)/(4*sigma))/2 - 2)"""
     T, p, sigma, = _rt.torch_args(T, p, sigma)
-    return (1.4142135623730951 * torch.sqrt(T) * p * torch.sqrt((-2.0 + (torch.exp((1.0 / (sigma ** 2))) * _rt.torch_ndtr((1.5 / sigma))) + (3.0 * _rt.torch_ndtr((-0.5 / sigma))))))
+    return (1.4142135623730951 * torch.sqrt(T) * p * torch.sqrt((-2.0 + (torch.exp((1.0 / (sigma * sigma))) * _rt.torch_ndtr((1.5 / sigma))) + (3.0 * _rt.torch_ndtr((-0.5 / sigma))))))
 
 
 # theorem: bu2020.thm1_fdp_comparison | side: rhs | hash: c73de99a35953ec3
@@ -274,7 +295,7 @@ def bu2020__uniform_mu(T, p, sigma):
 def bu2020__thm1_fdp_comparison(T, alpha, p, sigma):
     """bu2020.thm1_fdp_comparison (rhs): erfc(sqrt(2)*(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1) - sqrt(2)*erfinv(1 - 2*alpha))/2)/2"""
     T, alpha, p, sigma, = _rt.torch_args(T, alpha, p, sigma)
-    return _rt.torch_ndtr((((-torch.sqrt(T) * p * torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2)))))) - torch.special.ndtri(alpha)))
+    return _rt.torch_ndtr((((-torch.sqrt(T) * p * torch.sqrt(_rt.torch_expm1((1.0 / (sigma * sigma)))))) - torch.special.ndtri(alpha)))
 
 
 # theorem: bu2020.thm2_dp_comparison | side: rhs | hash: 0946e27d1ebe4e5c
@@ -290,7 +311,11 @@ def bu2020__thm2_dp_comparison(delta_MA):
 def bu2020__thm2_dp_comparison__lhs(T, epsilon, p, sigma):
     """bu2020.thm2_dp_comparison (lhs): -exp(epsilon)*erfc(sqrt(2)*(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2 + erfc(sqrt(2)*(-sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)/2 + epsilon/(sqrt(T)*p*sqrt(exp(sigma**(-2)) - 1)))/2)/2"""
     T, epsilon, p, sigma, = _rt.torch_args(T, epsilon, p, sigma)
-    return _rt.torch_gauss_diff(((0.5 * torch.sqrt(T) * p * torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2))))) - (epsilon / torch.sqrt(T) / p / torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2)))))), ((-0.5 * torch.sqrt(T) * p * torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2))))) - (epsilon / torch.sqrt(T) / p / torch.sqrt(_rt.torch_expm1((1.0 / (sigma ** 2)))))), 0.0)
+    _t0 = torch.sqrt(T)
+    _t1 = torch.sqrt(_rt.torch_expm1((1.0 / (sigma * sigma))))
+    _t2 = (0.5 * _t0 * _t1 * p)
+    _t3 = (epsilon / _t0 / _t1 / p)
+    return _rt.torch_gauss_diff((_t2 - _t3), ((-_t2) - _t3), 0.0)
 
 
 # theorem: bu2020.recalibration_match | side: rhs | hash: 087a0e77d9f587f8
@@ -298,7 +323,8 @@ def bu2020__thm2_dp_comparison__lhs(T, epsilon, p, sigma):
 def bu2020__recalibration_match(epsilon, mutilde):
     """bu2020.recalibration_match (rhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mutilde + mutilde/2)/2)/2 + erfc(sqrt(2)*(epsilon/mutilde - mutilde/2)/2)/2"""
     epsilon, mutilde, = _rt.torch_args(epsilon, mutilde)
-    return _rt.torch_gauss_diff(((0.5 * mutilde) - (epsilon / mutilde)), ((-0.5 * mutilde) - (epsilon / mutilde)), 0.0)
+    _t0 = (epsilon / mutilde)
+    return _rt.torch_gauss_diff(((-_t0) + (0.5 * mutilde)), ((-_t0) - (0.5 * mutilde)), 0.0)
 
 
 # theorem: bu2020.recalibrated_mu | side: rhs | hash: dde79f7afc49f28f
@@ -306,7 +332,7 @@ def bu2020__recalibration_match(epsilon, mutilde):
 def bu2020__recalibrated_mu(T, p, sigmatilde):
     """bu2020.recalibrated_mu (rhs): sqrt(T)*p*sqrt(exp(sigmatilde**(-2)) - 1)"""
     T, p, sigmatilde, = _rt.torch_args(T, p, sigmatilde)
-    return (torch.sqrt(T) * p * torch.sqrt(_rt.torch_expm1((1.0 / (sigmatilde ** 2)))))
+    return (torch.sqrt(T) * p * torch.sqrt(_rt.torch_expm1((1.0 / (sigmatilde * sigmatilde)))))
 
 
 # theorem: bu2020.recalibrated_sigma | side: rhs | hash: 53c85cf1dc4d2a55
@@ -314,7 +340,7 @@ def bu2020__recalibrated_mu(T, p, sigmatilde):
 def bu2020__recalibrated_sigma(T, mutilde, p):
     """bu2020.recalibrated_sigma (rhs): 1/sqrt(log(1 + mutilde**2/(T*p**2)))"""
     T, mutilde, p, = _rt.torch_args(T, mutilde, p)
-    return (1.0 / torch.sqrt(torch.log1p(((mutilde ** 2) / T / (p ** 2)))))
+    return (1.0 / torch.sqrt(torch.log1p(((mutilde * mutilde) / T / (p * p)))))
 
 
 # theorem: bu2020.mnist_mu113_clt_eps | side: rhs | hash: b67932e6f04fa752

@@ -156,7 +156,8 @@ def he2021uai__thm1_small_eps(epsilon):
 def he2021uai__thm1_small_eps_failure(delta, epsilon):
     """he2021uai.thm1_small_eps_failure (rhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * torch.exp((-1.7 * epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_t0 * delta * torch.exp((-1.7 * epsilon)) * torch.log(_t0))
 
 
 # theorem: he2021uai.thm1_large_eps | side: rhs | hash: 51806a01848e3258
@@ -180,7 +181,8 @@ def he2021uai__thm1_large_eps_failure(delta, epsilon):
 def he2021uai__thm1_n_condition(c1, c2, c3, c4, c5, c6, c7, delta, epsilon):
     """he2021uai.thm1_n_condition (rhs): Max(c1*log(c2*exp(c3*epsilon)/delta)/epsilon**2, c4*log(c7*delta*exp(-epsilon))/(c5*(-c6*exp(-epsilon) + 1)))"""
     c1, c2, c3, c4, c5, c6, c7, delta, epsilon, = _rt.torch_args(c1, c2, c3, c4, c5, c6, c7, delta, epsilon)
-    return torch.maximum((c1 * torch.log((c2 * torch.exp((c3 * epsilon)) / delta)) / (epsilon ** 2)), (c4 * torch.log((c7 * delta * torch.exp((-epsilon)))) / c5 / (1.0 - (c6 * torch.exp((-epsilon))))))
+    _t0 = torch.exp((-epsilon))
+    return torch.maximum((c1 * torch.log((c2 * torch.exp((c3 * epsilon)) / delta)) / (epsilon * epsilon)), (c4 * torch.log((_t0 * c7 * delta)) / c5 / (1.0 - (_t0 * c6))))
 
 
 # theorem: he2021.def_dp | side: rhs | hash: 877be53d20e153ca
@@ -252,7 +254,7 @@ def he2021uai__thm3_large_eps(epsilon):
 def he2021uai__lemma1_n_condition(delta, epsilon):
     """he2021uai.lemma1_n_condition (rhs): Max(2000*log(43*exp(17*epsilon/10)/(254*delta))/(77*epsilon**2), 200*log(3*delta*exp(-epsilon)/16060)/((1 - 9*exp(-epsilon)/10)*log(9/10)))"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return torch.maximum((25.974025974025974 * torch.log((0.16929133858267717 * torch.exp((1.7 * epsilon)) / delta)) / (epsilon ** 2)), (200.0 * torch.log((0.00018679950186799502 * delta * torch.exp((-epsilon)))) / (0.1 - (0.9 * _rt.torch_expm1((-epsilon)))) / -0.1053605156578263))
+    return torch.maximum((25.974025974025974 * torch.log((0.16929133858267717 * torch.exp((1.7 * epsilon)) / delta)) / (epsilon * epsilon)), (-1898.2443162059806 * torch.log((0.00018679950186799502 * delta * torch.exp((-epsilon)))) / (0.1 - (0.9 * _rt.torch_expm1((-epsilon))))))
 
 
 # theorem: he2021uai.lemma1_small_eps | side: rhs | hash: 3c2165d7211e2201
@@ -284,7 +286,8 @@ def he2021__thm4_eps1(T, epsilon):
 def he2021__thm4_eps2(T, deltatilde, epsilon):
     """he2021.thm4_eps2 (rhs): sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1)"""
     T, deltatilde, epsilon, = _rt.torch_args(T, deltatilde, epsilon)
-    return ((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde))))))
+    _t0 = (torch.sqrt(T) * epsilon)
+    return ((1.4142135623730951 * _t0 * torch.sqrt(torch.log((2.718281828459045 + (_t0 / deltatilde))))) + (T * epsilon * torch.tanh((0.5 * epsilon))))
 
 
 # theorem: he2021.thm4_eps3 | side: rhs | hash: 54749f13e0ac2ced
@@ -300,7 +303,11 @@ def he2021__thm4_eps3(T, deltatilde, epsilon):
 def he2021__thm4_eps_prime(T, deltatilde, epsilon):
     """he2021.thm4_eps_prime (rhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = _rt.torch_args(T, deltatilde, epsilon)
-    return torch.minimum(torch.minimum((T * epsilon), ((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde)))))), ((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde)))))))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 * torch.tanh((0.5 * epsilon)))
+    _t2 = (torch.sqrt(T) * epsilon)
+    _t3 = (1.4142135623730951 * _t2)
+    return torch.minimum(torch.minimum(_t0, (_t1 + (_t3 * torch.sqrt(torch.log((1.0 / deltatilde)))))), (_t1 + (_t3 * torch.sqrt(torch.log((2.718281828459045 + (_t2 / deltatilde)))))))
 
 
 # theorem: he2021.cor1_delta | side: rhs | hash: ea45a83ffe9db246
@@ -308,7 +315,11 @@ def he2021__thm4_eps_prime(T, deltatilde, epsilon):
 def he2021__cor1_delta(T, delta, deltatilde, epsilon, epsilonprime):
     """he2021.cor1_delta (rhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(epsilonprime/epsilon))*(-delta*exp(epsilon)/(exp(epsilon) + 1) + 1)**ceiling(epsilonprime/epsilon) + 2"""
     T, delta, deltatilde, epsilon, epsilonprime, = _rt.torch_args(T, delta, deltatilde, epsilon, epsilonprime)
-    return (deltatilde - _rt.torch_expm1((T * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon)))))) - _rt.torch_expm1((((T - torch.ceil((epsilonprime / epsilon))) * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon))))) + (torch.ceil((epsilonprime / epsilon)) * torch.log1p(((-delta * torch.exp(epsilon)) / (1.0 + torch.exp(epsilon))))))))
+    _t0 = torch.exp(epsilon)
+    _t1 = (delta / (1.0 + _t0))
+    _t2 = torch.log1p((-_t1))
+    _t3 = torch.ceil((epsilonprime / epsilon))
+    return (deltatilde - _rt.torch_expm1((T * _t2)) - _rt.torch_expm1(((_t2 * (T - _t3)) + (_t3 * torch.log1p(((-_t0 * _t1)))))))
 
 
 # theorem: he2021uai.cor2_delta | side: rhs | hash: 1037f5de93406164
@@ -316,7 +327,15 @@ def he2021__cor1_delta(T, delta, deltatilde, epsilon, epsilonprime):
 def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
     """he2021uai.cor2_delta (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2) - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(epsilonprime/eps"""
     T, delta, epsilon, epsilonprime, = _rt.torch_args(T, delta, epsilon, epsilonprime)
-    return (torch.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilon) + (T * torch.log((2.0 * T * epsilon / ((-epsilonprime) + (T * epsilon)) / (1.0 + torch.exp(epsilon))))) + (0.5 * ((-epsilonprime) - (T * epsilon)) * torch.log(((epsilonprime + (T * epsilon)) / ((-epsilonprime) + (T * epsilon)))) / epsilon))) - _rt.torch_expm1((T * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon)))))) - _rt.torch_expm1((((T - torch.ceil((epsilonprime / epsilon))) * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon))))) + (torch.ceil((epsilonprime / epsilon)) * torch.log1p(((-delta * torch.exp(epsilon)) / (1.0 + torch.exp(epsilon))))))))
+    _t0 = torch.exp(epsilon)
+    _t1 = (1.0 + _t0)
+    _t2 = (delta / _t1)
+    _t3 = torch.log1p((-_t2))
+    _t4 = torch.ceil((epsilonprime / epsilon))
+    _t5 = (T * epsilon)
+    _t6 = (_t5 - epsilonprime)
+    _t7 = (_t5 + epsilonprime)
+    return (torch.exp(((-0.5 * _t5) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t5 / _t1 / _t6))) - (0.5 * _t7 * torch.log((_t7 / _t6)) / epsilon))) - _rt.torch_expm1((T * _t3)) - _rt.torch_expm1(((_t3 * (T - _t4)) + (_t4 * torch.log1p(((-_t0 * _t2)))))))
 
 
 # theorem: he2021uai.cor2_delta_pp | side: rhs | hash: d3a0c3e1a91a3935
@@ -324,7 +343,10 @@ def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
 def he2021uai__cor2_delta_pp(T, epsilon, epsilonprime):
     """he2021uai.cor2_delta_pp (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = _rt.torch_args(T, epsilon, epsilonprime)
-    return torch.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilon) + (T * torch.log((2.0 * T * epsilon / ((-epsilonprime) + (T * epsilon)) / (1.0 + torch.exp(epsilon))))) + (0.5 * ((-epsilonprime) - (T * epsilon)) * torch.log(((epsilonprime + (T * epsilon)) / ((-epsilonprime) + (T * epsilon)))) / epsilon)))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 - epsilonprime)
+    _t2 = (_t0 + epsilonprime)
+    return torch.exp(((-0.5 * _t0) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t0 / _t1 / (1.0 + torch.exp(epsilon))))) - (0.5 * _t2 * torch.log((_t2 / _t1)) / epsilon)))
 
 
 # theorem: he2021.cor1_delta_at_thm4_eps | side: rhs | hash: 9a67b40dbd2f7990
@@ -332,7 +354,14 @@ def he2021uai__cor2_delta_pp(T, epsilon, epsilonprime):
 def he2021__cor1_delta_at_thm4_eps(T, delta, deltatilde, epsilon):
     """he2021.cor1_delta_at_thm4_eps (rhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""
     T, delta, deltatilde, epsilon, = _rt.torch_args(T, delta, deltatilde, epsilon)
-    return (deltatilde - _rt.torch_expm1((T * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon)))))) - _rt.torch_expm1((((T - torch.ceil(torch.minimum(torch.minimum(T, ((T * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde)))))), ((T * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde))))))))) * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon))))) + (torch.ceil(torch.minimum(torch.minimum(T, ((T * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde)))))), ((T * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde)))))))) * torch.log1p(((-delta * torch.exp(epsilon)) / (1.0 + torch.exp(epsilon))))))))
+    _t0 = torch.exp(epsilon)
+    _t1 = (delta / (1.0 + _t0))
+    _t2 = torch.log1p((-_t1))
+    _t3 = (T * torch.tanh((0.5 * epsilon)))
+    _t4 = torch.sqrt(T)
+    _t5 = (1.4142135623730951 * _t4)
+    _t6 = torch.ceil(torch.minimum(torch.minimum(T, (_t3 + (_t5 * torch.sqrt(torch.log((1.0 / deltatilde)))))), (_t3 + (_t5 * torch.sqrt(torch.log((2.718281828459045 + (_t4 * epsilon / deltatilde))))))))
+    return (deltatilde - _rt.torch_expm1((T * _t2)) - _rt.torch_expm1(((_t2 * (T - _t6)) + (_t6 * torch.log1p(((-_t0 * _t1)))))))
 
 
 # theorem: he2021uai.cor2_delta_at_eps3 | side: rhs | hash: 84630b2b3d2635d8
@@ -340,7 +369,19 @@ def he2021__cor1_delta_at_thm4_eps(T, delta, deltatilde, epsilon):
 def he2021uai__cor2_delta_at_eps3(T, delta, deltatilde, epsilon):
     """he2021uai.cor2_delta_at_eps3 (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = _rt.torch_args(T, delta, deltatilde, epsilon)
-    return (torch.exp(((-0.5 * T * epsilon) + (T * torch.log((2.0 * T * epsilon / (1.0 + torch.exp(epsilon)) / ((T * epsilon) - (T * epsilon * torch.tanh((0.5 * epsilon))) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde)))))))) - (0.5 * T * epsilon * torch.tanh((0.5 * epsilon))) + (0.5 * (((-T * epsilon)) - (T * epsilon * torch.tanh((0.5 * epsilon))) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) * torch.log((((T * epsilon) + (T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) / ((T * epsilon) - (T * epsilon * torch.tanh((0.5 * epsilon))) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))))) / epsilon) - (0.5 * 1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde)))))) - _rt.torch_expm1((T * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon)))))) - _rt.torch_expm1((((T - torch.ceil((((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) / epsilon))) * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon))))) + (torch.ceil((((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) / epsilon)) * torch.log1p(((-delta * torch.exp(epsilon)) / (1.0 + torch.exp(epsilon))))))))
+    _t0 = torch.exp(epsilon)
+    _t1 = (1.0 + _t0)
+    _t2 = (delta / _t1)
+    _t3 = torch.log1p((-_t2))
+    _t4 = torch.tanh((0.5 * epsilon))
+    _t5 = (T * epsilon)
+    _t6 = (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde))))
+    _t7 = ((_t4 * _t5) + (_t6 * epsilon))
+    _t8 = torch.ceil((_t7 / epsilon))
+    _t9 = (0.5 * T * epsilon)
+    _t10 = (_t5 - _t7)
+    _t11 = (_t5 + _t7)
+    return (torch.exp(((-_t9) + (T * torch.log((2.0 * _t5 / _t1 / _t10))) - (_t4 * _t9) - (0.5 * _t6 * epsilon) - (0.5 * _t11 * torch.log((_t11 / _t10)) / epsilon))) - _rt.torch_expm1((T * _t3)) - _rt.torch_expm1(((_t3 * (T - _t8)) + (_t8 * torch.log1p(((-_t0 * _t2)))))))
 
 
 # theorem: he2021uai.thm5_eps | side: rhs | hash: f455d17360021843
@@ -364,7 +405,7 @@ def he2021uai__thm6_eps(T, deltatilde, epsilon):
 def he2021uai__thm7_eps_tilde(D, N, delta, sigma, tau):
     """he2021uai.thm7_eps_tilde (rhs): log(tau*exp((D**2/tau**2 + sqrt(2)*D*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2))/N + (N - tau)/N)"""
     D, N, delta, sigma, tau, = _rt.torch_args(D, N, delta, sigma, tau)
-    return torch.log1p((tau * _rt.torch_expm1(((0.5 * (D ** 2) / (sigma ** 2) / (tau ** 2)) + (0.5 * 1.4142135623730951 * D * torch.sqrt(torch.log((1.0 / delta))) / sigma / tau))) / N))
+    return torch.log1p((tau * _rt.torch_expm1(((0.5 * (D * D) / (sigma * sigma) / (tau * tau)) + (0.7071067811865476 * D * torch.sqrt(torch.log((1.0 / delta))) / sigma / tau))) / N))
 
 
 # theorem: he2021uai.thm7_eps | side: rhs | hash: d1e852a44650e354
@@ -380,7 +421,11 @@ def he2021uai__thm7_eps(T, deltatilde, epsilontilde):
 def he2021uai__thm7_delta(N, T, delta, deltatildeprime, epsilonprime, epsilontilde, tau):
     """he2021uai.thm7_delta (rhs): deltatildeprime - (-delta/(exp(epsilontilde) + 1) + 1)**T - (-delta/(exp(epsilontilde) + 1) + 1)**(T - ceiling(N*epsilonprime/(epsilontilde*tau)))*(-delta*exp(epsilontilde)/(exp(epsilontilde) + 1) + 1)**ceiling(N*epsilonprime/(epsilontilde*tau)) + 2"""
     N, T, delta, deltatildeprime, epsilonprime, epsilontilde, tau, = _rt.torch_args(N, T, delta, deltatildeprime, epsilonprime, epsilontilde, tau)
-    return (deltatildeprime - _rt.torch_expm1((T * torch.log1p(((-delta) / (1.0 + torch.exp(epsilontilde)))))) - _rt.torch_expm1((((T - torch.ceil((N * epsilonprime / epsilontilde / tau))) * torch.log1p(((-delta) / (1.0 + torch.exp(epsilontilde))))) + (torch.ceil((N * epsilonprime / epsilontilde / tau)) * torch.log1p(((-delta * torch.exp(epsilontilde)) / (1.0 + torch.exp(epsilontilde))))))))
+    _t0 = torch.exp(epsilontilde)
+    _t1 = (delta / (1.0 + _t0))
+    _t2 = torch.log1p((-_t1))
+    _t3 = torch.ceil((N * epsilonprime / epsilontilde / tau))
+    return (deltatildeprime - _rt.torch_expm1((T * _t2)) - _rt.torch_expm1(((_t2 * (T - _t3)) + (_t3 * torch.log1p(((-_t0 * _t1)))))))
 
 
 # theorem: he2021uai.thm7_delta_tilde_p | side: rhs | hash: ec1c4e66a09a5c77
@@ -388,7 +433,10 @@ def he2021uai__thm7_delta(N, T, delta, deltatildeprime, epsilonprime, epsilontil
 def he2021uai__thm7_delta_tilde_p(T, epsilonprime, epsilontilde):
     """he2021uai.thm7_delta_tilde_p (rhs): ((T*epsilontilde + epsilonprime)/(T*epsilontilde - epsilonprime))**((-T*epsilontilde - epsilonprime)/(2*epsilontilde))*(2*T*epsilontilde/((T*epsilontilde - epsilonprime)*(exp(epsilontilde) + 1)))**T*exp(-T*epsilontilde/2 - epsilonprime/2)"""
     T, epsilonprime, epsilontilde, = _rt.torch_args(T, epsilonprime, epsilontilde)
-    return torch.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilontilde) + (T * torch.log((2.0 * T * epsilontilde / ((-epsilonprime) + (T * epsilontilde)) / (1.0 + torch.exp(epsilontilde))))) + (0.5 * ((-epsilonprime) - (T * epsilontilde)) * torch.log(((epsilonprime + (T * epsilontilde)) / ((-epsilonprime) + (T * epsilontilde)))) / epsilontilde)))
+    _t0 = (T * epsilontilde)
+    _t1 = (_t0 - epsilonprime)
+    _t2 = (_t0 + epsilonprime)
+    return torch.exp(((-0.5 * _t0) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t0 / _t1 / (1.0 + torch.exp(epsilontilde))))) - (0.5 * _t2 * torch.log((_t2 / _t1)) / epsilontilde)))
 
 
 # theorem: he2021uai.cor3_gap_rate | side: rhs | hash: 093e0fab9a2e62a5
@@ -428,7 +476,8 @@ def he2021uai__cmp_thm1_a_vs_nissim_stemmer__lhs(epsilon):
 def he2021uai__cmp_thm1_b_vs_nissim_stemmer(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_nissim_stemmer (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * torch.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_t0 * delta * torch.log(_t0))
 
 
 # theorem: he2021uai.cmp_thm1_b_vs_nissim_stemmer | side: lhs | hash: dd6f2094b504c278
@@ -436,7 +485,8 @@ def he2021uai__cmp_thm1_b_vs_nissim_stemmer(delta, epsilon):
 def he2021uai__cmp_thm1_b_vs_nissim_stemmer__lhs(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_nissim_stemmer (lhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * torch.exp((-1.7 * epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_t0 * delta * torch.exp((-1.7 * epsilon)) * torch.log(_t0))
 
 
 # theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: rhs | hash: f5a796807bd27049
@@ -452,7 +502,8 @@ def he2021uai__cmp_thm1_b_vs_dwork2015(delta, epsilon):
 def he2021uai__cmp_thm1_b_vs_dwork2015__lhs(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_dwork2015 (lhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * torch.exp((-1.7 * epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_t0 * delta * torch.exp((-1.7 * epsilon)) * torch.log(_t0))
 
 
 # theorem: he2021uai.cmp_thm2_vs_nissim_stemmer | side: rhs | hash: 48e794a9c99bc413
@@ -524,7 +575,11 @@ def he2021__cmp_kl_le_dwork2010__lhs(epsilon):
 def he2021__cmp_eps_same_as_kairouz(T, deltatilde, epsilon):
     """he2021.cmp_eps_same_as_kairouz (rhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = _rt.torch_args(T, deltatilde, epsilon)
-    return torch.minimum(torch.minimum((T * epsilon), ((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde)))))), ((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde)))))))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 * torch.tanh((0.5 * epsilon)))
+    _t2 = (torch.sqrt(T) * epsilon)
+    _t3 = (1.4142135623730951 * _t2)
+    return torch.minimum(torch.minimum(_t0, (_t1 + (_t3 * torch.sqrt(torch.log((1.0 / deltatilde)))))), (_t1 + (_t3 * torch.sqrt(torch.log((2.718281828459045 + (_t2 / deltatilde)))))))
 
 
 # theorem: he2021.cmp_eps_same_as_kairouz | side: lhs | hash: 56edb94878f4feaf
@@ -532,7 +587,11 @@ def he2021__cmp_eps_same_as_kairouz(T, deltatilde, epsilon):
 def he2021__cmp_eps_same_as_kairouz__lhs(T, deltatilde, epsilon):
     """he2021.cmp_eps_same_as_kairouz (lhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = _rt.torch_args(T, deltatilde, epsilon)
-    return torch.minimum(torch.minimum((T * epsilon), ((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde)))))), ((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde)))))))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 * torch.tanh((0.5 * epsilon)))
+    _t2 = (torch.sqrt(T) * epsilon)
+    _t3 = (1.4142135623730951 * _t2)
+    return torch.minimum(torch.minimum(_t0, (_t1 + (_t3 * torch.sqrt(torch.log((1.0 / deltatilde)))))), (_t1 + (_t3 * torch.sqrt(torch.log((2.718281828459045 + (_t2 / deltatilde)))))))
 
 
 # theorem: he2021.cmp_delta_vs_kairouz | side: rhs | hash: 1024191abe53a509
@@ -540,7 +599,8 @@ def he2021__cmp_eps_same_as_kairouz__lhs(T, deltatilde, epsilon):
 def he2021__cmp_delta_vs_kairouz(T, delta, deltatilde):
     """he2021.cmp_delta_vs_kairouz (rhs): -(1 - delta)**T*(1 - deltatilde) + 1"""
     T, delta, deltatilde, = _rt.torch_args(T, delta, deltatilde)
-    return ((deltatilde * torch.exp((T * torch.log1p((-delta))))) - _rt.torch_expm1((T * torch.log1p((-delta)))))
+    _t0 = (T * torch.log1p((-delta)))
+    return ((deltatilde * torch.exp(_t0)) - _rt.torch_expm1(_t0))
 
 
 # theorem: he2021.cmp_delta_vs_kairouz | side: lhs | hash: 1024191abe53a509
@@ -548,7 +608,14 @@ def he2021__cmp_delta_vs_kairouz(T, delta, deltatilde):
 def he2021__cmp_delta_vs_kairouz__lhs(T, delta, deltatilde, epsilon):
     """he2021.cmp_delta_vs_kairouz (lhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""
     T, delta, deltatilde, epsilon, = _rt.torch_args(T, delta, deltatilde, epsilon)
-    return (deltatilde - _rt.torch_expm1((T * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon)))))) - _rt.torch_expm1((((T - torch.ceil(torch.minimum(torch.minimum(T, ((T * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde)))))), ((T * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde))))))))) * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon))))) + (torch.ceil(torch.minimum(torch.minimum(T, ((T * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde)))))), ((T * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde)))))))) * torch.log1p(((-delta * torch.exp(epsilon)) / (1.0 + torch.exp(epsilon))))))))
+    _t0 = torch.exp(epsilon)
+    _t1 = (delta / (1.0 + _t0))
+    _t2 = torch.log1p((-_t1))
+    _t3 = (T * torch.tanh((0.5 * epsilon)))
+    _t4 = torch.sqrt(T)
+    _t5 = (1.4142135623730951 * _t4)
+    _t6 = torch.ceil(torch.minimum(torch.minimum(T, (_t3 + (_t5 * torch.sqrt(torch.log((1.0 / deltatilde)))))), (_t3 + (_t5 * torch.sqrt(torch.log((2.718281828459045 + (_t4 * epsilon / deltatilde))))))))
+    return (deltatilde - _rt.torch_expm1((T * _t2)) - _rt.torch_expm1(((_t2 * (T - _t6)) + (_t6 * torch.log1p(((-_t0 * _t1)))))))
 
 
 # theorem: he2021.cmp_eps_vs_dwork_roth | side: rhs | hash: 12ee82c6b66460ef
@@ -564,7 +631,11 @@ def he2021__cmp_eps_vs_dwork_roth(T, deltatilde, epsilon):
 def he2021__cmp_eps_vs_dwork_roth__lhs(T, deltatilde, epsilon):
     """he2021.cmp_eps_vs_dwork_roth (lhs): Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))"""
     T, deltatilde, epsilon, = _rt.torch_args(T, deltatilde, epsilon)
-    return torch.minimum(torch.minimum((T * epsilon), ((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde)))))), ((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde)))))))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 * torch.tanh((0.5 * epsilon)))
+    _t2 = (torch.sqrt(T) * epsilon)
+    _t3 = (1.4142135623730951 * _t2)
+    return torch.minimum(torch.minimum(_t0, (_t1 + (_t3 * torch.sqrt(torch.log((1.0 / deltatilde)))))), (_t1 + (_t3 * torch.sqrt(torch.log((2.718281828459045 + (_t2 / deltatilde)))))))
 
 
 # theorem: he2021.cmp_delta_vs_dwork_roth | side: rhs | hash: 444a76a32e67355d
@@ -580,7 +651,14 @@ def he2021__cmp_delta_vs_dwork_roth(T, delta, deltatilde):
 def he2021__cmp_delta_vs_dwork_roth__lhs(T, delta, deltatilde, epsilon):
     """he2021.cmp_delta_vs_dwork_roth (lhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""
     T, delta, deltatilde, epsilon, = _rt.torch_args(T, delta, deltatilde, epsilon)
-    return (deltatilde - _rt.torch_expm1((T * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon)))))) - _rt.torch_expm1((((T - torch.ceil(torch.minimum(torch.minimum(T, ((T * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde)))))), ((T * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde))))))))) * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon))))) + (torch.ceil(torch.minimum(torch.minimum(T, ((T * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde)))))), ((T * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((2.718281828459045 + (torch.sqrt(T) * epsilon / deltatilde)))))))) * torch.log1p(((-delta * torch.exp(epsilon)) / (1.0 + torch.exp(epsilon))))))))
+    _t0 = torch.exp(epsilon)
+    _t1 = (delta / (1.0 + _t0))
+    _t2 = torch.log1p((-_t1))
+    _t3 = (T * torch.tanh((0.5 * epsilon)))
+    _t4 = torch.sqrt(T)
+    _t5 = (1.4142135623730951 * _t4)
+    _t6 = torch.ceil(torch.minimum(torch.minimum(T, (_t3 + (_t5 * torch.sqrt(torch.log((1.0 / deltatilde)))))), (_t3 + (_t5 * torch.sqrt(torch.log((2.718281828459045 + (_t4 * epsilon / deltatilde))))))))
+    return (deltatilde - _rt.torch_expm1((T * _t2)) - _rt.torch_expm1(((_t2 * (T - _t6)) + (_t6 * torch.log1p(((-_t0 * _t1)))))))
 
 
 # theorem: he2021uai.cmp_cor2_vs_thm4 | side: rhs | hash: 6b62645d094f34cc
@@ -588,7 +666,11 @@ def he2021__cmp_delta_vs_dwork_roth__lhs(T, delta, deltatilde, epsilon):
 def he2021uai__cmp_cor2_vs_thm4(T, delta, deltatilde, epsilon):
     """he2021uai.cmp_cor2_vs_thm4 (rhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1))/epsilon))*(-delta*exp(epsilon)/(exp(epsilon) + 1) + 1)**ceiling((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/delt"""
     T, delta, deltatilde, epsilon, = _rt.torch_args(T, delta, deltatilde, epsilon)
-    return (deltatilde - _rt.torch_expm1((T * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon)))))) - _rt.torch_expm1((((T - torch.ceil((((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) / epsilon))) * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon))))) + (torch.ceil((((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) / epsilon)) * torch.log1p(((-delta * torch.exp(epsilon)) / (1.0 + torch.exp(epsilon))))))))
+    _t0 = torch.exp(epsilon)
+    _t1 = (delta / (1.0 + _t0))
+    _t2 = torch.log1p((-_t1))
+    _t3 = torch.ceil((((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) / epsilon))
+    return (deltatilde - _rt.torch_expm1((T * _t2)) - _rt.torch_expm1(((_t2 * (T - _t3)) + (_t3 * torch.log1p(((-_t0 * _t1)))))))
 
 
 # theorem: he2021uai.cmp_cor2_vs_thm4 | side: lhs | hash: 6b62645d094f34cc
@@ -596,7 +678,19 @@ def he2021uai__cmp_cor2_vs_thm4(T, delta, deltatilde, epsilon):
 def he2021uai__cmp_cor2_vs_thm4__lhs(T, delta, deltatilde, epsilon):
     """he2021uai.cmp_cor2_vs_thm4 (lhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = _rt.torch_args(T, delta, deltatilde, epsilon)
-    return (torch.exp(((-0.5 * T * epsilon) + (T * torch.log((2.0 * T * epsilon / (1.0 + torch.exp(epsilon)) / ((T * epsilon) - (T * epsilon * torch.tanh((0.5 * epsilon))) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde)))))))) - (0.5 * T * epsilon * torch.tanh((0.5 * epsilon))) + (0.5 * (((-T * epsilon)) - (T * epsilon * torch.tanh((0.5 * epsilon))) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) * torch.log((((T * epsilon) + (T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) / ((T * epsilon) - (T * epsilon * torch.tanh((0.5 * epsilon))) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))))) / epsilon) - (0.5 * 1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde)))))) - _rt.torch_expm1((T * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon)))))) - _rt.torch_expm1((((T - torch.ceil((((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) / epsilon))) * torch.log1p(((-delta) / (1.0 + torch.exp(epsilon))))) + (torch.ceil((((T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) / epsilon)) * torch.log1p(((-delta * torch.exp(epsilon)) / (1.0 + torch.exp(epsilon))))))))
+    _t0 = torch.exp(epsilon)
+    _t1 = (1.0 + _t0)
+    _t2 = (delta / _t1)
+    _t3 = torch.log1p((-_t2))
+    _t4 = torch.tanh((0.5 * epsilon))
+    _t5 = (T * epsilon)
+    _t6 = (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde))))
+    _t7 = ((_t4 * _t5) + (_t6 * epsilon))
+    _t8 = torch.ceil((_t7 / epsilon))
+    _t9 = (0.5 * T * epsilon)
+    _t10 = (_t5 - _t7)
+    _t11 = (_t5 + _t7)
+    return (torch.exp(((-_t9) + (T * torch.log((2.0 * _t5 / _t1 / _t10))) - (_t4 * _t9) - (0.5 * _t6 * epsilon) - (0.5 * _t11 * torch.log((_t11 / _t10)) / epsilon))) - _rt.torch_expm1((T * _t3)) - _rt.torch_expm1(((_t3 * (T - _t8)) + (_t8 * torch.log1p(((-_t0 * _t2)))))))
 
 
 # theorem: he2021uai.cmp_lemma1_small_conflicts_thm3 | side: rhs | hash: e637747b9b4fb2b8

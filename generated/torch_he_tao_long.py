@@ -140,7 +140,7 @@ def he2021long__thm1_b(delta, epsilon):
 def he2021long__thm1_n_condition(delta, epsilon):
     """he2021long.thm1_n_condition (rhs): 2*(epsilon + log(16/delta))/epsilon**2"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * (epsilon + torch.log((16.0 / delta))) / (epsilon ** 2))
+    return (2.0 * (epsilon + torch.log((16.0 / delta))) / (epsilon * epsilon))
 
 
 # theorem: he2021long.cmp_ns_a | side: rhs | hash: ce4f60f8e1e41212
@@ -164,7 +164,8 @@ def he2021long__cmp_ns_a__lhs(epsilon):
 def he2021long__cmp_ns_b(delta, epsilon):
     """he2021long.cmp_ns_b (rhs): 2*delta*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * torch.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_t0 * delta * torch.log(_t0))
 
 
 # theorem: he2021long.cmp_ns_b | side: lhs | hash: 04fdc80a7aa12eda
@@ -172,7 +173,8 @@ def he2021long__cmp_ns_b(delta, epsilon):
 def he2021long__cmp_ns_b__lhs(delta, epsilon):
     """he2021long.cmp_ns_b (lhs): 2*delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * torch.exp((-epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_t0 * delta * torch.exp((-epsilon)) * torch.log(_t0))
 
 
 # theorem: he2021long.quote_dwork2015_b | side: rhs | hash: e02fd8a8a1432b01
@@ -188,7 +190,8 @@ def he2021long__quote_dwork2015_b(delta, epsilon):
 def he2021long__consistency_thm1_b_intro(delta, epsilon):
     """he2021long.consistency_thm1_b_intro (rhs): 2*delta*exp(-epsilon)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * torch.exp((-epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_t0 * delta * torch.exp((-epsilon)) * torch.log(_t0))
 
 
 # theorem: he2021long.consistency_thm1_b_intro | side: lhs | hash: 0c22e3997c884e1d
@@ -220,7 +223,8 @@ def he2021long__consistency_thm1_a__lhs(epsilon):
 def he2021long__consistency_thm1_b(delta, epsilon):
     """he2021long.consistency_thm1_b (rhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * delta * torch.exp((-1.7 * epsilon)) * torch.log((2.0 / epsilon)) / epsilon)
+    _t0 = (2.0 / epsilon)
+    return (_t0 * delta * torch.exp((-1.7 * epsilon)) * torch.log(_t0))
 
 
 # theorem: he2021long.consistency_thm1_b | side: lhs | hash: bf2483c261db77e6
@@ -268,7 +272,7 @@ def he2021long__consistency_thm1_b_large__lhs(delta, epsilon):
 def he2021long__consistency_thm1_n(delta, epsilon):
     """he2021long.consistency_thm1_n (rhs): Max(2000*log(43*exp(17*epsilon/10)/(254*delta))/(77*epsilon**2), 200*log(3*delta*exp(-epsilon)/16060)/((1 - 9*exp(-epsilon)/10)*log(9/10)))"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return torch.maximum((25.974025974025974 * torch.log((0.16929133858267717 * torch.exp((1.7 * epsilon)) / delta)) / (epsilon ** 2)), (200.0 * torch.log((0.00018679950186799502 * delta * torch.exp((-epsilon)))) / (0.1 - (0.9 * _rt.torch_expm1((-epsilon)))) / -0.1053605156578263))
+    return torch.maximum((25.974025974025974 * torch.log((0.16929133858267717 * torch.exp((1.7 * epsilon)) / delta)) / (epsilon * epsilon)), (-1898.2443162059806 * torch.log((0.00018679950186799502 * delta * torch.exp((-epsilon)))) / (0.1 - (0.9 * _rt.torch_expm1((-epsilon))))))
 
 
 # theorem: he2021long.consistency_thm1_n | side: lhs | hash: 19f640f715048f77
@@ -276,7 +280,7 @@ def he2021long__consistency_thm1_n(delta, epsilon):
 def he2021long__consistency_thm1_n__lhs(delta, epsilon):
     """he2021long.consistency_thm1_n (lhs): 2*(epsilon + log(16/delta))/epsilon**2"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (2.0 * (epsilon + torch.log((16.0 / delta))) / (epsilon ** 2))
+    return (2.0 * (epsilon + torch.log((16.0 / delta))) / (epsilon * epsilon))
 
 
 # theorem: he2021long.cmp_thm2_factor | side: rhs | hash: 641aec79889164e6
@@ -364,7 +368,8 @@ def he2021long__lemma4(epsilon):
 def he2021long__lemma4_union_step(delta, epsilon):
     """he2021long.lemma4_union_step (rhs): 1 - (-log(2/epsilon)/ceiling(epsilon*exp(epsilon)/delta) + 1)**ceiling(epsilon*exp(epsilon)/delta)"""
     delta, epsilon, = _rt.torch_args(delta, epsilon)
-    return (-_rt.torch_expm1((torch.ceil((epsilon * torch.exp(epsilon) / delta)) * torch.log1p(((-torch.log((2.0 / epsilon))) / torch.ceil((epsilon * torch.exp(epsilon) / delta)))))))
+    _t0 = torch.ceil((epsilon * torch.exp(epsilon) / delta))
+    return (-_rt.torch_expm1((_t0 * torch.log1p(((-torch.log((2.0 / epsilon))) / _t0)))))
 
 
 # theorem: he2021long.lemma4_union_step | side: lhs | hash: 7767d69c8638b657
@@ -380,7 +385,7 @@ def he2021long__lemma4_union_step__lhs(epsilon):
 def he2021long__lemma4_hoeffding_step(N, delta, epsilon):
     """he2021long.lemma4_hoeffding_step (rhs): (1 - exp(-epsilon**2/(2*N)))**ceiling(epsilon*exp(epsilon)/delta)"""
     N, delta, epsilon, = _rt.torch_args(N, delta, epsilon)
-    return torch.exp((torch.ceil((epsilon * torch.exp(epsilon) / delta)) * _rt.torch_log1mexp((-0.5 * (epsilon ** 2) / N))))
+    return torch.exp((torch.ceil((epsilon * torch.exp(epsilon) / delta)) * _rt.torch_log1mexp((-0.5 * (epsilon * epsilon) / N))))
 
 
 # theorem: he2021long.lemma4_hoeffding_step | side: lhs | hash: 09ff4f3e13dd632b
@@ -396,7 +401,7 @@ def he2021long__lemma4_hoeffding_step__lhs(epsilon):
 def he2021long__azuma(t):
     """he2021long.azuma (rhs): exp(-t**2/2)"""
     t, = _rt.torch_args(t)
-    return torch.exp((-0.5 * (t ** 2)))
+    return torch.exp((-0.5 * (t * t)))
 
 
 # theorem: he2021long.cor3_delta_pure | side: rhs | hash: ef0da5c06936b837
@@ -404,7 +409,13 @@ def he2021long__azuma(t):
 def he2021long__cor3_delta_pure(T, deltatilde, epsilon):
     """he2021long.cor3_delta_pure (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, deltatilde, epsilon, = _rt.torch_args(T, deltatilde, epsilon)
-    return torch.exp(((-0.5 * T * epsilon) + (T * torch.log((2.0 * T * epsilon / (1.0 + torch.exp(epsilon)) / ((T * epsilon) - (T * epsilon * torch.tanh((0.5 * epsilon))) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde)))))))) - (0.5 * T * epsilon * torch.tanh((0.5 * epsilon))) + (0.5 * (((-T * epsilon)) - (T * epsilon * torch.tanh((0.5 * epsilon))) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) * torch.log((((T * epsilon) + (T * epsilon * torch.tanh((0.5 * epsilon))) + (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))) / ((T * epsilon) - (T * epsilon * torch.tanh((0.5 * epsilon))) - (1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))))) / epsilon) - (0.5 * 1.4142135623730951 * torch.sqrt(T) * epsilon * torch.sqrt(torch.log((1.0 / deltatilde))))))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 * torch.tanh((0.5 * epsilon)))
+    _t2 = (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde))))
+    _t3 = (_t1 + (_t2 * epsilon))
+    _t4 = (_t0 - _t3)
+    _t5 = (_t0 + _t3)
+    return torch.exp(((-0.5 * _t0) - (0.5 * _t1) + (T * torch.log((2.0 * _t0 / _t4 / (1.0 + torch.exp(epsilon))))) - (0.5 * _t2 * epsilon) - (0.5 * _t5 * torch.log((_t5 / _t4)) / epsilon)))
 
 
 # theorem: he2021long.b5_tightness | side: rhs | hash: f10803960fe9b932
@@ -412,7 +423,7 @@ def he2021long__cor3_delta_pure(T, deltatilde, epsilon):
 def he2021long__b5_tightness(T, epsilon, epsilonprime):
     """he2021long.b5_tightness (rhs): exp(-(-T*(exp(epsilon) - 1)/(exp(epsilon) + 1) + epsilonprime)**2/(2*T*epsilon**2))"""
     T, epsilon, epsilonprime, = _rt.torch_args(T, epsilon, epsilonprime)
-    return torch.exp((-0.5 * ((epsilonprime - (T * torch.tanh((0.5 * epsilon)))) ** 2) / T / (epsilon ** 2)))
+    return torch.exp((-0.5 * ((epsilonprime - (T * torch.tanh((0.5 * epsilon)))) ** 2) / T / (epsilon * epsilon)))
 
 
 # theorem: he2021long.b5_tightness | side: lhs | hash: f10803960fe9b932
@@ -420,7 +431,10 @@ def he2021long__b5_tightness(T, epsilon, epsilonprime):
 def he2021long__b5_tightness__lhs(T, epsilon, epsilonprime):
     """he2021long.b5_tightness (lhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = _rt.torch_args(T, epsilon, epsilonprime)
-    return torch.exp(((-0.5 * epsilonprime) - (0.5 * T * epsilon) + (T * torch.log((2.0 * T * epsilon / ((-epsilonprime) + (T * epsilon)) / (1.0 + torch.exp(epsilon))))) + (0.5 * ((-epsilonprime) - (T * epsilon)) * torch.log(((epsilonprime + (T * epsilon)) / ((-epsilonprime) + (T * epsilon)))) / epsilon)))
+    _t0 = (T * epsilon)
+    _t1 = (_t0 - epsilonprime)
+    _t2 = (_t0 + epsilonprime)
+    return torch.exp(((-0.5 * _t0) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t0 / _t1 / (1.0 + torch.exp(epsilon))))) - (0.5 * _t2 * torch.log((_t2 / _t1)) / epsilon)))
 
 
 # theorem: he2021long.thm7_eps_tilde | side: rhs | hash: ece74bab9a5d456f
@@ -428,7 +442,7 @@ def he2021long__b5_tightness__lhs(T, epsilon, epsilonprime):
 def he2021long__thm7_eps_tilde(L, delta, sigma, tau):
     """he2021long.thm7_eps_tilde (rhs): (4*L**2/tau**2 + 2*sqrt(2)*L*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2)"""
     L, delta, sigma, tau, = _rt.torch_args(L, delta, sigma, tau)
-    return (L * ((2.0 * L) + (1.4142135623730951 * sigma * tau * torch.sqrt((-torch.log(delta))))) / (sigma ** 2) / (tau ** 2))
+    return (L * ((2.0 * L) + (1.4142135623730951 * sigma * tau * torch.sqrt((-torch.log(delta))))) / (sigma * sigma) / (tau * tau))
 
 
 # theorem: he2021long.thm7_subsampling | side: rhs | hash: 22148deaa3b72731
@@ -452,7 +466,7 @@ def he2021long__thm7_subsampling__lhs(N, epsilontilde, tau):
 def he2021long__consistency_thm7_step(L, N, delta, sigma, tau):
     """he2021long.consistency_thm7_step (rhs): tau*(4*L**2/tau**2 + 2*sqrt(2)*L*sigma*sqrt(log(1/delta))/tau)/(N*sigma**2)"""
     L, N, delta, sigma, tau, = _rt.torch_args(L, N, delta, sigma, tau)
-    return (2.0 * L * ((2.0 * L) + (1.4142135623730951 * sigma * tau * torch.sqrt((-torch.log(delta))))) / N / (sigma ** 2) / tau)
+    return (2.0 * L * ((2.0 * L) + (1.4142135623730951 * sigma * tau * torch.sqrt((-torch.log(delta))))) / N / (sigma * sigma) / tau)
 
 
 # theorem: he2021long.consistency_thm7_step | side: lhs | hash: 88919d36fdd5816b
@@ -460,7 +474,7 @@ def he2021long__consistency_thm7_step(L, N, delta, sigma, tau):
 def he2021long__consistency_thm7_step__lhs(L, N, delta, sigma, tau):
     """he2021long.consistency_thm7_step (lhs): log(tau*exp((4*L**2/tau**2 + 2*sqrt(2)*L*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2))/N + (N - tau)/N)"""
     L, N, delta, sigma, tau, = _rt.torch_args(L, N, delta, sigma, tau)
-    return torch.log1p((tau * _rt.torch_expm1(((2.0 * (L ** 2) / (sigma ** 2) / (tau ** 2)) + (1.4142135623730951 * L * torch.sqrt(torch.log((1.0 / delta))) / sigma / tau))) / N))
+    return torch.log1p((tau * _rt.torch_expm1(((2.0 * (L * L) / (sigma * sigma) / (tau * tau)) + (1.4142135623730951 * L * torch.sqrt(torch.log((1.0 / delta))) / sigma / tau))) / N))
 
 
 # theorem: he2021long.thm7_eps | side: rhs | hash: d5a17c226c4aca58
@@ -468,7 +482,8 @@ def he2021long__consistency_thm7_step__lhs(L, N, delta, sigma, tau):
 def he2021long__thm7_eps(N, T, deltatilde, epsilontilde, tau):
     """he2021long.thm7_eps (rhs): 2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1))"""
     N, T, deltatilde, epsilontilde, tau, = _rt.torch_args(N, T, deltatilde, epsilontilde, tau)
-    return ((2.0 * T * epsilontilde * tau * torch.tanh((epsilontilde * tau / N)) / N) + (2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilontilde * tau * torch.sqrt(torch.log((1.0 / deltatilde))) / N))
+    _t0 = (epsilontilde * tau / N)
+    return ((2.0 * T * _t0 * torch.tanh(_t0)) + (2.8284271247461903 * torch.sqrt(T) * _t0 * torch.sqrt(torch.log((1.0 / deltatilde)))))
 
 
 # theorem: he2021long.thm7_delta | side: rhs | hash: 9cb0498c6a16ed68
@@ -476,7 +491,14 @@ def he2021long__thm7_eps(N, T, deltatilde, epsilontilde, tau):
 def he2021long__thm7_delta(N, T, delta, deltatilde, epsilontilde, tau):
     """he2021long.thm7_delta (rhs): deltatilde - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**T - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**(T - ceiling(N*(2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1)))/(2*epsil"""
     N, T, delta, deltatilde, epsilontilde, tau, = _rt.torch_args(N, T, delta, deltatilde, epsilontilde, tau)
-    return (deltatilde - _rt.torch_expm1((T * torch.log1p(((-delta * tau) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N)))))))) - _rt.torch_expm1(((T * torch.log1p(((-delta * tau) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N))))))) - (torch.ceil(((1.4142135623730951 * torch.sqrt(T) * torch.sqrt((-torch.log(deltatilde)))) + (N * T * _rt.torch_expm1((2.0 * epsilontilde * tau / N)) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N))))))) * torch.log1p(((-delta * tau) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N))))))) + (torch.ceil(((1.4142135623730951 * torch.sqrt(T) * torch.sqrt((-torch.log(deltatilde)))) + (N * T * _rt.torch_expm1((2.0 * epsilontilde * tau / N)) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N))))))) * torch.log1p(((-delta * tau * torch.exp((2.0 * epsilontilde * tau / N))) / (N + (N * torch.exp((2.0 * epsilontilde * tau / N))))))))))
+    _t0 = (2.0 * epsilontilde * tau / N)
+    _t1 = torch.exp(_t0)
+    _t2 = (N + (N * _t1))
+    _t3 = (delta * tau / _t2)
+    _t4 = torch.log1p((-_t3))
+    _t5 = (T * _t4)
+    _t6 = torch.ceil(((1.4142135623730951 * torch.sqrt(T) * torch.sqrt((-torch.log(deltatilde)))) + (N * T * _rt.torch_expm1(_t0) / _t2)))
+    return (deltatilde - _rt.torch_expm1(_t5) - _rt.torch_expm1((_t5 - (_t4 * _t6) + (_t6 * torch.log1p(((-_t1 * _t3)))))))
 
 
 # theorem: he2021long.thm7_delta_tilde | side: rhs | hash: 6fe0ead7fec0f8da
@@ -484,7 +506,11 @@ def he2021long__thm7_delta(N, T, delta, deltatilde, epsilontilde, tau):
 def he2021long__thm7_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
     """he2021long.thm7_delta_tilde (rhs): ((epsilonprime + T*epsilontilde*tau/N)/(-epsilonprime + T*epsilontilde*tau/N))**((-N*epsilonprime - T*epsilontilde*tau)/(2*epsilontilde*tau))*(2*T*epsilontilde*tau/(N*(-epsilonprime + T*epsilontilde*tau/N)*(exp(epsilontilde*tau/N) + 1)))**T*exp(-epsilonprime/2 - T*epsilontilde*tau/(2*N))"""
     N, T, epsilonprime, epsilontilde, tau, = _rt.torch_args(N, T, epsilonprime, epsilontilde, tau)
-    return torch.exp(((-0.5 * epsilonprime) + (T * torch.log((2.0 * T * epsilontilde * tau / N / ((-epsilonprime) + (T * epsilontilde * tau / N)) / (1.0 + torch.exp((epsilontilde * tau / N)))))) - (0.5 * T * epsilontilde * tau / N) + (0.5 * (((-N * epsilonprime)) - (T * epsilontilde * tau)) * torch.log(((epsilonprime + (T * epsilontilde * tau / N)) / ((-epsilonprime) + (T * epsilontilde * tau / N)))) / epsilontilde / tau)))
+    _t0 = (epsilontilde * tau)
+    _t1 = (_t0 / N)
+    _t2 = (T * _t1)
+    _t3 = ((-epsilonprime) + (T * epsilontilde * tau / N))
+    return torch.exp(((-0.5 * _t2) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t2 / _t3 / (1.0 + torch.exp(_t1))))) + (0.5 * (((-N * epsilonprime)) - (T * _t0)) * torch.log(((_t2 + epsilonprime) / _t3)) / epsilontilde / tau)))
 
 
 # theorem: he2021long.thm8_eps_tilde | side: rhs | hash: 8a777690f180595b
@@ -492,7 +518,7 @@ def he2021long__thm7_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
 def he2021long__thm8_eps_tilde(delta, sigma, tau):
     """he2021long.thm8_eps_tilde (rhs): 2*sqrt(log(1/delta) + tau**(-2))/(sigma*tau)"""
     delta, sigma, tau, = _rt.torch_args(delta, sigma, tau)
-    return (2.0 * torch.sqrt(((1.0 / (tau ** 2)) + torch.log((1.0 / delta)))) / sigma / tau)
+    return (2.0 * torch.sqrt(((1.0 / (tau * tau)) + torch.log((1.0 / delta)))) / sigma / tau)
 
 
 # theorem: he2021long.thm8_eps | side: rhs | hash: 846a9790471525fc
@@ -500,7 +526,8 @@ def he2021long__thm8_eps_tilde(delta, sigma, tau):
 def he2021long__thm8_eps(N, T, deltatilde, epsilon, tau):
     """he2021long.thm8_eps (rhs): 2*sqrt(2)*sqrt(T)*epsilon*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilon*tau*(exp(2*epsilon*tau/N) - 1)/(N*(exp(2*epsilon*tau/N) + 1))"""
     N, T, deltatilde, epsilon, tau, = _rt.torch_args(N, T, deltatilde, epsilon, tau)
-    return ((2.0 * T * epsilon * tau * torch.tanh((epsilon * tau / N)) / N) + (2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilon * tau * torch.sqrt(torch.log((1.0 / deltatilde))) / N))
+    _t0 = (epsilon * tau / N)
+    return ((2.0 * T * _t0 * torch.tanh(_t0)) + (2.8284271247461903 * torch.sqrt(T) * _t0 * torch.sqrt(torch.log((1.0 / deltatilde)))))
 
 
 # theorem: he2021long.thm8_delta | side: rhs | hash: 29669b4003565772
@@ -508,7 +535,13 @@ def he2021long__thm8_eps(N, T, deltatilde, epsilon, tau):
 def he2021long__thm8_delta(N, T, delta, deltatilde, epsilon, epsilontilde, tau):
     """he2021long.thm8_delta (rhs): deltatilde - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**T - (1 - delta*tau/(N*(exp(2*epsilontilde*tau/N) + 1)))**(T - ceiling(N*(2*sqrt(2)*sqrt(T)*epsilon*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilon*tau*(exp(2*epsilon*tau/N) - 1)/(N*(exp(2*epsilon*tau/N) + 1)))/(2*epsilontilde*tau)))*(1 - """
     N, T, delta, deltatilde, epsilon, epsilontilde, tau, = _rt.torch_args(N, T, delta, deltatilde, epsilon, epsilontilde, tau)
-    return (deltatilde - _rt.torch_expm1((T * torch.log1p(((-delta * tau) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N))))))) - _rt.torch_expm1((((T - torch.ceil((0.5 * N * ((2.0 * T * epsilon * tau * torch.tanh((epsilon * tau / N)) / N) + (2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilon * tau * torch.sqrt(torch.log((1.0 / deltatilde))) / N)) / epsilontilde / tau))) * torch.log1p(((-delta * tau) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N)))))) + (torch.ceil((0.5 * N * ((2.0 * T * epsilon * tau * torch.tanh((epsilon * tau / N)) / N) + (2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilon * tau * torch.sqrt(torch.log((1.0 / deltatilde))) / N)) / epsilontilde / tau)) * torch.log1p(((-delta * tau * torch.exp((2.0 * epsilontilde * tau / N))) / N / (1.0 + torch.exp((2.0 * epsilontilde * tau / N)))))))))
+    _t0 = (tau / N)
+    _t1 = torch.exp((2.0 * _t0 * epsilontilde))
+    _t2 = (_t0 * delta / (1.0 + _t1))
+    _t3 = torch.log1p((-_t2))
+    _t4 = (_t0 * epsilon)
+    _t5 = torch.ceil((0.5 * N * ((2.0 * T * _t4 * torch.tanh(_t4)) + (2.8284271247461903 * torch.sqrt(T) * _t4 * torch.sqrt(torch.log((1.0 / deltatilde))))) / epsilontilde / tau))
+    return (deltatilde - _rt.torch_expm1((T * _t3)) - _rt.torch_expm1(((_t3 * (T - _t5)) + (_t5 * torch.log1p(((-_t1 * _t2)))))))
 
 
 # theorem: he2021long.thm8_delta_tilde | side: rhs | hash: 6fe0ead7fec0f8da
@@ -516,7 +549,11 @@ def he2021long__thm8_delta(N, T, delta, deltatilde, epsilon, epsilontilde, tau):
 def he2021long__thm8_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
     """he2021long.thm8_delta_tilde (rhs): ((epsilonprime + T*epsilontilde*tau/N)/(-epsilonprime + T*epsilontilde*tau/N))**((-N*epsilonprime - T*epsilontilde*tau)/(2*epsilontilde*tau))*(2*T*epsilontilde*tau/(N*(-epsilonprime + T*epsilontilde*tau/N)*(exp(epsilontilde*tau/N) + 1)))**T*exp(-epsilonprime/2 - T*epsilontilde*tau/(2*N))"""
     N, T, epsilonprime, epsilontilde, tau, = _rt.torch_args(N, T, epsilonprime, epsilontilde, tau)
-    return torch.exp(((-0.5 * epsilonprime) + (T * torch.log((2.0 * T * epsilontilde * tau / N / ((-epsilonprime) + (T * epsilontilde * tau / N)) / (1.0 + torch.exp((epsilontilde * tau / N)))))) - (0.5 * T * epsilontilde * tau / N) + (0.5 * (((-N * epsilonprime)) - (T * epsilontilde * tau)) * torch.log(((epsilonprime + (T * epsilontilde * tau / N)) / ((-epsilonprime) + (T * epsilontilde * tau / N)))) / epsilontilde / tau)))
+    _t0 = (epsilontilde * tau)
+    _t1 = (_t0 / N)
+    _t2 = (T * _t1)
+    _t3 = ((-epsilonprime) + (T * epsilontilde * tau / N))
+    return torch.exp(((-0.5 * _t2) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t2 / _t3 / (1.0 + torch.exp(_t1))))) + (0.5 * (((-N * epsilonprime)) - (T * _t0)) * torch.log(((_t2 + epsilonprime) / _t3)) / epsilontilde / tau)))
 
 
 # theorem: he2021long.remark1_n_condition | side: rhs | hash: ca59fb7ee406fc4c
@@ -532,7 +569,9 @@ def he2021long__remark1_n_condition(N):
 def he2021long__remark1_n_condition__lhs(N, T, deltaprime, deltatilde, epsilontilde, tau):
     """he2021long.remark1_n_condition (lhs): 2*(log(16/deltaprime) + 2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(exp(2*epsilontilde*tau/N) + 1)))/(2*sqrt(2)*sqrt(T)*epsilontilde*tau*sqrt(log(1/deltatilde))/N + 2*T*epsilontilde*tau*(exp(2*epsilontilde*tau/N) - 1)/(N*(ex"""
     N, T, deltaprime, deltatilde, epsilontilde, tau, = _rt.torch_args(N, T, deltaprime, deltatilde, epsilontilde, tau)
-    return (2.0 * ((2.0 * T * epsilontilde * tau * torch.tanh((epsilontilde * tau / N)) / N) + (2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilontilde * tau * torch.sqrt(torch.log((1.0 / deltatilde))) / N) + torch.log((16.0 / deltaprime))) / (((2.0 * T * epsilontilde * tau * torch.tanh((epsilontilde * tau / N)) / N) + (2.0 * 1.4142135623730951 * torch.sqrt(T) * epsilontilde * tau * torch.sqrt(torch.log((1.0 / deltatilde))) / N)) ** 2))
+    _t0 = (epsilontilde * tau / N)
+    _t1 = ((2.0 * T * _t0 * torch.tanh(_t0)) + (2.8284271247461903 * torch.sqrt(T) * _t0 * torch.sqrt(torch.log((1.0 / deltatilde)))))
+    return (2.0 * (_t1 + torch.log((16.0 / deltaprime))) / (_t1 * _t1))
 
 
 # theorem: he2021long.assumption1 | side: rhs | hash: c96822428dd4bad3

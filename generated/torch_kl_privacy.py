@@ -200,7 +200,7 @@ def wang2016__cor15_upper_subgaussian(I_mi, sigma_sg):
 def wang2016__cor15_upper_subexponential(I_mi, b_se, sigma_sg):
     """wang2016.cor15_upper_subexponential (rhs): I_mi*b_se + sigma_sg**2/(2*b_se)"""
     I_mi, b_se, sigma_sg, = _rt.torch_args(I_mi, b_se, sigma_sg)
-    return ((I_mi * b_se) + (0.5 * (sigma_sg ** 2) / b_se))
+    return ((I_mi * b_se) + (0.5 * (sigma_sg * sigma_sg) / b_se))
 
 
 # theorem: wang2016.cor15_mi_cap | side: rhs | hash: defda132eb07ef58
@@ -208,7 +208,7 @@ def wang2016__cor15_upper_subexponential(I_mi, b_se, sigma_sg):
 def wang2016__cor15_mi_cap(gamma, sigma_sg):
     """wang2016.cor15_mi_cap (rhs): 2*gamma**2*sigma_sg**2"""
     gamma, sigma_sg, = _rt.torch_args(gamma, sigma_sg)
-    return (2.0 * (gamma ** 2) * (sigma_sg ** 2))
+    return (2.0 * (gamma * gamma) * (sigma_sg * sigma_sg))
 
 
 # theorem: wang2016.example_laplace_mean_dp | side: rhs | hash: 04bdeb619819fa1f
@@ -232,7 +232,8 @@ def wang2016__example_laplace_mean_data_variance(m_avg):
 def wang2016__example_laplace_mean_okl(gamma, s_Z):
     """wang2016.example_laplace_mean_okl (rhs): 2*gamma*s_Z/sqrt(pi) + exp(gamma**2*s_Z**2)*erfc(gamma*s_Z) - 1"""
     gamma, s_Z, = _rt.torch_args(gamma, s_Z)
-    return (-1.0 + (2.0 * gamma * s_Z / 1.772453850905516) + torch.special.erfcx((gamma * s_Z)))
+    _t0 = (gamma * s_Z)
+    return (-1.0 + (1.1283791670955126 * _t0) + torch.special.erfcx(_t0))
 
 
 # theorem: wang2016.example_laplace_mean_gen | side: rhs | hash: f0095e5faa1ec8ab
@@ -240,7 +241,8 @@ def wang2016__example_laplace_mean_okl(gamma, s_Z):
 def wang2016__example_laplace_mean_gen(gamma, s_Z):
     """wang2016.example_laplace_mean_gen (rhs): (2*gamma*s_Z/sqrt(pi) + exp(gamma**2*s_Z**2)*erfc(gamma*s_Z) - 1)/gamma"""
     gamma, s_Z, = _rt.torch_args(gamma, s_Z)
-    return ((-1.0 + (2.0 * gamma * s_Z / 1.772453850905516) + torch.special.erfcx((gamma * s_Z))) / gamma)
+    _t0 = (gamma * s_Z)
+    return ((-1.0 + (1.1283791670955126 * _t0) + torch.special.erfcx(_t0)) / gamma)
 
 
 # theorem: wang2016.example_linreg_dp | side: rhs | hash: da1aa7b4d53187d7

@@ -34,7 +34,7 @@ SYMBOLS = {
 def dwork2015__def_max_information(P_O, P_Oprod, beta):
     """dwork2015.def_max_information (rhs): log((P_O - beta)/P_Oprod)/log(2)"""
     P_O, P_Oprod, beta, = _rt.torch_args(P_O, P_Oprod, beta)
-    return (torch.log(((P_O - beta) / P_Oprod)) / 0.6931471805599453)
+    return (1.4426950408889634 * torch.log(((P_O - beta) / P_Oprod)))
 
 
 # theorem: dwork2015.thm13_max_information_transfer | side: rhs | hash: b7bf29368848aacc
@@ -50,7 +50,7 @@ def dwork2015__thm13_max_information_transfer(P_Oprod, beta, k):
 def dwork2015__thm19_pure_dp(epsilon, n):
     """dwork2015.thm19_pure_dp (rhs): epsilon*n/log(2)"""
     epsilon, n, = _rt.torch_args(epsilon, n)
-    return (epsilon * n / 0.6931471805599453)
+    return (1.4426950408889634 * epsilon * n)
 
 
 # theorem: dwork2015.thm20_pure_dp_iid | side: rhs | hash: 8bfb766d41e959c1
@@ -58,7 +58,7 @@ def dwork2015__thm19_pure_dp(epsilon, n):
 def dwork2015__thm20_pure_dp_iid(beta, epsilon, n):
     """dwork2015.thm20_pure_dp_iid (rhs): (epsilon**2*n/2 + sqrt(2)*epsilon*sqrt(n)*sqrt(log(2/beta))/2)/log(2)"""
     beta, epsilon, n, = _rt.torch_args(beta, epsilon, n)
-    return (0.5 * epsilon * ((epsilon * n) + (1.4142135623730951 * torch.sqrt(n) * torch.sqrt((0.6931471805599453 - torch.log(beta))))) / 0.6931471805599453)
+    return (0.7213475204444817 * epsilon * ((epsilon * n) + (1.4142135623730951 * torch.sqrt(n) * torch.sqrt((0.6931471805599453 - torch.log(beta))))))
 
 
 # theorem: pacbayes.kl_bernoulli | side: rhs | hash: 7894ebe74bea4db7
@@ -66,7 +66,8 @@ def dwork2015__thm20_pure_dp_iid(beta, epsilon, n):
 def pacbayes__kl_bernoulli(L_D, L_S):
     """pacbayes.kl_bernoulli (rhs): L_S*log(L_S/L_D) + (1 - L_S)*log((1 - L_S)/(1 - L_D))"""
     L_D, L_S, = _rt.torch_args(L_D, L_S)
-    return ((L_S * torch.log((L_S / L_D))) + ((1.0 - L_S) * torch.log(((1.0 - L_S) / (1.0 - L_D)))))
+    _t0 = (1.0 - L_S)
+    return ((L_S * torch.log((L_S / L_D))) + (_t0 * torch.log((_t0 / (1.0 - L_D)))))
 
 
 # theorem: pacbayes.seeger_maurer | side: rhs | hash: ca8eccdeed713570
@@ -98,4 +99,6 @@ def pacbayes__data_dependent_prior(KL_QP, delta, k_nat, n):
 def balle2018__gaussian_profile(Delta, epsilon, sigma):
     """balle2018.gaussian_profile (rhs): -exp(epsilon)*erfc(sqrt(2)*(Delta/(2*sigma) + epsilon*sigma/Delta)/2)/2 + erfc(sqrt(2)*(-Delta/(2*sigma) + epsilon*sigma/Delta)/2)/2"""
     Delta, epsilon, sigma, = _rt.torch_args(Delta, epsilon, sigma)
-    return _rt.torch_gauss_diff(((0.5 * Delta / sigma) - (epsilon * sigma / Delta)), ((-0.5 * Delta / sigma) - (epsilon * sigma / Delta)), 0.0)
+    _t0 = (0.5 * Delta / sigma)
+    _t1 = (epsilon * sigma / Delta)
+    return _rt.torch_gauss_diff((_t0 - _t1), ((-_t0) - _t1), 0.0)

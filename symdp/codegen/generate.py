@@ -25,7 +25,7 @@ import sympy as sp
 
 from ..theorem import Kind, Theorem
 from .functions import to_elementary
-from .printers import BACKENDS, UnsupportedExpression, print_expr
+from .printers import BACKENDS, UnsupportedExpression, print_block, print_expr
 from .rewrite import rules_applied
 
 __all__ = ["KernelSpec", "Skip", "plan", "render", "write", "check", "library_groups", "DEFAULT_OUT",
@@ -264,7 +264,10 @@ _COERCE = {"numpy": "_rt.np_arg({0})", "mpmath": "_rt.mp_arg({0})"}
 def _render_kernel(k: KernelSpec, backend: str) -> str:
     # map by identity of the actual symbols (assumptions differ between Symbol('x') and Symbol('x', positive=True))
     names = {s: s.name for s in k.stable.free_symbols if isinstance(s, sp.Symbol)}
-    body = print_expr(k.stable, backend, names)
+    if k.symbols:
+        temps, body = print_block(k.stable, backend, names)
+    else:
+        temps, body = [], print_expr(k.stable, backend, names)
     args = ", ".join(k.symbols)
     lines = [
         f"# theorem: {k.theorem_id} | side: {k.side} | hash: {k.hash}",
@@ -279,12 +282,14 @@ def _render_kernel(k: KernelSpec, backend: str) -> str:
             lines.append(f"    {args}, = " + "(" + ", ".join(_COERCE[backend].format(a) for a in k.symbols) + ",)")
     if backend == "numpy" and k.stable.has(sp.Piecewise):
         lines.append("    with np.errstate(all='ignore'):")
+        lines.extend(f"        {t}" for t in temps)
         lines.append(f"        return {body}")
     elif backend == "numpy" and not k.symbols:
         lines.append(f"    return np.float64({body})")
     elif backend == "torch" and not k.symbols:
         lines.append(f"    return torch.tensor({body}, dtype=torch.float64)")
     else:
+        lines.extend(f"    {t}" for t in temps)
         lines.append(f"    return {body}")
     return "\n".join(lines) + "\n"
 

@@ -19,6 +19,8 @@ Conventions of the printed code:
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.codegen.numpy_nodes import logaddexp
@@ -26,7 +28,7 @@ from sympy.core.function import AppliedUndef
 
 from .functions import erfcx, gauss_diff, log1mexp, log_ndtr, ndtr, ndtri
 
-__all__ = ["UnsupportedExpression", "print_expr", "BACKENDS", "check_supported"]
+__all__ = ["UnsupportedExpression", "print_expr", "print_block", "cse_parts", "BACKENDS", "check_supported"]
 
 BACKENDS = ("numpy", "torch", "mpmath")
 
@@ -70,6 +72,18 @@ _FUNCS: dict[type, dict[str, str]] = {
     sp.ceiling: {"numpy": "np.ceil({0})", "torch": "torch.ceil({0})", "mpmath": "mp.ceil({0})"},
     sp.sign: {"numpy": "np.sign({0})", "torch": "torch.sign({0})", "mpmath": "mp.sign({0})"},
 }
+
+#: numpy / scipy.special unary ufuncs (they accept ``out=``)
+_NP_UFUNCS = {"np.exp", "np.log", "np.log1p", "np.expm1", "np.abs", "np.sin", "np.cos", "np.tanh", "np.sinh",
+              "np.cosh", "np.arctanh", "np.arcsinh", "np.arctan", "np.sqrt", "np.floor", "np.ceil", "np.sign",
+              "sc.erf", "sc.erfc", "sc.ndtr", "sc.erfcx", "sc.ndtri", "sc.erfinv", "sc.log_ndtr", "sc.gamma",
+              "sc.gammaln"}
+
+
+def _is_temporary(e: sp.Basic) -> bool:
+    """The printed ``e`` evaluates to a fresh array (never a kernel argument or a CSE temporary)."""
+    return bool(e.free_symbols) and not e.is_Atom and (e.is_Add or e.is_Mul or e.is_Pow or isinstance(e, sp.Function))
+
 
 _MAXMIN = {
     sp.Max: {"numpy": "np.maximum", "torch": "torch.maximum", "mpmath": "max"},
@@ -147,12 +161,21 @@ class _Printer:
                 op = " & " if isinstance(e, sp.And) else " | "
             return "(" + op.join(self.p(a) for a in args) + ")"
         if isinstance(e, sp.Function) and type(e) in _FUNCS:
-            return _FUNCS[type(e)][self.b].format(*(self.p(a) for a in e.args))
+            return self.call(_FUNCS[type(e)][self.b], e.args)
         if isinstance(e, sp.Function):
             raise UnsupportedExpression(f"function {type(e).__name__} has no printer")
         if e.is_Number or e.is_NumberSymbol:
             return self.const(e)
         raise UnsupportedExpression(f"node {type(e).__name__} ({sp.sstr(e)[:60]}) has no printer")
+
+    def call(self, fmt: str, args) -> str:
+        """``fmt`` applied to the printed ``args``; for numpy, a unary ufunc of a freshly computed
+        temporary writes into that temporary (``_rt.ip``: no new 8 MB array per call on 10^6 elements)."""
+        printed = [self.p(a) for a in args]
+        if self.b == "numpy" and len(args) == 1 and fmt.endswith("({0})") and fmt[:-5] in _NP_UFUNCS \
+                and _is_temporary(args[0]):
+            return f"_rt.ip({fmt[:-5]}, {printed[0]})"
+        return fmt.format(*printed)
 
     def maxmin(self, e: sp.Basic) -> str:
         fn = _MAXMIN[type(e)][self.b]
@@ -183,18 +206,36 @@ class _Printer:
 
     def mul(self, e: sp.Mul) -> str:
         c, rest = e.as_coeff_Mul()
+        factors = sorted(sp.Mul.make_args(rest), key=sp.default_sort_key)
+        if self.b != "mpmath":
+            # constant folding: 0.5 * x / log(2) * sqrt(2) -> one correctly rounded literal times x
+            consts = [f for f in factors if not f.free_symbols and f.is_real is not False]
+            if consts and len(consts) < len(factors):
+                c = sp.Mul(c, *consts)
+                factors = [f for f in factors if f.free_symbols or f.is_real is False]
+                if not c.is_Number:
+                    c = sp.Float(sp.N(c, 30), 30)
         num: list[sp.Expr] = []
         den: list[sp.Expr] = []
-        for f in sorted(sp.Mul.make_args(rest), key=sp.default_sort_key):
+        for f in factors:
             if f.is_Pow and f.exp.is_Number and f.exp < 0:
                 den.append(sp.Pow(f.base, -f.exp))
             else:
                 num.append(f)
+        if self.b == "numpy":
+            # temporaries first, bare names and the constant last: numpy then multiplies into the first
+            # temporary's buffer (temporary elision) instead of allocating for ``0.5 * x``
+            num.sort(key=lambda f: bool(f.is_Atom))
+            if num and not num[0].is_Atom and abs(float(c)) != 1.0:
+                out = "(" + " * ".join(self.p(f) for f in num) + " * " + self.const(c)
+                if den:
+                    out += " / " + " / ".join(self.p(f) for f in den)
+                return out + ")"
         out = " * ".join(self.p(f) for f in num) if num else None
-        if c == -1:
+        if c == -1 or (c.is_Float and float(c) == -1.0):
             out = "-" + out if out else self.const(sp.Integer(-1))
             out = "(" + out + ")"
-        elif c != 1:
+        elif c != 1 and not (c.is_Float and float(c) == 1.0):
             out = self.const(c) + (" * " + out if out else "")
         if out is None:
             out = self.const(sp.Integer(1))
@@ -203,17 +244,17 @@ class _Printer:
                 out = f"_rt.mp_div({out}, {self.p(f)})"
         elif den:
             out = "(" + out + " / " + (" / ".join(self.p(f) for f in den)) + ")"
-        elif c not in (1, -1) or len(num) > 1:
+        elif abs(float(c)) != 1.0 or len(num) > 1:
             out = "(" + out + ")"
         return out
 
     def pow(self, e: sp.Pow) -> str:
         base, ex = e.base, e.exp
         if base is sp.E:
-            return _FUNCS[sp.exp][self.b].format(self.p(ex))
+            return self.call(_FUNCS[sp.exp][self.b], (ex,))
         sqrt = {"numpy": "np.sqrt({0})", "torch": "torch.sqrt({0})", "mpmath": "mp.sqrt({0})"}[self.b]
         if ex == sp.S.Half:
-            return sqrt.format(self.p(base))
+            return self.call(sqrt, (base,))
         if ex == -sp.S.Half:
             if self.b == "mpmath":
                 return f"_rt.mp_div({self.const(sp.Integer(1))}, {sqrt.format(self.p(base))})"
@@ -225,6 +266,9 @@ class _Printer:
                 return "(" + self.const(sp.Integer(1)) + " / " + self.pow(sp.Pow(base, -ex, evaluate=False)) + ")"
             if ex == 1:
                 return self.p(base)
+            if self.b != "mpmath" and 2 <= ex <= 4 and isinstance(base, sp.Symbol):
+                # x**k as multiplications (numpy's power is a libm pow call except for k = 2)
+                return "(" + " * ".join([self.p(base)] * int(ex)) + ")"
             return f"({self.p(base)} ** {int(ex)})"
         return f"({self.p(base)} ** {self.p(ex)})"
 
@@ -241,6 +285,96 @@ class _Printer:
             else:
                 out = f"torch.where({self.p(cond)}, {self.p(expr)}, {out})"
         return out
+
+
+#: prefix of the local temporaries of common subexpressions (kernel arguments never start with "_")
+CSE_PREFIX = "_t"
+
+
+def _cheap(e: sp.Basic) -> bool:
+    """Not worth a temporary: a constant, or a bare symbol (possibly negated)."""
+    if not e.free_symbols:
+        return True
+    c, r = e.as_coeff_Mul()
+    return isinstance(r, sp.Symbol) and c.is_Number
+
+
+def cse_parts(expr: sp.Basic, backend: str) -> tuple[list[tuple[sp.Symbol, sp.Expr]], sp.Basic]:
+    """Common subexpressions of ``expr`` as ``([(temp, subexpr), ...], reduced)``.
+
+    ``sympy.cse`` without its reassociating optimizations, then:
+
+    * constant-only and bare-symbol temporaries are put back (they are literals / names already);
+    * a reciprocal temporary ``t = 1/X`` becomes ``t = X`` with every use ``y * t`` printed as ``y / t``
+      (a division, not a multiplication by a rounded reciprocal: no extra rounding);
+    * mpmath prints ``Piecewise`` as a lazy ``a if c else b``: a subexpression of an unselected branch
+      must not be evaluated there (it may raise), so an expression with a Piecewise is not split.
+    """
+    if backend == "mpmath" and expr.has(sp.Piecewise):
+        return [], expr
+    return _cse_cached(expr)
+
+
+@lru_cache(maxsize=4096)
+def _cse_cached(expr: sp.Basic) -> tuple[list[tuple[sp.Symbol, sp.Expr]], sp.Basic]:
+    taken = {s.name for s in expr.free_symbols if isinstance(s, sp.Symbol)}
+    # Piecewise nodes (degenerate guards) are built with evaluate=False: rebuilding one would evaluate
+    # Eq(eps, 0) to False for a positive eps and drop the guard.  Their branch values take part in the
+    # CSE; their conditions (comparisons of arguments with constants) are kept as they are; the
+    # Piecewise itself is rebuilt unevaluated after every substitution.
+    pws = [e for e in sp.preorder_traversal(expr) if isinstance(e, sp.Piecewise)]
+    if any(pc.expr.has(sp.Piecewise) or pc.cond.has(sp.Piecewise) for pw in pws for pc in pw.args):
+        return [], expr  # nested Piecewise: not split
+    pws = list(dict.fromkeys(pws))
+    holders = [sp.Dummy(f"pw{i}") for i in range(len(pws))]
+    top = expr.xreplace(dict(zip(pws, holders))) if pws else expr
+    branch_exprs = [pc.expr for pw in pws for pc in pw.args]
+    names = (sp.Symbol(f"{CSE_PREFIX}{i}") for i in range(10**6) if f"{CSE_PREFIX}{i}" not in taken)
+    repl, reduced = sp.cse([top, *branch_exprs], symbols=names, optimizations=None, order="canonical")
+    red, red_branches = reduced[0], reduced[1:]
+    sub: dict[sp.Symbol, sp.Expr] = {}
+    out: list[tuple[sp.Symbol, sp.Expr]] = []
+    for t, v in repl:
+        v = v.xreplace(sub)
+        if _cheap(v):
+            sub[t] = v
+            continue
+        if v.is_Pow and v.exp.is_Number and v.exp < 0:
+            inv = sp.Pow(v.base, -v.exp)
+            if _cheap(inv):
+                sub[t] = v
+                continue
+            sub[t] = sp.Pow(t, -1)
+            out.append((t, inv))
+            continue
+        out.append((t, v))
+    # renumber the temporaries that survived: _t0, _t1, ... in order
+    ren = {}
+    for i, (t, _) in enumerate(out):
+        name = f"{CSE_PREFIX}{i}"
+        ren[t] = t if t.name == name or name in taken else sp.Symbol(name)
+    out = [(ren[t], v.xreplace(ren)) for t, v in out]
+    red = red.xreplace(sub).xreplace(ren)
+    rebuilt, k = {}, 0
+    for h, pw in zip(holders, pws):
+        pieces = []
+        for pc in pw.args:
+            pieces.append((red_branches[k].xreplace(sub).xreplace(ren), pc.cond))
+            k += 1
+        rebuilt[h] = sp.Piecewise(*pieces, evaluate=False)
+    return out, (red.xreplace(rebuilt) if rebuilt else red)
+
+
+def print_block(expr: sp.Basic, backend: str, symbol_names: dict[sp.Symbol, str]) -> tuple[list[str], str]:
+    """``(["_t0 = ...", ...], result)``: ``expr`` printed with its common subexpressions in local temporaries."""
+    parts, red = cse_parts(expr, backend)
+    names = dict(symbol_names)
+    pr = _Printer(backend, names)
+    lines = []
+    for t, v in parts:
+        lines.append(f"{t.name} = {pr.p(v)}")
+        names[t] = t.name
+    return lines, pr.p(red)
 
 
 def print_expr(expr: sp.Basic, backend: str, symbol_names: dict[sp.Symbol, str]) -> str:

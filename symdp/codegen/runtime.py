@@ -14,12 +14,23 @@ import mpmath as mp
 import numpy as np
 import scipy.special as sc
 
-__all__ = ["np_arg", "mp_arg", "np_gauss_diff", "mp_gauss_diff", "mp_logaddexp", "mp_ndtri", "mp_erfcx", "np_log1mexp", "mp_div"]
+__all__ = ["ip", "np_arg", "mp_arg", "np_gauss_diff", "mp_gauss_diff", "mp_logaddexp", "mp_ndtri", "mp_erfcx", "np_log1mexp", "mp_div"]
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 #: below this ``a`` the erfcx form is used (Phi(a) < 3e-7: tails, underflow, overflow of e^c);
-#: above it the direct difference is as well conditioned and 4x cheaper (erfcx is slow)
+#: above it the direct difference is as well conditioned and cheaper
 _TAIL = -5.0
+
+
+def ip(uf, x):
+    """``uf(x)`` written into ``x`` when ``x`` is a float64 array temporary, else ``uf(x)``.
+
+    The printer passes only freshly computed subexpressions (never an argument or a CSE temporary),
+    so overwriting is safe; on 10^6 elements it saves allocating (and page-faulting) a new array.
+    """
+    if type(x) is np.ndarray and x.ndim and x.dtype == np.float64 and x.flags.writeable:
+        return uf(x, out=x)
+    return uf(x)
 
 
 def np_arg(x):
@@ -38,23 +49,37 @@ def np_gauss_diff(a, b, d):
     For :math:`a \le -5` both terms carry the exact common factor :math:`e^{-a^2/2}`:
     :math:`\tfrac12 e^{-a^2/2}[\operatorname{erfcx}(-a/\sqrt2) - \operatorname{erfcx}(-b/\sqrt2)
     - \operatorname{expm1}(d)\operatorname{erfcx}(-b/\sqrt2)]`; for :math:`a > -5` the direct
-    formula has no tail to lose (same conditioning, no erfcx cost).  Each branch is evaluated only on its own elements.
+    formula has no tail to lose (same conditioning, no erfcx cost: on unsorted inputs scipy's erfcx
+    costs ~2 ndtr, its Chebyshev table dispatch mispredicts).
+
+    The direct formula is evaluated on every element (no gather/scatter of the bulk; its inf/NaN on
+    tail elements is discarded), then only the tail elements are gathered and overwritten.
     """
     d_zero = np.ndim(d) == 0 and float(d) == 0.0
-    a, b, d = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64),
-                                  np.asarray(d, dtype=np.float64))
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if not d_zero:
+        d = np.asarray(d, dtype=np.float64)
+    scalar = a.ndim == 0 and b.ndim == 0 and np.ndim(d) == 0
+    if scalar:
+        a, b = a.reshape(1), b.reshape(1)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        c = 0.5 * (b - a) * (b + a)
+        if not d_zero:
+            c = c + d
+        out = sc.ndtr(a) - np.exp(c) * sc.ndtr(b)
     tail = a <= _TAIL
-    n_tail = int(np.count_nonzero(tail))
-    if n_tail == a.size:
-        out = _np_gauss_tail(a, b, None if d_zero else d)
-    elif n_tail == 0:
-        out = _np_gauss_direct(a, b, d)
-    else:
-        out = np.empty(a.shape, dtype=np.float64)
-        out[tail] = _np_gauss_tail(a[tail], b[tail], None if d_zero else d[tail])
-        nt = ~tail
-        out[nt] = _np_gauss_direct(a[nt], b[nt], d[nt])
-    return out if out.ndim else out[()]
+    if not tail.any():
+        return out[0] if scalar else out
+    if tail.shape != out.shape or not out.flags.writeable:
+        tail = np.broadcast_to(tail, out.shape)
+        out = np.array(out, dtype=np.float64)
+    idx = np.nonzero(tail)
+    bt = np.broadcast_to(b, out.shape)[idx]
+    at = np.broadcast_to(a, out.shape)[idx]
+    dt = None if d_zero else np.broadcast_to(d, out.shape)[idx]
+    out[idx] = _np_gauss_tail(at, bt, dt)
+    return out[0] if scalar else out
 
 
 def _np_gauss_tail(a, b, d):
@@ -63,10 +88,6 @@ def _np_gauss_tail(a, b, d):
     if d is not None:
         diff = diff - np.expm1(d) * eb
     return 0.5 * np.exp(-0.5 * a * a) * diff
-
-
-def _np_gauss_direct(a, b, d):
-    return sc.ndtr(a) - np.exp(d + 0.5 * (b - a) * (b + a)) * sc.ndtr(b)
 
 
 def mp_gauss_diff(a, b, d):
