@@ -138,6 +138,15 @@ def test_tight_within_one_percent_of_dp_accounting_pld(s, q, T, d):
     assert r.error_bound is not None and r.error_bound < 0.01 * r.epsilon
 
 
+def test_tight_epsilon_beyond_exp_overflow():
+    # e^eps overflows for eps > 709.78: the profile must still be evaluated (it used to stop at 709.8, below the truth)
+    s, q, T, d = 0.5, 0.3, 2000, 1e-5
+    r = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d)
+    ref = _dpacc_pld(s, q, T, d)
+    assert r.epsilon > 800 and abs(r.epsilon / ref - 1) < 0.01, (r.epsilon, ref)
+    assert 0 < r.error_bound < 0.01 * r.epsilon
+
+
 @pytest.mark.parametrize("s,q,T,d", [(1.1, MNIST_Q, 2340, 1e-5), (0.8, 0.05, 1000, 1e-6)])
 def test_tight_above_prv_lower_bound(s, q, T, d):
     from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant

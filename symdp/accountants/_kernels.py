@@ -162,12 +162,32 @@ def _lambdified(th: Any, backend: str) -> Callable[..., Any]:
     return call
 
 
+_VERDICTS: dict[str, tuple[Any, Any, str]] = {}
+
+
 def verdict(theorem_id: str) -> str:
-    """The verification status of a library entry (``UNCHECKED`` when unknown)."""
+    """The verification status of a library entry (``UNCHECKED`` when unknown).
+
+    Looking the status up hashes the statement (sympy ``srepr``), milliseconds per entry; the answer is
+    cached per (library entry object, loaded ledger object), so a reloaded library or ledger is re-read.
+    """
     from ..library import get
 
     try:
-        return get(theorem_id).status
+        key: tuple[Any, Any] | None
+        try:
+            from ..verify.ledger import load_ledger
+
+            key = (get(theorem_id, with_evidence=False), load_ledger())
+        except Exception:  # ledger API unavailable: no caching
+            key = None
+        hit = _VERDICTS.get(theorem_id)
+        if key is not None and hit is not None and hit[0] is key[0] and hit[1] is key[1]:
+            return hit[2]
+        status = get(theorem_id).status
+        if key is not None:
+            _VERDICTS[theorem_id] = (key[0], key[1], status)
+        return status
     except Exception:
         return "UNKNOWN"
 

@@ -197,7 +197,6 @@ def _rdp_batch(cfgs: list[list[Segment]], orders: np.ndarray, sampling: str) -> 
 
 
 # ---------------------------------------------------------------- tight
-_GUESS_ORDERS = np.array([1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128], dtype=float)  # grid-size guess only
 _TARGET_REL = 3e-3  # refine the grid until the estimated discretisation error is below this (relative)
 
 
@@ -212,12 +211,50 @@ def _initial_h(segs: list[Segment], eps_guess: float) -> float:
     return float(min(max(h, 2e-5), 2e-2))
 
 
-def _compose_dirs(segs: list[Segment], h: float, windows: list[tuple[float, float]] | None = None) -> list[_pld.ComposedPLD]:
-    out = []
-    for i, d in enumerate(("remove", "add")):
-        parts = [(_pld.discretize_step(s, qq, h, d), T) for s, qq, T in segs if T > 0]
-        out.append(_pld.compose(parts, window=None if windows is None else windows[i]))
-    return out
+_DIRS = ("remove", "add")
+#: fraction of the smallest target delta spent on tails: per-step truncation (inf mass), the Chernoff bound
+#: on the composed mass above the FFT window (each BUDGET/4); both are added to delta, so eps stays an upper bound
+_TAIL_BUDGET = 1e-3
+
+
+def _discretize_dirs(segs: list[Segment], h: float, step_tail: float) -> tuple[list[list[tuple[_pld.DiscretePLD, int]]], list[list[tuple[_pld.DiscretePLD, int]]]]:
+    """Per direction, the (fine h, coarse 2h) discrete PLDs of every active segment."""
+    fine: list[list[tuple[_pld.DiscretePLD, int]]] = []
+    coarse: list[list[tuple[_pld.DiscretePLD, int]]] = []
+    for d in _DIRS:
+        f_parts, c_parts = [], []
+        for s, qq, T in segs:
+            if T > 0:
+                f, c = _pld.discretize_step_pair(s, qq, h, d, tail=step_tail)
+                f_parts.append((f, T))
+                c_parts.append((c, T))
+        fine.append(f_parts)
+        coarse.append(c_parts)
+    return fine, coarse
+
+
+def _rdp_guess(segs: list[Segment], delta: float) -> float:
+    """RDP epsilon at a few integer orders (one vectorised kernel call per segment): only to size the grid."""
+    term = _kernel("accounting.sgm_rdp_log_term", "numpy")
+    orders = _GUESS_INT_ORDERS
+    tot = np.zeros(len(orders))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for s, qq, T in segs:
+            if T <= 0:
+                continue
+            t = term(alpha=_GUESS_ALPHA, j=_GUESS_J, q=min(qq, 1 - 1e-12), sigma=s)
+            m = np.maximum.reduceat(t, _GUESS_START)
+            m = np.where(np.isfinite(m), m, 0.0)
+            lse = np.log(np.add.reduceat(np.exp(t - np.repeat(m, orders.astype(np.int64) + 1)), _GUESS_START)) + m
+            tot += T * np.maximum(lse / (orders - 1), 0.0)
+        e = float(_rdp.rdp_to_epsilon(rdp=tot, orders=orders, delta=delta)[0])
+    return e if math.isfinite(e) else 50.0
+
+
+_GUESS_INT_ORDERS = np.array([2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64], dtype=float)
+_GUESS_ALPHA = np.repeat(_GUESS_INT_ORDERS, _GUESS_INT_ORDERS.astype(np.int64) + 1)
+_GUESS_J = np.concatenate([np.arange(int(a) + 1, dtype=float) for a in _GUESS_INT_ORDERS])
+_GUESS_START = np.concatenate([[0], np.cumsum(_GUESS_INT_ORDERS.astype(np.int64) + 1)[:-1]])
 
 
 def _gauss_exact(segs: list[Segment]) -> float | None:
@@ -246,48 +283,74 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
             vals = np.minimum(np.asarray(roots.gdp_delta(epsilons, mu), dtype=float) * (1 + 1e-12), 1.0)
             err = np.zeros_like(vals)
         return vals, err, {"method": "exact Gaussian profile (q = 1)", "mu": mu}
+    T_tot = sum(T for *_, T in segs if T > 0)
+    if deltas is not None:
+        budget = max(_TAIL_BUDGET * float(np.min(deltas)), 1e-15)
+        step_tail = max(budget / (4 * T_tot), 1e-20)  # composed inf mass <= T_tot * step_tail
+        tail_tol = budget / 4
+    else:  # delta at given epsilons: no target to scale by; fixed tiny tails
+        step_tail, tail_tol = 1e-20, 1e-15
     # initial grid from the RDP epsilon (cheap)
     if h is None:
-        rd = _rdp_curve(segs, _GUESS_ORDERS, "poisson")
         dg = float(np.min(deltas)) if deltas is not None else 1e-5
-        eg = float(_rdp.rdp_to_epsilon(rdp=rd, orders=_GUESS_ORDERS, delta=dg)[0])
-        h_cur = _initial_h(segs, eg if np.isfinite(eg) else 50.0)
+        h_cur = _initial_h(segs, _rdp_guess(segs, dg))
         adaptive = True
     else:
         h_cur = float(h)
         adaptive = False
 
-    def evaluate(hh: float, windows: list[tuple[float, float]] | None = None) -> tuple[np.ndarray, list[_pld.ComposedPLD]]:
-        comps = _compose_dirs(segs, hh, windows)
-        if deltas is not None:
-            v = np.max([c.epsilon(deltas) for c in comps], axis=0)
-        else:
-            v = np.max([c.delta(epsilons) for c in comps], axis=0)
-        return v, comps
+    def values(c: _pld.ComposedPLD) -> np.ndarray:
+        return c.epsilon(deltas) if deltas is not None else c.delta(epsilons)
+
+    def evaluate(hh: float) -> tuple[np.ndarray, np.ndarray, list[_pld.ComposedPLD]]:
+        """(value, Richardson estimate, composed PLDs) on the grid hh.
+
+        Both directions are composed (certified) on the 2hh grid first; the fine grid is composed for
+        the direction with the larger coarse value, and for the other one only when its coarse upper
+        bound does not already lie below the result.  Every value used is an upper bound for its
+        direction, so the max over directions is one.
+        """
+        fine, coarse = _discretize_dirs(segs, hh, step_tail)
+        cc = [_pld.compose(parts, tail_tol=tail_tol) for parts in coarse]
+        cv = np.stack([values(c) for c in cc])
+        fv = np.full(cv.shape, np.inf)
+        comps = list(cc)
+        done = np.zeros(len(cc), dtype=bool)
+        order = np.argsort(-np.max(cv, axis=1), kind="stable")
+        for rank, i in enumerate(order):
+            if rank > 0 and np.all(cv[i] <= np.max(np.minimum(fv, cv), axis=0)):
+                continue  # this direction's coarse upper bound is already below the result
+            c = _pld.compose(fine[i], tail_tol=tail_tol)
+            comps.append(c)
+            fv[i] = values(c)
+            done[i] = True
+        best = np.minimum(fv, cv)  # two upper bounds per direction: keep the smaller
+        v = np.max(best, axis=0)
+        with np.errstate(invalid="ignore"):
+            # O(h^2) error: e(2h) - e(h) ~ 3 e(h), over the directions composed on both grids
+            e = np.maximum(np.max(cv[done], axis=0) - np.max(fv[done], axis=0), 0.0) / 3.0
+        return v, np.nan_to_num(e, nan=0.0, posinf=np.inf), comps
 
     for _attempt in range(6):
         try:
-            vals, comps = evaluate(h_cur)
+            vals, est, comps = evaluate(h_cur)
             break
         except ConvergenceError:
             h_cur *= 4  # the composed range is huge: a coarser grid (still an upper bound)
     else:  # pragma: no cover - needs absurd parameters
         raise ConvergenceError("tight accountant: could not fit the composed privacy loss on an FFT grid")
-    est = np.full(vals.shape, np.nan)
-    for _refine in range(3 if adaptive else 1):
-        coarse, _ = evaluate(2 * h_cur, [c.window for c in comps])  # error estimate only (not certified)
-        with np.errstate(invalid="ignore"):
-            est = np.maximum(coarse - vals, 0.0) / 3.0  # O(h^2) error: e(2h) - e(h) ~ 3 e(h)
+    for _refine in range(2 if adaptive else 0):
         rel = est / np.maximum(np.abs(vals), 1e-300)
-        if not adaptive or not np.any(rel > 2 * _TARGET_REL) or h_cur <= 2.5e-5:
+        if not np.any(rel > 2 * _TARGET_REL) or h_cur <= 2.5e-5:
             break
         worst = float(np.nanmax(rel))
         h_new = max(h_cur * math.sqrt(_TARGET_REL / worst) * 0.8, h_cur / 8, 2e-5)
         try:
-            v2, c2 = evaluate(h_new)
+            v2, est, c2 = evaluate(h_new)
         except ConvergenceError:
             break
-        vals, comps, h_cur = np.minimum(vals, v2), c2, h_new  # both are upper bounds: keep the smaller
+        # both are upper bounds: keep the smaller
+        vals, comps, h_cur = np.minimum(vals, v2), c2, h_new
     details = {
         "method": "PLD, connect-the-dots (pessimistic), FFT composition",
         "discretization": h_cur,

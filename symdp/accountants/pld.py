@@ -24,20 +24,35 @@ discrete pair dominates the true one (as trade-off functions), and dominance
 survives composition.
 
 **Composition.**  All steps' discrete PMFs are transformed once (rFFT of
-length ``N``), raised elementwise to their step counts, multiplied and
-transformed back.  The cyclic result on the window ``[Lo, Lo + N h)`` equals
+length ``N``), raised elementwise to their step counts (repeated squaring,
+``2 log2 T`` complex products), multiplied and transformed back.  The cyclic result on the window ``[Lo, Lo + N h)`` equals
 the true composed PMF there *plus* the non-negative mass that wraps around, so
 it over-estimates every delta; the mass of the composed distribution above the
 window is bounded by a Chernoff bound computed from the discrete PMFs' moment
 generating functions and added to delta.  ``Lo``/``N`` are chosen by the same
 bound so that the wrapped mass is below ``tail_tol``.
 
+**Tail budget.**  The truncation points are parameters, not approximations:
+``discretize_step(tail=...)`` cuts each step's loss range where the Gaussian
+components have less than ``tail`` mass beyond it (lower cut rounded up, upper
+excess to ``+inf``, whose composed mass is added to delta), and
+``compose(tail_tol=...)`` sizes the window so that the Chernoff bound on the
+mass above it (added to delta) is below ``tail_tol``.  The accountant spends
+``1e-3 * delta`` on these (``api._TAIL_BUDGET``), which keeps the grids short
+for every delta without giving up the upper bound.
+
+**Evaluation.**  ``delta(eps) = sum_{ell > eps} p(ell) (1 - e^{eps - ell})``
+is evaluated from suffix sums scaled relative to the atom at hand, so
+losses beyond ``log(DBL_MAX) ~ 709`` (epsilon in the hundreds) neither
+overflow nor lose the upper bound.
+
 **What is bounded and what is estimated.**  ``delta`` returned is an upper
 bound for the composed mechanism up to floating-point rounding of the Gaussian
 CDF differences and of the FFT; the latter is estimated a posteriori
-(``roundoff``) and added.  ``error_bound`` reports the gap to a lower bound
-computed from the optimistic discretisation (all interval mass at its left
-end) on the same grid: the true value lies in ``[lower, upper]``.
+(``roundoff``) and added.  The accountant's ``error_bound`` is a Richardson
+estimate of the discretisation error (grids ``h`` and ``2h``, the latter built
+from the same CDF values by :func:`discretize_step_pair`): an estimate of how
+far the upper bound is above the true value, not a proof.
 """
 
 from __future__ import annotations
@@ -58,9 +73,12 @@ _U = np.finfo(float).eps
 
 def _gauss_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Phi(b) - Phi(a) for a <= b (standard normal), using the tail in which both lie."""
-    upper = a > 0
-    with np.errstate(invalid="ignore"):
-        r = np.where(upper, sps.ndtr(-a) - sps.ndtr(-b), sps.ndtr(b) - sps.ndtr(a))
+    return _between(sps.ndtr(-np.abs(a)), a > 0, sps.ndtr(-np.abs(b)), b > 0)
+
+
+def _between(ta: np.ndarray, ua: np.ndarray, tb: np.ndarray, ub: np.ndarray) -> np.ndarray:
+    """Phi(b) - Phi(a) (a <= b) from ``t = Phi(-|x|)`` and ``u = x > 0`` at both ends (no cancellation in the tails)."""
+    r = np.where(ua, ta - tb, np.where(ub, 1.0 - ta - tb, tb - ta))
     return np.maximum(r, 0.0)
 
 
@@ -110,59 +128,105 @@ def _pmf_from_masses(P: np.ndarray, Q: np.ndarray, ell: np.ndarray, h: float, pe
 
 
 def discretize_step(sigma: float, q: float, h: float, direction: str, *, tail: float = 1e-20, pessimistic: bool = True) -> DiscretePLD:
-    """Discrete PLD of one DP-SGD step for ``direction`` in {"remove", "add"}."""
+    """Discrete PLD of one DP-SGD step for ``direction`` in {"remove", "add"}.
+
+    ``tail``: the loss range is cut where less than ``tail`` of the P-mass lies beyond it; the lower
+    cut is rounded up (pessimistic), the upper one goes to ``ell_hi`` / ``+inf`` as described in the
+    module docstring, so the result is an upper bound for every ``tail``.
+    """
+    return _discretize(sigma, q, h, direction, tail, pessimistic, False)[0]
+
+
+def discretize_step_pair(sigma: float, q: float, h: float, direction: str, *, tail: float = 1e-20) -> tuple[DiscretePLD, DiscretePLD]:
+    """Pessimistic discretisations of one step on the grids ``h`` and ``2h`` (the same Gaussian CDF values).
+
+    The ``2h`` grid's boundaries are every other ``h`` boundary, so its interval masses are sums of
+    two ``h``-interval masses; both results are rigorous upper bounds (the ``2h`` one is used for the
+    Richardson error estimate).
+    """
+    fine, coarse = _discretize(sigma, q, h, direction, tail, True, True)
+    assert coarse is not None
+    return fine, coarse
+
+
+def _discretize(sigma: float, q: float, h: float, direction: str, tail: float, pessimistic: bool,
+                with_coarse: bool) -> tuple[DiscretePLD, DiscretePLD | None]:
     z = -sps.ndtri(tail)  # Phi(-z) = tail
     if direction == "remove":
-        # x ~ mixture; loss L(x) increasing; x beyond [-(z s), 1 + z s] carries < tail mass under both components
+        # x ~ P = (1-q) N(0, s^2) + q N(1, s^2); loss L(x) increasing.  Above x_hi the P-mass is
+        # <= (1-q) tail/2 + q tail/(2q) <= tail; below -z s each component has < tail.
+        z_half = -sps.ndtri(tail / 2)
+        z_q = -sps.ndtri(min(0.5, tail / (2 * q)))
+        x_hi = max(z_half * sigma, 1 + z_q * sigma)
         lo_val = math.log1p(-q) if q < 1 else _loss(-z * sigma, sigma, q)
-        hi_val = _loss(1 + z * sigma, sigma, q)
+        hi_val = _loss(x_hi, sigma, q)
     elif direction == "add":
-        # x ~ N(0, s^2); loss -L(x) decreasing in x
-        lo_val = -_loss(z * sigma + 1, sigma, q)
+        # x ~ P' = N(0, s^2); loss -L(x) decreasing in x; P'(x > z s) = tail (rounded up to the lowest atom)
+        lo_val = -_loss(z * sigma, sigma, q)
         hi_val = -math.log1p(-q) if q < 1 else -_loss(-z * sigma, sigma, q)
     else:
         raise ValueError(f"direction={direction!r}")
-    j0 = math.floor(lo_val / h)
-    j1 = max(math.ceil(hi_val / h), j0 + 1)
-    jj = np.arange(j0, j1 + 1)
-    ell = jj * h
+    if with_coarse:  # even end points: the 2h grid is every other point of the h grid
+        j0 = 2 * math.floor(lo_val / (2 * h))
+        j1 = max(2 * math.ceil(hi_val / (2 * h)), j0 + 2)
+    else:
+        j0 = math.floor(lo_val / h)
+        j1 = max(math.ceil(hi_val / h), j0 + 1)
+    ell = np.arange(j0, j1 + 1) * h
     # boundaries in x of the intervals (ell_i, ell_{i+1}] (remove) / mirrored (add)
     if direction == "remove":
         xb = _xstar(ell, sigma, q)  # L > ell  <=>  x > xb
-        xs = xb / sigma
-        x1 = (xb - 1) / sigma
-        g0 = _gauss_interval(xs[:-1], xs[1:])  # N(0) mass of (ell_i, ell_{i+1}]
-        g1 = _gauss_interval(x1[:-1], x1[1:])
-        P = (1 - q) * g0 + q * g1
-        Q = g0
-        P_low = (1 - q) * sps.ndtr(xs[0]) + q * sps.ndtr(x1[0])
-        P_top = (1 - q) * sps.ndtr(-xs[-1]) + q * sps.ndtr(-x1[-1])
-        Q_top = sps.ndtr(-xs[-1])
     else:
         # loss' = -L(x) in (ell_i, ell_{i+1}]  <=>  L(x) in [-ell_{i+1}, -ell_i)  <=>  x in [x*(-ell_{i+1}), x*(-ell_i))
         xb = _xstar(-ell, sigma, q)  # decreasing in ell
-        xs = xb / sigma
-        x1 = (xb - 1) / sigma
-        g0 = _gauss_interval(xs[1:], xs[:-1])
-        g1 = _gauss_interval(x1[1:], x1[:-1])
+    xs = xb / sigma
+    x1 = (xb - 1) / sigma
+    t0, u0 = sps.ndtr(-np.abs(xs)), xs > 0  # Phi(-|x|): one CDF evaluation per boundary and component
+    t1, u1 = sps.ndtr(-np.abs(x1)), x1 > 0
+
+    def cdf(t: np.ndarray, u: np.ndarray, i: int) -> float:  # Phi(x_i)
+        return float(1.0 - t[i]) if u[i] else float(t[i])
+
+    def sf(t: np.ndarray, u: np.ndarray, i: int) -> float:  # Phi(-x_i), no cancellation in the upper tail
+        return float(t[i]) if u[i] else float(1.0 - t[i])
+
+    if direction == "remove":
+        g0 = _between(t0[:-1], u0[:-1], t0[1:], u0[1:])  # N(0) mass of (ell_i, ell_{i+1}]
+        g1 = _between(t1[:-1], u1[:-1], t1[1:], u1[1:])
+        P = (1 - q) * g0 + q * g1
+        Q = g0
+        P_low = (1 - q) * cdf(t0, u0, 0) + q * cdf(t1, u1, 0)
+        P_top = (1 - q) * sf(t0, u0, -1) + q * sf(t1, u1, -1)
+        Q_top = sf(t0, u0, -1)
+    else:
+        g0 = _between(t0[1:], u0[1:], t0[:-1], u0[:-1])
+        g1 = _between(t1[1:], u1[1:], t1[:-1], u1[:-1])
         P = g0
         Q = (1 - q) * g0 + q * g1
-        P_low = sps.ndtr(-xs[0])  # loss' <= ell_0  <=>  x >= x*(-ell_0)
-        P_top = sps.ndtr(xs[-1])  # loss' > ell_K  <=>  x < x*(-ell_K)
-        Q_top = (1 - q) * sps.ndtr(xs[-1]) + q * sps.ndtr(x1[-1])
-    pmf = _pmf_from_masses(P, Q, ell, h, pessimistic)
-    pmf[0] += P_low
-    if pessimistic:
-        keep = min(math.exp(ell[-1]) * Q_top, P_top) if np.isfinite(ell[-1]) else 0.0
-        pmf[-1] += keep
-        inf_mass = max(P_top - keep, 0.0)
-    else:
-        pmf[-1] += P_top
-        inf_mass = 0.0
+        P_low = sf(t0, u0, 0)  # loss' <= ell_0  <=>  x >= x*(-ell_0)
+        P_top = cdf(t0, u0, -1)  # loss' > ell_K  <=>  x < x*(-ell_K)
+        Q_top = (1 - q) * cdf(t0, u0, -1) + q * cdf(t1, u1, -1)
     # floating point: each interval mass is a difference of CDF values <= 1/2 (tail-appropriate form);
-    # the split divides by expm1(h): estimated error per atom ~ 4u * min(1, 1/h) * |interval mass scale|
-    roundoff = float(8 * _U * (np.sum(np.minimum(sps.ndtr(-np.abs(xs[:-1])), 0.5)) + 1) / max(h, 1e-300) * max(h, 0.0)) if pessimistic else 0.0
-    return DiscretePLD(h=h, j0=j0, pmf=pmf, inf_mass=float(inf_mass), roundoff=roundoff)
+    # the split divides by expm1(h): estimated error per atom ~ 8u * |interval mass scale|
+    roundoff = float(8 * _U * (np.sum(np.minimum(t0[:-1], 0.5)) + 1)) if pessimistic else 0.0
+
+    def build(PP: np.ndarray, QQ: np.ndarray, el: np.ndarray, hh: float, jj0: int, ro: float) -> DiscretePLD:
+        pmf = _pmf_from_masses(PP, QQ, el, hh, pessimistic)
+        pmf[0] += P_low
+        if pessimistic:
+            keep = min(math.exp(el[-1]) * Q_top, P_top) if np.isfinite(el[-1]) else 0.0
+            pmf[-1] += keep
+            inf_mass = max(P_top - keep, 0.0)
+        else:
+            pmf[-1] += P_top
+            inf_mass = 0.0
+        return DiscretePLD(h=hh, j0=jj0, pmf=pmf, inf_mass=float(inf_mass), roundoff=ro)
+
+    fine = build(P, Q, ell, h, j0, roundoff)
+    coarse = None
+    if with_coarse:
+        coarse = build(P[0::2] + P[1::2], Q[0::2] + Q[1::2], ell[0::2], 2 * h, j0 // 2, roundoff)
+    return fine, coarse
 
 
 def _log_mgf(pld: DiscretePLD, lam: np.ndarray) -> np.ndarray:
@@ -179,11 +243,11 @@ def _log_mgf(pld: DiscretePLD, lam: np.ndarray) -> np.ndarray:
 
 
 def _moments(pld: DiscretePLD) -> tuple[float, float]:
-    ell = (pld.j0 + np.arange(len(pld.pmf))) * pld.h
-    w = pld.pmf / max(pld.pmf.sum(), 1e-300)
-    m = float(np.sum(w * ell))
-    v = float(np.sum(w * (ell - m) ** 2))
-    return m, max(v, pld.h**2)
+    j = np.arange(len(pld.pmf), dtype=float)
+    tot = max(float(pld.pmf.sum()), 1e-300)
+    m1 = float(pld.pmf @ j) / tot
+    v = float(pld.pmf @ (j - m1) ** 2) / tot * pld.h**2
+    return (pld.j0 + m1) * pld.h, max(v, pld.h**2)
 
 
 _LAM_FACTORS = np.concatenate([np.geomspace(1e-4, 0.1, 7), [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]])
@@ -213,47 +277,70 @@ class ComposedPLD:
     n_fft: int = 0
     certified: bool = True  # False: computed on a borrowed window, tails not bounded (error estimates only)
     window: tuple[float, float] = (0.0, 0.0)
-    _suffix: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    _suffix: tuple[int, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
-    def _suffix_sums(self) -> tuple[np.ndarray, np.ndarray]:
+    def _suffix_sums(self) -> tuple[int, np.ndarray, np.ndarray]:
+        """``(k0, A, S)`` over the atoms ``k >= k0`` with ``ell_k >= 0`` (only those matter for eps >= 0):
+        ``A[k - k0] = sum_{j>=k} p_j`` and the scaled ``S[k - k0] = sum_{j>=k} p_j exp(-(ell_j - ell_k))`` (<= A).
+
+        Scaled so that nothing overflows for any loss range (``exp(ell)`` overflows past 709): blocks of
+        ``300/h`` atoms share a reference point; terms more than 740 nats above it underflow and are
+        dropped, which only lowers S and so only raises delta (safe side).
+        """
         if self._suffix is None:
-            ell = (self.s0 + np.arange(len(self.pmf))) * self.h
-            # only atoms with ell > 0 matter for eps >= 0; e^{-ell} <= 1 there
-            A = np.cumsum(self.pmf[::-1])[::-1]
-            with np.errstate(over="ignore"):
-                w = self.pmf * np.exp(-np.maximum(ell, 0.0))
-            B = np.cumsum(w[::-1])[::-1]
-            self._suffix = (A, B)
+            n_all = len(self.pmf)
+            k0 = min(max(-self.s0, 0), n_all)
+            pmf = self.pmf[k0:]
+            n = len(pmf)
+            h = self.h
+            A = np.cumsum(pmf[::-1])[::-1]
+            S = np.empty(n)
+            L = max(1, int(300.0 / h))
+            M = max(1, int(740.0 / h))
+            g = np.exp(-h * np.arange(min(n, L + M)))  # exp(-(ell_j - ell_b)) for j - b < L + M
+            for b in range(0, n, L):
+                e = min(n, b + L + M)
+                with np.errstate(under="ignore"):
+                    w = pmf[b:e] * g[: e - b]
+                C = np.cumsum(w[::-1])[::-1]
+                top = min(n, b + L)
+                with np.errstate(over="ignore", under="ignore"):
+                    S[b:top] = C[: top - b] / g[: top - b]
+            self._suffix = (k0, A, np.minimum(S, A))
         return self._suffix
 
     def delta(self, eps: np.ndarray | float, *, extra: float = 0.0) -> np.ndarray:
         """Upper bound on delta(eps) (eps >= 0)."""
         eps = np.asarray(eps, dtype=float)
-        A, B = self._suffix_sums()
-        n = len(self.pmf)
-        # first atom strictly above eps
-        idx = np.floor(eps / self.h).astype(np.int64) - self.s0 + 1
+        k0, A, S = self._suffix_sums()
+        n = len(A)
+        # first atom strictly above eps: delta(eps) = A[k] - e^{eps - ell_k} S[k]
+        idx = np.floor(eps / self.h).astype(np.int64) - self.s0 + 1 - k0
         idx = np.clip(idx, 0, n)
         Ap = np.append(A, 0.0)[idx]
-        Bp = np.append(B, 0.0)[idx]
-        with np.errstate(over="ignore", invalid="ignore"):
-            d = Ap - np.exp(eps) * Bp
+        Sp = np.append(S, 0.0)[idx]
+        ell_k = (self.s0 + k0 + idx) * self.h
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            d = Ap - np.exp(np.minimum(eps - ell_k, 0.0)) * Sp
         d = np.maximum(np.nan_to_num(d, nan=0.0), 0.0)
         return np.minimum(d + self.inf_mass + self.upper_tail + self.roundoff + extra, 1.0)
 
     def epsilon(self, delta: np.ndarray | float, *, extra: float = 0.0) -> np.ndarray:
         """Smallest eps >= 0 with delta(eps) <= delta, exactly for this discrete distribution (rounded up)."""
         delta = np.atleast_1d(np.asarray(delta, dtype=float))
-        A, B = self._suffix_sums()
-        n = len(self.pmf)
+        k0, A, S = self._suffix_sums()
+        n = len(A)
+        h = self.h
         const = self.inf_mass + self.upper_tail + self.roundoff + extra
-        ell = (self.s0 + np.arange(n)) * self.h
-        # delta at eps = ell_k (atoms strictly above ell_k): A[k+1] - e^{ell_k} B[k+1]
-        A1 = np.append(A[1:], 0.0)
-        B1 = np.append(B[1:], 0.0)
-        with np.errstate(over="ignore", invalid="ignore"):
-            dk = np.maximum(A1 - np.exp(ell) * B1, 0.0) + const  # nonincreasing in k
         out = np.empty(delta.shape)
+        if n == 0:  # every atom below 0: delta(0) = const
+            out[...] = np.where(const >= delta, np.inf, 0.0)
+            return out
+        ell = (self.s0 + k0 + np.arange(n)) * h
+        # delta at eps = ell_k (atoms strictly above ell_k): A[k+1] - e^{-h} S[k+1]
+        A1 = np.append(A[1:], 0.0)
+        S1 = np.append(S[1:], 0.0)
+        dk = np.maximum(A1 - math.exp(-h) * S1, 0.0) + const  # nonincreasing in k
         for i, dt in enumerate(delta.flat):
             if const >= dt:
                 out.flat[i] = np.inf
@@ -263,17 +350,18 @@ class ComposedPLD:
             if k >= n:
                 out.flat[i] = np.inf
                 continue
-            # on (ell_{k-1}, ell_k]: delta(eps) = A[k] - e^eps B[k] + const
-            if k == 0 or B[k] <= 0:
-                e = ell[k] if k < n else np.inf
+            # on (ell_{k-1}, ell_k]: delta(eps) = A[k] - e^{eps - ell_k} S[k] + const
+            if k == 0 or S[k] <= 0:
+                e = ell[k]
             else:
-                e = math.log(max(A[k] + const - dt, 0.0) / B[k]) if A[k] + const - dt > 0 else -np.inf
+                r = A[k] + const - dt
+                e = ell[k] + math.log(r / S[k]) if r > 0 else -np.inf
                 e = min(max(e, ell[k - 1]), ell[k])
             out.flat[i] = max(np.nextafter(e, np.inf) + 4 * _U * abs(e), 0.0) if np.isfinite(e) else max(e, 0.0)
         return out
 
 
-_LAM_GRID = np.geomspace(1e-3, 30.0, 16)
+_LAM_GRID = np.geomspace(1e-2, 30.0, 12)
 
 
 def _window(steps: Sequence[tuple[DiscretePLD, int]], tail_tol: float) -> tuple[float, float, float, float]:
@@ -281,8 +369,9 @@ def _window(steps: Sequence[tuple[DiscretePLD, int]], tail_tol: float) -> tuple[
     mom = [(_moments(p), T) for p, T in steps]
     V = sum(T * m[1] for m, T in mom)
     lam = _LAM_GRID / math.sqrt(V)
-    lm_pos = sum(T * _log_mgf(p, lam) for p, T in steps)
-    lm_neg = sum(T * _log_mgf(p, -lam) for p, T in steps)
+    k = len(lam)
+    lm = sum(T * _log_mgf(p, np.concatenate([lam, -lam])) for p, T in steps)  # one pass per step for both signs
+    lm_pos, lm_neg = lm[:k], lm[k:]
     log_tol = math.log(tail_tol)
     up = float(np.min((lm_pos - log_tol) / lam))
     lo = float(np.max((log_tol - lm_neg) / lam))
@@ -322,9 +411,8 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     inf_keep = 0.0
     roundoff = 0.0
     for p, T in steps:
-        a = np.bincount((p.j0 + np.arange(len(p.pmf))) % n, weights=p.pmf, minlength=n)
-        f = sfft.rfft(a)
-        f = f**T
+        f = sfft.rfft(_wrap(p, n))
+        f = _cpow(f, T)
         spec = f if spec is None else spec * f
         inf_keep += T * math.log1p(-min(p.inf_mass, 1.0)) if p.inf_mass < 1 else -np.inf
         roundoff += T * p.roundoff
@@ -332,10 +420,7 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     T_total = sum(T for _, T in steps)
     # FFT rounding model: per-entry error <= u (T + log2 n) * mean |spectrum| (Higham-style bound on the transforms)
     fft_err = 4 * _U * (T_total + math.log2(n)) * float(np.abs(spec).sum() * 2 / n)
-    idx = (s0 + np.arange(n)) % n
-    pmf = c[idx]
-    neg = pmf < 0
-    pmf = np.where(neg, 0.0, pmf)
+    pmf = np.maximum(np.roll(c, -(s0 % n)), 0.0)  # entry k is the atom at s0 + k
     inf_mass = -math.expm1(inf_keep)
     return ComposedPLD(
         h=h, s0=s0, pmf=pmf, inf_mass=inf_mass, upper_tail=upper_tail, alias=upper_tail + lower_tail,
@@ -343,9 +428,41 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     )
 
 
+def _wrap(p: DiscretePLD, n: int) -> np.ndarray:
+    """The PMF placed cyclically on Z/n (atom j0 + k at (j0 + k) mod n; overlapping atoms add)."""
+    K = len(p.pmf)
+    if K > n:
+        return np.bincount((p.j0 + np.arange(K)) % n, weights=p.pmf, minlength=n)
+    a = np.zeros(n)
+    st = p.j0 % n
+    first = min(K, n - st)
+    a[st:st + first] = p.pmf[:first]
+    a[:K - first] = p.pmf[first:]
+    return a
+
+
+def _cpow(f: np.ndarray, T: int) -> np.ndarray:
+    """``f ** T`` for a complex array and an integer ``T >= 1`` by repeated squaring (2 log2 T products).
+
+    Much cheaper than ``numpy.power`` on complex arrays (a complex log and exp per entry); the relative
+    rounding error grows like ``T u`` in both cases (the a-posteriori FFT error model uses ``T``).
+    """
+    result: np.ndarray | None = None
+    base = np.array(f, dtype=complex)  # a copy: squared in place
+    while True:
+        if T & 1:
+            result = base.copy() if result is None else np.multiply(result, base, out=result)
+        T >>= 1
+        if not T:
+            break
+        np.multiply(base, base, out=base)
+    assert result is not None
+    return result
+
+
 def default_interval(total_steps: int, delta: float = 1e-5) -> float:
     """Grid spacing for a run of ``total_steps`` steps: the connect-the-dots error per step is O(h^2)."""
     return float(min(2e-2, max(2e-4, 0.05 / math.sqrt(total_steps))))
 
 
-__all__ = ["ComposedPLD", "DiscretePLD", "compose", "default_interval", "discretize_step"]
+__all__ = ["ComposedPLD", "DiscretePLD", "compose", "default_interval", "discretize_step", "discretize_step_pair"]
