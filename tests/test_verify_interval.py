@@ -153,3 +153,66 @@ def test_engine_states_the_box_and_replays(tmp_path):
     write_ledger([r], full=True, root=tmp_path)
     rows = replay_dir(tmp_path)
     assert rows and all(ok for _, ok, _ in rows), rows
+
+
+def test_oracle_closed_form_entry_is_proved_by_interval_and_replays(tmp_path):
+    # sigma >= sqrt(2 log(1.25/delta)) Delta/eps  =>  (eps, delta)-DP, against the exact Gaussian profile
+    from symdp.library import get
+
+    th = get("classical.gaussian_mechanism_calibration", with_evidence=False)
+    r = verify_theorem(th)
+    assert r.verdict is Verdict.PROVED and r.evidence.rung == "interval", r.attempts
+    assert r.evidence.detail.startswith("PROVED on box delta in [1/1000000000000, 1/2], epsilon in [1/100, 99/100]")
+    assert "nothing is claimed outside this box" in r.evidence.detail and "gaussian_profile" in r.evidence.detail
+    cert = json.loads(r.artifacts[r.evidence.certificate])
+    assert "erfc" in cert["g_text"] and cert["box"] == {"delta": ["1/1000000000000", "1/2"], "epsilon": ["1/100", "99/100"]}
+    assert interval.replay(cert)[0]
+    write_ledger([r], full=True, root=tmp_path)
+    rows = replay_dir(tmp_path)
+    assert rows and all(ok for _, ok, _ in rows), rows
+
+
+def test_a_wrong_closed_form_is_not_used(monkeypatch):
+    # the engine re-checks an oracle's closed form against the oracle itself before proving anything with it
+    import dataclasses
+
+    from symdp.library import get
+    from symdp.verify import oracles
+
+    good = oracles.ORACLES["gaussian_profile"]
+    bad = dataclasses.replace(good, exact=lambda *, at, **kw: oracles.gaussian_profile_exact(at=at, **kw) / 100)
+    monkeypatch.setitem(oracles.ORACLES, "gaussian_profile", bad)
+    r = verify_theorem(get("classical.gaussian_mechanism_calibration", with_evidence=False))
+    assert r.verdict is Verdict.SUPPORTED, r.evidence.detail
+    assert any("disagrees with the oracle" in a for a in r.attempts), r.attempts
+
+
+def test_tight_oracle_bound_is_proved_by_identity_with_the_closed_form():
+    from symdp.library import get
+
+    r = verify_theorem(get("bu2020.delta_of_eps_gdp", with_evidence=False))
+    assert r.verdict is Verdict.PROVED and r.evidence.rung == "symbolic", r.attempts
+    assert "holds with equality" in r.evidence.detail
+
+
+def test_exact_equality_refutes_a_strict_claim_only():
+    # log((1+x)^2) < (n+1) log(1+x) for integers n >= 1: equality at n = 1 (the two sides are different
+    # expressions, equal only in exact arithmetic, so the floating search sees no violation)
+    nn = sp.Symbol("n", integer=True, positive=True)
+    lhs, rhs = sp.log((1 + y) ** 2), (nn + 1) * sp.log(1 + y)
+    dom = {y: (sp.Rational(1, 10), 3), nn: (1, 50)}
+    strict = theorem("planted.strict_eq", "strict with equality at n = 1", Kind.COMPARISON, SRC,
+                     lhs=lhs, relation="<", rhs=rhs, domain=dom)
+    r = verify_theorem(strict)
+    assert r.verdict is Verdict.REFUTED, (r.evidence.detail, r.attempts)
+    assert r.counterexample["n"] == "1" and r.margin == "0"
+    assert "equality, so the strict inequality" in r.evidence.detail
+    loose = theorem("planted.loose_eq", "the same claim, non-strict", Kind.COMPARISON, SRC,
+                    lhs=lhs, relation="<=", rhs=rhs, domain=dom)
+    r2 = verify_theorem(loose)
+    assert r2.verdict is not Verdict.REFUTED, r2.evidence.detail
+    # a strict claim whose sides are merely close is not refuted by the check
+    close = theorem("planted.strict_close", "strict, sides differ by 1e-40", Kind.COMPARISON, SRC,
+                    lhs=lhs, relation="<", rhs=rhs + sp.Rational(1, 10**40) * y, domain=dom)
+    r3 = verify_theorem(close)
+    assert r3.verdict is not Verdict.REFUTED, r3.evidence.detail

@@ -224,3 +224,56 @@ def test_composition_mappers_reach_the_thm4_claims():
     cx = {k: mpmath.mpf(v) for k, v in r.counterexample.items()}
     floor = 1 - (1 - cx["delta"]) ** int(cx["T"])  # delta_opt(eps') >= P(some step's delta-mass)
     assert mpmath.mpf(r.claimed) < floor <= mpmath.mpf(r.actual)
+
+
+# ---------------------------------------------------------------------------
+# exact closed forms (Oracle.exact): each equals its numeric oracle
+# ---------------------------------------------------------------------------
+
+
+def _exact_value(expr) -> mpmath.mpf:
+    import sympy as sp
+
+    return mpmath.mpf(str(sp.N(expr, 50)))
+
+
+def _f(x: float):
+    import sympy as sp
+
+    return sp.Rational(x)  # the float's exact binary value: the same input the numeric oracle sees
+
+
+def _close(a, b, rel="1e-20", abs_="1e-40") -> bool:
+    return abs(a - b) <= mpmath.mpf(rel) * max(abs(a), abs(b)) + mpmath.mpf(abs_)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_exact_closed_forms_equal_the_numeric_oracles(seed):
+    rng = random.Random(seed)
+    with mpmath.workdps(40):
+        for _ in range(4):
+            mu, e, al = rng.uniform(0.05, 5), rng.uniform(0.01, 10), rng.uniform(0.001, 0.999)
+            p, b, e2 = rng.uniform(1e-4, 1), rng.uniform(0.2, 3), rng.uniform(0.0, 3)
+            assert _close(O.gaussian_profile(mu=mu, at=e), _exact_value(O.gaussian_profile_exact(mu=_f(mu), at=_f(e))))
+            s, D = rng.uniform(0.1, 10), rng.uniform(0.1, 10)
+            assert _close(O.gaussian_profile(sigma=s, Delta=D, at=e),
+                          _exact_value(O.ORACLES["gaussian_profile"].exact(sigma=_f(s), Delta=_f(D), at=_f(e))))
+            assert _close(O.laplace_profile(b=b, Delta=1, at=e2), _exact_value(O.laplace_profile_exact(b=_f(b), Delta=1, at=_f(e2))))
+            assert _close(O.gaussian_tradeoff(mu=mu, alpha=al), _exact_value(O.gaussian_tradeoff_exact(mu=_f(mu), alpha=_f(al))))
+            # quadrature oracles: agree to their own tolerance
+            assert _close(O.subsampled_gaussian_tradeoff(p=p, mu=mu, alpha=al),
+                          _exact_value(O.subsampled_gaussian_tradeoff_exact(p=_f(p), mu=_f(mu), alpha=_f(al))), rel="1e-12")
+            a2, s2 = rng.uniform(1.1, 64), rng.uniform(0.3, 20)
+            assert _close(O.gaussian_rdp(alpha=a2, sigma=s2), _exact_value(O.ORACLES["gaussian_rdp"].exact(alpha=_f(a2), sigma=_f(s2))), rel="1e-12")
+            q, sg, e3 = rng.uniform(0.01, 1), rng.uniform(0.3, 3), rng.uniform(0.01, 2)
+            num = O.sgm_hockey_stick(q=q, sigma=sg, epsilon=e3)
+            if num > mpmath.mpf("1e-20"):  # the quadrature loses relative accuracy far in the tail
+                assert _close(num, _exact_value(O.sgm_pld_exact(_lhs="H_remove", q=_f(q), sigma=_f(sg), epsilon=_f(e3))), rel="1e-10")
+    assert O.sgm_pld_exact(_lhs="H_add", q=_f(0.5), sigma=_f(1.0), epsilon=_f(0.1)) is None  # no closed form claimed
+
+
+def test_laplace_exact_is_zero_past_the_ratio():
+    import sympy as sp
+
+    assert O.laplace_profile_exact(b=sp.Integer(1), Delta=1, at=sp.Integer(2)) == 0
+    assert O.laplace_profile(b=1, Delta=1, at=2) == 0

@@ -12,7 +12,13 @@ r"""The verification ladder for one library entry.
 3. ``interval``: arb branch-and-bound over the entry's stated domain box
    (:mod:`symdp.verify.interval`), JSON certificate.
 4. ``numerical``: counterexample search against the oracle (or the closed
-   form), re-confirmed at >= 50 digits; can refute, can only support.
+   form), re-confirmed at >= 50 digits; can refute, can only support.  A
+   strict claim (``<``, ``>``) is also tested at boundary points in exact
+   arithmetic: equality there refutes it.
+
+For an oracle entry the search runs first; where the oracle's value has a
+closed form (``Oracle.exact``) the rungs 1-3 then prove the claim against
+that closed form.
 """
 
 from __future__ import annotations
@@ -315,7 +321,11 @@ def _symbolic_identity(lhs: sp.Expr, rhs: sp.Expr, seconds: float = 8.0) -> bool
             if d == 0:
                 return True
             d2 = sp.simplify(d.rewrite(sp.exp))
-            return d2 == 0
+            if d2 == 0:
+                return True
+            if d.has(sp.erfc, sp.erfinv):  # erfinv(1 - erfc(x)) = x needs erfc written as 1 - erf
+                return sp.simplify(d.rewrite(sp.erf)) == 0
+            return False
     except _Timeout:
         return False
     except Exception:  # noqa: BLE001
@@ -452,28 +462,6 @@ def _interval_rung(th: Theorem, lhs, relation, rhs, res: VerificationResult, *, 
     return True
 
 
-def _hyp_holds_on_box(h: sp.Basic, box) -> bool:
-    """A hypothesis is implied by the box (so the box is inside the domain): checked with intervals."""
-    h = sp.sympify(h)
-    if h is sp.true:
-        return True
-    if not isinstance(h, sp.core.relational.Relational):
-        return False
-    try:
-        env = {s: iv._ball(iv.rat(lo), iv.rat(hi)) for s, (lo, hi) in box.items()}
-        if not h.free_symbols <= set(box):
-            return False
-        d = iv.enclose(h.lhs - h.rhs, env)
-    except Exception:  # noqa: BLE001
-        return False
-    op = h.rel_op
-    if op in (">", ">="):
-        return bool(d > 0) if op == ">" else bool(d >= 0)
-    if op in ("<", "<="):
-        return bool(d < 0) if op == "<" else bool(d <= 0)
-    return False
-
-
 # ---------------------------------------------------------------------------
 # the ladder
 # ---------------------------------------------------------------------------
@@ -514,10 +502,10 @@ def _fill_from_search(res: VerificationResult, sr: SearchResult, box: Box, what:
         res.evidence = Evidence(res.evidence.verdict, res.evidence.rung, res.evidence.detail + extra, None, None, sr.cases)
 
 
-def _premise_bindings(th: Theorem) -> tuple[list[tuple[str, Callable]], set]:
-    """Oracle arguments fixed by typed premises: DP (epsilon, delta) of each step, Gaussian
-    (sensitivity, sigma) -> mu, GDP (mu), Laplace (Delta, b).  Returns ([(name, f(point))], symbols)."""
-    binds: list[tuple[str, Callable]] = []
+def _premise_exprs(th: Theorem) -> tuple[list[tuple[str, sp.Expr]], set]:
+    """Oracle arguments fixed by typed premises, as SymPy expressions: DP (epsilon, delta) of each step,
+    Gaussian (sensitivity, sigma) -> mu, GDP (mu), Laplace (Delta, b).  Returns ([(name, expr)], symbols)."""
+    binds: list[tuple[str, sp.Expr]] = []
     syms: set = set()
     for pr in th.premises:
         nm = pr.name.lower()
@@ -525,16 +513,22 @@ def _premise_bindings(th: Theorem) -> tuple[list[tuple[str, Callable]], set]:
         for x in ps:
             syms |= x.free_symbols
         if nm in ("dp", "adp") and len(ps) == 2:
-            binds += [("epsilon", compile_expr(ps[0])), ("delta", compile_expr(ps[1]))]
+            binds += [("epsilon", ps[0]), ("delta", ps[1])]
         elif nm in ("dp", "pure-dp") and len(ps) == 1:
-            binds += [("epsilon", compile_expr(ps[0])), ("delta", compile_expr(sp.Integer(0)))]
+            binds += [("epsilon", ps[0]), ("delta", sp.Integer(0))]
         elif nm == "gaussian" and len(ps) == 2:
-            binds.append(("mu", compile_expr(ps[0] / ps[1])))
+            binds.append(("mu", ps[0] / ps[1]))
         elif nm == "gdp" and len(ps) == 1:
-            binds.append(("mu", compile_expr(ps[0])))
+            binds.append(("mu", ps[0]))
         elif nm == "laplace" and len(ps) == 2:
-            binds += [("Delta", compile_expr(ps[0])), ("b", compile_expr(ps[1]))]
+            binds += [("Delta", ps[0]), ("b", ps[1])]
     return binds, syms
+
+
+def _premise_bindings(th: Theorem) -> tuple[list[tuple[str, Callable]], set]:
+    """:func:`_premise_exprs` compiled: ([(name, f(point))], symbols)."""
+    binds, syms = _premise_exprs(th)
+    return [(name, compile_expr(e)) for name, e in binds], syms
 
 
 def _oracle_functions(th: Theorem, orc: Oracle):
@@ -632,6 +626,136 @@ def _oracle_functions(th: Theorem, orc: Oracle):
     return f_c, f_true, rel, syms
 
 
+def _oracle_exact(th: Theorem, orc: Oracle, syms) -> tuple[sp.Expr, sp.Expr, str, Oracle, str] | str:
+    """The symbolic mirror of :func:`_oracle_functions` for an oracle with an ``exact`` closed form:
+    ``(true, claim, relation, oracle used, note)`` with ``true relation claim`` the entry's claim at every point
+    (``syms``: the symbols of the numerical comparison; ``note``: a reduction step the mapping relies on), or a
+    reason string."""
+    if orc.mapper is not None:
+        return f"oracle {orc.name} maps entries itself (no closed form)"
+    dom_syms = {s for s, _, _ in th.domain}
+    all_syms = set(th.rhs.free_symbols if th.rhs is not None else ()) | {s for h in th.hypotheses for s in h.free_symbols} | dom_syms
+    comp = TRADEOFF_COMPANION.get(orc.name)
+    if orc.shape == "profile" and comp and any(s.name == "alpha" for s in all_syms):
+        orc = ORACLES[comp]
+    if orc.exact is None:
+        return f"oracle {orc.name} has no closed form"
+    binds, _ = _premise_exprs(th)
+    kw0: dict[str, Any] = {s.name: s for s in syms}
+    conc = th.conclusion
+    rel = th.relation if th.relation in ("<=", ">=", "<", ">") else "=="
+    if orc.shape == "profile":
+        if conc is not None and conc.name.upper() in ("DP", "ADP") and len(conc.params) == 2:
+            at_expr, d_expr = (sp.sympify(x) for x in conc.params)
+            sub = {}
+            if isinstance(th.lhs, sp.Symbol) and th.lhs not in dom_syms and th.rhs is not None and th.lhs not in (at_expr.free_symbols | d_expr.free_symbols):
+                sub = {th.lhs: th.rhs}  # a bound on a mechanism parameter: its boundary value
+                kw0[th.lhs.name] = th.rhs
+            kw = dict(kw0)
+            for name, e in binds:
+                kw[name] = e.subs(sub)
+            kw["at"] = at_expr.subs(sub)
+            true = orc.exact(**kw)
+            note = ""
+            if sub:
+                note = (f"checked at the boundary {th.lhs} = {sp.sstr(th.rhs)} of the premise {th.lhs} {th.relation} ...; "
+                        f"the mapping assumes the mechanism's profile is monotone in {th.lhs} (for the Gaussian mechanism "
+                        f"delta(eps) increases with mu = Delta/sigma, see bu2020.delta_increasing_in_mu)")
+            return (true, d_expr.subs(sub), "<=", orc, note) if true is not None else f"no closed form of {orc.name} here"
+        if isinstance(th.lhs, sp.Symbol) and th.rhs is not None and th.lhs.name.startswith("delta") and th.lhs not in th.rhs.free_symbols:
+            at_names = [a for a in orc.aliases.get("at", ()) if a in kw0]
+            if not at_names:
+                return "no argument for the profile"
+            kw = dict(kw0)
+            for name, e in binds:
+                kw[name] = e
+            kw["at"] = kw0[at_names[0]]
+            true = orc.exact(**kw)
+            return (true, th.rhs, rel, orc, "") if true is not None else f"no closed form of {orc.name} here"
+        return "cannot map the profile oracle"
+    if th.rhs is None or not isinstance(th.lhs, sp.Symbol):
+        return "no lhs/rhs"
+    kw = dict(kw0)
+    for name, e in binds:
+        kw[name] = e
+    true = orc.exact(_lhs=th.lhs.name, **kw)
+    return (true, th.rhs, rel, orc, "") if true is not None else f"no closed form of {orc.name} here"
+
+
+def _exact_agrees(f_exact, f_true, box: Box, constraint, seed: int, rtol: str | None, n: int = 8) -> tuple[int, str | None]:
+    """Compare the compiled closed form with the numeric oracle at sample points: (points agreeing, first
+    disagreement or None)."""
+    import random
+
+    rng = random.Random(seed + 7)
+    tol = max(mpmath.mpf(rtol) * 10 if rtol else mpmath.mpf(0), mpmath.mpf("1e-15"))
+    ok = 0
+    tries = 0
+    with mpmath.workdps(40):
+        while ok < n and tries < 4 * n:
+            tries += 1
+            pt = box.sample(rng)
+            if not constraint(pt):
+                continue
+            mp_pt = {k: mpmath.mpf(v) for k, v in pt.items()}
+            try:
+                a, b = f_exact(mp_pt), f_true(mp_pt)
+            except Exception:  # noqa: BLE001 - an oracle may not evaluate everywhere
+                continue
+            if a is None or b is None or not (mpmath.isfinite(a) and mpmath.isfinite(b)):
+                continue
+            if abs(a - b) > tol * max(abs(a), abs(b)) + mpmath.mpf("1e-40"):
+                return ok, f"at {pt}: closed form {mpmath.nstr(a, 12)}, oracle {mpmath.nstr(b, 12)}"
+            ok += 1
+    return ok, None
+
+
+def _prove_with_exact(th: Theorem, orc: Oracle, res: VerificationResult, syms, box: Box, f_true, seed: int, deep: bool) -> bool:
+    """After the numerical search: prove ``true rel claim`` with the oracle's closed form (symbolic identity for a
+    claim that equals it, else z3 / interval on ``closed form rel claim``).  True when PROVED."""
+    got = _oracle_exact(th, orc, syms)
+    if isinstance(got, str):
+        res.attempts.append(f"closed form: {got}")
+        return False
+    true, claim, rel, used, mapping_note = got
+    true = sp.sympify(true)
+    hc = _hyp_checker(th.hypotheses)
+    try:
+        agree, bad = _exact_agrees(compile_expr(true), f_true, box, hc, seed, used.rtol)
+    except Exception as exc:  # noqa: BLE001
+        agree, bad = 0, f"{type(exc).__name__}: {exc}"
+    if bad or agree < 3:
+        res.attempts.append(f"closed form of {used.name} not used: " + (f"disagrees with the oracle {bad}" if bad else f"only {agree} comparable points"))
+        return False
+    supported = res.evidence
+    cf_txt = (f"the oracle {used.name}'s exact closed form {sp.sstr(true)} ({used.exact_note or 'closed form'}; agrees with "
+              f"the numeric oracle at {agree} sample points)" + (f" ({mapping_note})" if mapping_note else ""))
+    if rel in ("==", "<=", ">=") and _symbolic_identity(true, claim):
+        res.attempts.append("closed form: the claim equals it (SymPy)")
+        what = "the claim equals" if "==" in (rel, th.relation) else f"the bound ({rel}) holds with equality: the claimed value is"
+        res.evidence = Evidence(Verdict.PROVED, "symbolic",
+                                f"SymPy: {what} {cf_txt} (the difference simplifies to 0); numerically {supported.cases} points agree",
+                                None, None, supported.cases)
+        return True
+    if rel == "==":
+        res.attempts.append("closed form: SymPy did not reduce the difference to 0")
+        return False
+    note = f"lhs is {cf_txt}"
+    if not (true.has(sp.erf, sp.erfc, sp.erfinv) or claim.has(sp.erf, sp.erfc, sp.erfinv)):
+        if _z3_rung(th, true, rel, claim, res, header_extra=f"true value: {note}\n"):
+            res.evidence = Evidence(res.evidence.verdict, res.evidence.rung,
+                                    f"{res.evidence.detail}; applied to {cf_txt}; numerically {supported.cases} points agree",
+                                    res.evidence.certificate, None, supported.cases)
+            return True
+    if _interval_rung(th, true, rel, claim, res, note=note, time_limit_s=30.0 if deep else 12.0, max_leaves=20000 if deep else 4000):
+        res.evidence = Evidence(res.evidence.verdict, res.evidence.rung,
+                                f"{res.evidence.detail}; the true value is {cf_txt}; numerically {supported.cases} points agree",
+                                res.evidence.certificate, None, supported.cases)
+        return True
+    res.evidence = supported
+    return False
+
+
 def comp_name(th: Theorem, orc: Oracle) -> str:
     """Name of the oracle actually used (a profile oracle's trade-off companion for statements in alpha)."""
     comp = TRADEOFF_COMPANION.get(orc.name)
@@ -675,6 +799,10 @@ def _verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: 
                       region_fns=(f_claim, f_true, rel, _hyp_checker(th.hypotheses), 30, 1e-12, used.rtol) if used.name not in ("subsampled_gaussian_profile",) else None)
     if res.evidence.verdict is not Verdict.SUPPORTED:
         return
+    if used.exact is not None or orc.exact is not None:
+        # the oracle's value has an exact closed form: prove the claim against it
+        if _prove_with_exact(th, orc, res, syms, box, f_true, seed, deep):
+            return
     # a value oracle with a closed-form worst case: prove closed_form rel rhs
     if orc.closed_form and orc.shape == "value" and th.rhs is not None and rel in ("<=", ">=", "<", ">"):
         names = {s.name: s for s in syms}
@@ -746,12 +874,102 @@ def _verify_direct(th: Theorem, res: VerificationResult, deep: bool, seed: int) 
     _fill_from_search(res, sr, box, "lhs", None, own, region_fns=(fc, ft, rel, hc))
     if res.evidence.verdict is not Verdict.SUPPORTED or rel == "==":
         return
+    if rel in ("<", ">") and _strict_equality(th, lhs, rhs, box, fc, ft, res):
+        return
     supported = res.evidence
     if _z3_rung(th, lhs, rel, rhs, res):
         return
     if _interval_rung(th, lhs, rel, rhs, res, time_limit_s=30.0 if deep else 12.0, max_leaves=20000 if deep else 3000):
         return
     res.evidence = supported
+
+
+def _nice(lo: float, hi: float, log: bool) -> str:
+    """A short decimal inside [lo, hi]: the (geometric) middle rounded to one or two significant digits."""
+    m = math.sqrt(lo * hi) if log else (lo + hi) / 2
+    for digits in (1, 2, 3, 6):
+        v = float(f"{m:.{digits}g}")
+        if lo <= v <= hi:
+            return repr(v)
+    return repr(m)
+
+
+def _boundary_candidates(box: Box, limit: int = 81) -> list[dict[str, str]]:
+    """Points where a strict inequality typically degenerates to equality: integer symbols at their lower bound,
+    real symbols at either end of their range or at a short decimal in the middle (at most ``limit`` points)."""
+    from itertools import product
+
+    names = box.names()
+    choices = []
+    for nm in names:
+        lo, hi = box.ranges[nm]
+        if nm in box.integers:
+            choices.append([str(math.ceil(lo))])
+        else:
+            vals = [box.fmt(nm, lo), _nice(lo, hi, box.is_log(nm)), box.fmt(nm, hi)]
+            choices.append(list(dict.fromkeys(vals)))
+    pts = []
+    for combo in product(*choices):
+        pts.append(dict(zip(names, combo)))
+        if len(pts) >= limit:
+            break
+    return pts
+
+
+def _strict_equality(th: Theorem, lhs: sp.Expr, rhs: sp.Expr, box: Box, fc, ft, res: VerificationResult,
+                     seconds: float = 10.0) -> bool:
+    """A strict claim (``<``/``>``) fails where both sides are exactly equal, which a floating search with a
+    tolerance cannot see.  Try the boundary candidates: screen at 60 digits (relative difference < 1e-30), then decide ``lhs - rhs == 0`` by
+    SymPy in exact arithmetic at the rational point (hypotheses checked exactly too).  REFUTED on success."""
+    t0 = time.monotonic()
+    syms = {s.name: s for s in (lhs.free_symbols | rhs.free_symbols | {x for h in th.hypotheses for x in sp.sympify(h).free_symbols})}
+    diff = lhs - rhs
+    tried = 0
+    for pt in _boundary_candidates(box):
+        if time.monotonic() - t0 > seconds:
+            break
+        try:
+            with mpmath.workdps(60):
+                mp_pt = {k: mpmath.mpf(v) for k, v in pt.items()}
+                a, b = ft(mp_pt), fc(mp_pt)
+                if not (mpmath.isfinite(a) and mpmath.isfinite(b)):
+                    continue
+                if abs(a - b) > mpmath.mpf("1e-30") * max(abs(a), abs(b)):
+                    continue  # relative screen (both sides may be tiny and still differ)
+        except Exception:  # noqa: BLE001 - not evaluable here
+            continue
+        exact = {syms[k]: sp.Rational(v) for k, v in pt.items() if k in syms}
+        tried += 1
+        try:
+            with time_limit(max(0.5, seconds - (time.monotonic() - t0))):
+                hyps_ok = all(sp.sympify(h).subs(exact) is sp.true for h in th.hypotheses)
+                if not hyps_ok:
+                    continue
+                d = diff.subs(exact)
+                zero = d == 0 or sp.simplify(d) == 0
+        except _Timeout:
+            break
+        except Exception:  # noqa: BLE001
+            continue
+        if not zero:
+            continue
+        res.counterexample = dict(pt)
+        with mpmath.workdps(30):
+            res.claimed, res.actual, res.margin = mpmath.nstr(b, 25), mpmath.nstr(a, 25), "0"
+        res.region = None
+        res.attempts.append(f"strict claim: lhs - rhs == 0 exactly at {pt}")
+        res.evidence = Evidence(
+            Verdict.REFUTED, "numerical",
+            f"counterexample {pt}: lhs = rhs = {mpmath.nstr(a, 20)} exactly (SymPy reduces lhs - rhs to 0 in exact "
+            f"arithmetic at this rational point, which satisfies every hypothesis): equality, so the strict "
+            f"inequality {th.relation} fails (margin 0); the floating search ({res.evidence.cases} points) sees no "
+            f"violation beyond its tolerance",
+            None, _cx_dict(pt), res.evidence.cases,
+        )
+        return True
+    if tried:
+        res.attempts.append(f"strict claim: {tried} boundary points with lhs ~ rhs to 30 digits, none exactly equal")
+    return False
 
 
 def _expansion_ratios(th: Theorem) -> list[tuple[str, mpmath.mpf]] | None:

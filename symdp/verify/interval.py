@@ -70,13 +70,16 @@ def _arb_const(v: sp.Basic) -> arb:
 
 
 def rat(x: Any) -> sp.Rational:
-    """Exact rational of a decimal string, int, float (its exact binary value) or SymPy rational."""
+    """Exact rational of a decimal string, int, float or double-precision SymPy Float (its shortest decimal
+    repr, the literal it was written as), other SymPy numbers (40 digits) or a SymPy rational."""
     if isinstance(x, sp.Rational):
         return x
     if isinstance(x, str):
         return sp.Rational(x)
     if isinstance(x, float):
         return sp.Rational(repr(x))
+    if isinstance(x, sp.Float) and x._prec <= 53:
+        return sp.Rational(repr(float(x)))  # a double-precision literal (e.g. a domain bound 1e-12): its decimal
     x = sp.sympify(x)
     if x.is_Rational:
         return x
@@ -170,6 +173,8 @@ def _enclose(e: sp.Basic, env: dict[sp.Symbol, arb], memo: dict) -> arb:
         return enclose(e.args[0], env, memo).erf()
     if isinstance(e, sp.erfc):
         return enclose(e.args[0], env, memo).erfc()
+    if isinstance(e, sp.erfinv):
+        return enclose(e.args[0], env, memo).erfinv()
     if isinstance(e, sp.Abs):
         a = enclose(e.args[0], env, memo)
         return abs(a)
@@ -215,7 +220,7 @@ _NONSMOOTH = (sp.ceiling, sp.floor, sp.Abs, sp.Min, sp.Max, sp.sign, sp.Piecewis
 def derivatives(g: sp.Expr, syms) -> dict[sp.Symbol, sp.Expr] | None:
     """Partial derivatives of ``g`` for the mean-value form, or None when ``g`` has a non-smooth function
     (ceiling, floor, Abs, Min, Max, ...) for which the mean-value theorem does not apply."""
-    if g.has(*_NONSMOOTH) or any(isinstance(f, sp.Function) and not isinstance(f, (sp.exp, sp.log, sp.tanh, sp.sinh, sp.cosh, sp.erf, sp.erfc))
+    if g.has(*_NONSMOOTH) or any(isinstance(f, sp.Function) and not isinstance(f, (sp.exp, sp.log, sp.tanh, sp.sinh, sp.cosh, sp.erf, sp.erfc, sp.erfinv))
                                  for f in g.atoms(sp.Function)):
         return None
     return {s: sp.diff(g, s) for s in syms}
@@ -223,11 +228,15 @@ def derivatives(g: sp.Expr, syms) -> dict[sp.Symbol, sp.Expr] | None:
 
 def smooth_on(e: sp.Expr, env: dict, memo: dict) -> bool:
     """``e`` is defined and analytic on the whole cell: every log argument and every base of a non-integer
-    power is certainly > 0 there and no negative integer power has a base that may vanish (exp, tanh, sinh,
-    cosh, erf, erfc, sums and products are analytic everywhere)."""
+    power is certainly > 0 there, every erfinv argument certainly lies in (-1, 1), and no negative integer power
+    has a base that may vanish (exp, tanh, sinh, cosh, erf, erfc, sums and products are analytic everywhere)."""
     for sub in sp.preorder_traversal(e):
         if isinstance(sub, sp.log):
             if not bool(enclose(sub.args[0], env, memo) > 0):
+                return False
+        elif isinstance(sub, sp.erfinv):
+            a = enclose(sub.args[0], env, memo)
+            if not (a.is_finite() and bool(a > -1) and bool(a < 1)):
                 return False
         elif isinstance(sub, sp.Pow):
             base, ex = sub.args

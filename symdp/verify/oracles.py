@@ -15,6 +15,12 @@ Two shapes:
   whose conclusion is ``(eps', delta')``-DP is checked as
   ``profile(at=eps') <= delta'``.
 
+Oracles whose value has a closed form carry it as ``Oracle.exact`` (a SymPy
+expression in the same keyword arguments): the engine proves claims against
+it (SymPy identity for a claim that equals it, z3 or an interval certificate
+for a strict or loose bound), after re-checking it against the numeric oracle
+at sample points; the tests compare each with its oracle at random points.
+
 References (checked here by independent computations, see the tests):
 
 * randomized response KL :math:`\varepsilon\tanh(\varepsilon/2)`; it is the
@@ -38,6 +44,7 @@ from typing import Any, Callable, Sequence
 
 import mpmath
 import numpy as np
+import sympy as sp
 
 from ..errors import InvalidParameterError, UnsupportedError
 
@@ -61,6 +68,12 @@ class Oracle:
     #: maps an entry onto (f_claim, f_true, relation, symbols[, default ranges]) or a reason string; used
     #: instead of the generic value/profile mapping (see symdp.verify.composition)
     mapper: Callable[..., Any] | None = None
+    #: the oracle's value in closed form: called with the same keyword arguments as ``fn``, given as SymPy
+    #: expressions, returns a SymPy expression (or None where no closed form applies).  It must be the
+    #: exact value (tests compare it with ``fn`` at random points; the engine re-checks it at sample points
+    #: before it uses it); the interval rung then certifies claims against it.
+    exact: Callable[..., Any] | None = None
+    exact_note: str | None = None  # why ``exact`` is the oracle's value (printed with proofs that use it)
 
     def __call__(self, **kw: Any) -> Any:
         return self.fn(**kw)
@@ -98,6 +111,23 @@ def _pick(kw: dict[str, Any], *names: str, default: Any = None) -> Any:
     for n in names:
         if n in kw and kw[n] is not None:
             return kw[n]
+    return default
+
+
+def Phi(x: Any) -> sp.Expr:
+    """Standard normal CDF as a SymPy expression, via erfc (so intervals and SymPy can handle it)."""
+    return sp.erfc(-sp.sympify(x) / sp.sqrt(2)) / 2
+
+
+def Phi_inv(u: Any) -> sp.Expr:
+    """Standard normal quantile as a SymPy expression: :math:`\\sqrt2\\,\\mathrm{erfinv}(2u - 1)`."""
+    return sp.sqrt(2) * sp.erfinv(2 * sp.sympify(u) - 1)
+
+
+def _sym_pick(kw: dict[str, Any], *names: str, default: Any = None) -> Any:
+    for n in names:
+        if n in kw and kw[n] is not None:
+            return sp.sympify(kw[n])
     return default
 
 
@@ -300,6 +330,34 @@ def gaussian_profile(*, at: Any, **kw: Any) -> mpmath.mpf:
     return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
 
 
+def _gauss_mu_sym(kw: dict[str, Any]) -> sp.Expr | None:
+    mu = _sym_pick(kw, "mu", "r")
+    if mu is not None:
+        return mu
+    sigma = _sym_pick(kw, "sigma")
+    if sigma is None:
+        return None
+    return _sym_pick(kw, "Delta", "C", default=sp.Integer(1)) / sigma
+
+
+def gaussian_profile_exact(*, at: Any, **kw: Any) -> sp.Expr | None:
+    """:func:`gaussian_profile` in closed form: ``Phi(-at/mu + mu/2) - exp(at) Phi(-at/mu - mu/2)`` (SymPy)."""
+    mu = _gauss_mu_sym(kw)
+    if mu is None:
+        return None
+    e = sp.sympify(at)
+    return Phi(-e / mu + mu / 2) - sp.exp(e) * Phi(-e / mu - mu / 2)
+
+
+def laplace_profile_exact(*, at: Any, **kw: Any) -> sp.Expr | None:
+    """:func:`laplace_profile` in closed form: ``Max(0, 1 - exp((at - Delta/b)/2))`` (SymPy)."""
+    b = _sym_pick(kw, "b")
+    if b is None:
+        return None
+    r = _sym_pick(kw, "Delta", default=sp.Integer(1)) / b
+    return sp.Max(0, 1 - sp.exp((sp.sympify(at) - r) / 2))
+
+
 def laplace_profile(*, at: Any, **kw: Any) -> mpmath.mpf:
     r"""Exact privacy profile of the Laplace mechanism: :math:`1 - e^{(\varepsilon - \Delta/b)/2}` for
     :math:`\varepsilon \le \Delta/b`, else 0."""
@@ -321,6 +379,9 @@ register(
         ("mu", "at"),
         "exact delta(eps) of the Gaussian mechanism, mu = Delta/sigma [Balle and Wang 2018, Thm 8]",
         aliases={"mu": ("sigma",), "at": ("epsilon", "epsilonprime")},
+        exact=gaussian_profile_exact,
+        exact_note="Gaussian privacy profile delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), "
+        "mu = Delta/sigma [Balle and Wang 2018, Thm 8], Phi(x) = erfc(-x/sqrt(2))/2",
     )
 )
 register(
@@ -331,6 +392,8 @@ register(
         ("b", "at"),
         "exact delta(eps) of the Laplace mechanism with sensitivity Delta and scale b",
         aliases={"at": ("epsilon", "epsilonprime")},
+        exact=laplace_profile_exact,
+        exact_note="Laplace privacy profile delta(eps) = max(0, 1 - e^((eps - Delta/b)/2))",
     )
 )
 
@@ -497,7 +560,14 @@ register(
         "trade-off function of T composed f_{eps,delta} (exact, product of KOV pairs, T <= 12)",
     )
 )
-register(Oracle("gaussian_tradeoff", gaussian_tradeoff, "value", ("mu", "alpha"), "G_mu(alpha) = Phi(Phi^-1(1-alpha) - mu)"))
+def gaussian_tradeoff_exact(*, mu: Any, alpha: Any, **_: Any) -> sp.Expr:
+    """:func:`gaussian_tradeoff` in closed form (SymPy), for 0 < alpha < 1."""
+    return Phi(Phi_inv(1 - sp.sympify(alpha)) - sp.sympify(mu))
+
+
+register(Oracle("gaussian_tradeoff", gaussian_tradeoff, "value", ("mu", "alpha"), "G_mu(alpha) = Phi(Phi^-1(1-alpha) - mu)",
+                exact=gaussian_tradeoff_exact,
+                exact_note="G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu) (0 < alpha < 1), Phi^-1(u) = sqrt(2) erfinv(2u - 1)"))
 
 
 
@@ -549,6 +619,22 @@ def sgm_hockey_stick(*, q: Any, sigma: Any, epsilon: Any, direction: str = "remo
     return mpmath.quad(g, [-mpmath.inf, root - 20 * s, root])
 
 
+def sgm_hockey_stick_exact(*, q: Any, sigma: Any, epsilon: Any, direction: str = "remove", **_: Any) -> sp.Expr | None:
+    r"""Closed form of :func:`sgm_hockey_stick` for ``direction="remove"`` (SymPy): the loss exceeds eps exactly
+    for :math:`x > x_0 = \sigma^2\log((e^arepsilon - 1 + q)/q) + 1/2`, so the hockey-stick is
+    :math:`(1-q)\Phi(-x_0/\sigma) + q\Phi((1 - x_0)/\sigma) - e^arepsilon\Phi(-x_0/\sigma)`.  None for "add"."""
+    if direction != "remove":
+        return None
+    qq, s, e = (sp.sympify(v) for v in (q, sigma, epsilon))
+    x0 = s**2 * sp.log((sp.exp(e) - 1 + qq) / qq) + sp.Rational(1, 2)
+    return (1 - qq) * Phi(-x0 / s) + qq * Phi((1 - x0) / s) - sp.exp(e) * Phi(-x0 / s)
+
+
+def sgm_pld_exact(*, _lhs: str = "", **kw: Any) -> sp.Expr | None:
+    direction = "add" if "add" in _lhs.lower() else "remove"
+    return sgm_hockey_stick_exact(direction=direction, **kw)
+
+
 def sgm_pld(*, _lhs: str = "", **kw: Any) -> mpmath.mpf:
     """Value oracle of one subsampled-Gaussian step's hockey-stick; the direction comes from the
     quantity's name (``..._add`` / ``..._remove``)."""
@@ -564,6 +650,9 @@ register(
         ("q", "sigma", "epsilon"),
         "hockey-stick divergence of one Poisson-subsampled Gaussian step (quadrature), add or remove",
         rtol="1e-12",
+        exact=sgm_pld_exact,
+        exact_note="remove direction: the privacy loss is increasing in x and exceeds eps for x > x0 = "
+        "sigma^2 log((e^eps - 1 + q)/q) + 1/2, so H = (1-q) Phi(-x0/sigma) + q Phi((1-x0)/sigma) - e^eps Phi(-x0/sigma)",
     )
 )
 
@@ -578,6 +667,14 @@ def subsampled_gaussian_tradeoff(*, p: Any, mu: Any, alpha: Any, **_: Any) -> mp
     return mpmath.quad(f, [-mpmath.inf, min(t, m) - 1, t])
 
 
+def subsampled_gaussian_tradeoff_exact(*, p: Any, mu: Any, alpha: Any, **_: Any) -> sp.Expr:
+    """:func:`subsampled_gaussian_tradeoff` in closed form (SymPy): the mixture's mass below the
+    Neyman-Pearson threshold ``t = Phi^-1(1 - alpha)``, ``(1 - p) Phi(t) + p Phi(t - mu)``."""
+    t = Phi_inv(1 - sp.sympify(alpha))
+    pp = sp.sympify(p)
+    return (1 - pp) * Phi(t) + pp * Phi(t - sp.sympify(mu))
+
+
 register(
     Oracle(
         "subsampled_gaussian_tradeoff",
@@ -586,6 +683,10 @@ register(
         ("p", "mu", "alpha"),
         "trade-off function of one Poisson-subsampled Gaussian (mu) step, quadrature",
         rtol="1e-12",
+        exact=subsampled_gaussian_tradeoff_exact,
+        exact_note="the likelihood ratio of (1-p)N(0,1) + pN(mu,1) to N(0,1) increases in x, so the Neyman-Pearson test "
+        "at level alpha rejects for x > t = Phi^-1(1 - alpha); its type-II error is the mixture's mass below t, "
+        "(1 - p) Phi(t) + p Phi(t - mu)",
     )
 )
 
@@ -621,6 +722,8 @@ register(
         ("alpha", "sigma"),
         "Renyi divergence D_alpha(N(Delta, s^2) || N(0, s^2)) by quadrature",
         rtol="1e-15",
+        exact=lambda *, alpha, sigma, Delta=1, **_: sp.sympify(alpha) * sp.sympify(Delta) ** 2 / (2 * sp.sympify(sigma) ** 2),
+        exact_note="D_alpha(N(Delta, s^2) || N(0, s^2)) = alpha Delta^2/(2 s^2) (complete the square in the integrand)",
     )
 )
 
@@ -633,7 +736,8 @@ __all__ = [
     "random_dp_pair", "optimal_composition", "optimal_composition_hetero", "gaussian_profile", "laplace_profile",
     "subsampled_gaussian_bracket", "subsampled_gaussian_profile", "tradeoff_of_pair", "compose_pairs",
     "tradeoff_dp_composition", "gaussian_tradeoff", "sgm_hockey_stick", "sgm_pld",
-    "subsampled_gaussian_tradeoff", "TRADEOFF_COMPANION", "gaussian_rdp",
+    "subsampled_gaussian_tradeoff", "TRADEOFF_COMPANION", "gaussian_rdp", "Phi", "Phi_inv", "gaussian_profile_exact",
+    "laplace_profile_exact", "gaussian_tradeoff_exact", "subsampled_gaussian_tradeoff_exact", "sgm_hockey_stick_exact",
 ]
 
 from . import montecarlo as _montecarlo  # noqa: E402,F401  (registers the Monte Carlo oracles)
