@@ -277,3 +277,161 @@ def test_laplace_exact_is_zero_past_the_ratio():
 
     assert O.laplace_profile_exact(b=sp.Integer(1), Delta=1, at=sp.Integer(2)) == 0
     assert O.laplace_profile(b=1, Delta=1, at=2) == 0
+
+
+# ---------------------------------------------------------------------------
+# f-DP / GDP trade-off oracles, the moments accountant, KOV by enumeration (symdp.verify.fdp)
+# ---------------------------------------------------------------------------
+
+
+def _verdict(id_, **changes):
+    from dataclasses import replace
+
+    from symdp.library import get
+    from symdp.verify.engine import verify_theorem
+
+    th = get(id_)
+    return verify_theorem(replace(th, **changes) if changes else th).evidence
+
+
+def test_gaussian_mechanism_mu_by_quadrature_matches_delta_over_sigma():
+    mpmath.mp.dps = 30
+    try:
+        _test_gaussian_mechanism_mu_by_quadrature_matches_delta_over_sigma()
+    finally:
+        mpmath.mp.dps = 15
+
+
+def _test_gaussian_mechanism_mu_by_quadrature_matches_delta_over_sigma():
+    from symdp.verify import fdp
+
+    for D, s in (("1", "1"), ("0.3", "2.5"), ("4", "0.7")):
+        mu = fdp.gaussian_mechanism_mu(Delta=D, sigma=s)
+        assert mpmath.almosteq(mu, mpmath.mpf(D) / mpmath.mpf(s), rel_eps=mpmath.mpf(10) ** -20)
+
+
+def test_two_step_composition_mu_by_quadrature_is_root_sum_of_squares():
+    mpmath.mp.dps = 30
+    try:
+        _test_two_step_composition_mu_by_quadrature_is_root_sum_of_squares()
+    finally:
+        mpmath.mp.dps = 15
+
+
+def _test_two_step_composition_mu_by_quadrature_is_root_sum_of_squares():
+    from symdp.verify import fdp
+
+    mu = fdp.composition2_mu(mu_1="0.7", mu_2="1.9")
+    assert mpmath.almosteq(mu, mpmath.sqrt(mpmath.mpf("0.49") + mpmath.mpf("3.61")), rel_eps=mpmath.mpf(10) ** -18)
+
+
+def test_min_error_sum_by_search_is_two_phi():
+    mpmath.mp.dps = 30
+    try:
+        _test_min_error_sum_by_search_is_two_phi()
+    finally:
+        mpmath.mp.dps = 15
+
+
+def _test_min_error_sum_by_search_is_two_phi():
+    from symdp.verify import fdp
+
+    for m in ("0.2", "0.57", "3"):
+        assert mpmath.almosteq(fdp.min_error_sum(mu=m), 2 * mpmath.ncdf(-mpmath.mpf(m) / 2), rel_eps=mpmath.mpf(10) ** -14)
+
+
+def test_C_p_is_below_both_true_tradeoffs_and_planted_C_p_is_not():
+    mpmath.mp.dps = 30
+    try:
+        _test_C_p_is_below_both_true_tradeoffs_and_planted_C_p_is_not()
+    finally:
+        mpmath.mp.dps = 15
+
+
+def _test_C_p_is_below_both_true_tradeoffs_and_planted_C_p_is_not():
+    from symdp.verify import fdp
+
+    below_wrong = False
+    for a in ("0.01", "0.1", "0.3", "0.5", "0.8"):
+        for p, m in (("0.1", "1"), ("0.5", "2"), ("1", "0.5")):
+            true = min(fdp.sub_tradeoff_PQ(p, m, a), fdp.sub_tradeoff_QP(p, m, a))
+            assert fdp.C_p_gaussian(p, m, a) <= true + mpmath.mpf(10) ** -20
+            # planted: C_p of G_{0.9 mu} claims more privacy than the mechanism has
+            below_wrong |= fdp.C_p_gaussian(p, mpmath.mpf(m) * mpmath.mpf("0.9"), a) > true + mpmath.mpf(10) ** -10
+    assert below_wrong
+    # the two orders are inverse trade-off functions of each other: T(Q,P)(T(P,Q)(a)) = a
+    b = fdp.sub_tradeoff_PQ("0.3", "1.5", "0.2")
+    assert mpmath.almosteq(fdp.sub_tradeoff_QP("0.3", "1.5", b), mpmath.mpf("0.2"), rel_eps=mpmath.mpf(10) ** -15)
+
+
+def test_moments_accountant_log_moment_against_quadrature_and_exact_delta():
+    mpmath.mp.dps = 30
+    try:
+        _test_moments_accountant_log_moment_against_quadrature_and_exact_delta()
+    finally:
+        mpmath.mp.dps = 15
+
+
+def _test_moments_accountant_log_moment_against_quadrature_and_exact_delta():
+    from symdp.verify import fdp
+
+    q, s = mpmath.mpf("0.05"), mpmath.mpf("1.1")
+    lm = fdp._log_moments(mpmath.nstr(q, 30), mpmath.nstr(s, 30), 4)
+    for lam in (1, 2, 3, 4):
+        mix = lambda x: (1 - q) * mpmath.npdf(x, 0, s) + q * mpmath.npdf(x, 1, s)  # noqa: E731
+        quad = mpmath.quad(lambda x: mix(x) ** (lam + 1) / mpmath.npdf(x, 0, s) ** lam, [-mpmath.inf, 0, 1, mpmath.inf])
+        assert mpmath.almosteq(lm[lam - 1], mpmath.log(quad), rel_eps=mpmath.mpf(10) ** -12)
+    # the accountant is an upper bound on the exact delta (PLD bracket, upper end)
+    for e in ("0.5", "1", "2"):
+        exact_hi = O.subsampled_gaussian_bracket(q="0.05", sigma="1.1", T=50, at=e)[1]
+        assert O.subsampled_gaussian_bracket(q="0.05", sigma="1.1", T=50, at=e)[0] <= fdp.moments_accountant_delta(q=q, sigma=s, T=50, epsilon=e)
+        assert exact_hi < 1
+
+
+def test_optimal_composition_enum_matches_closed_form():
+    mpmath.mp.dps = 30
+    try:
+        _test_optimal_composition_enum_matches_closed_form()
+    finally:
+        mpmath.mp.dps = 15
+
+
+def _test_optimal_composition_enum_matches_closed_form():
+    for e, d, T, at in (("0.3", "1e-6", 9, "1"), ("1", "0", 5, "0.5"), ("0.05", "0.001", 40, "0.3")):
+        assert mpmath.almosteq(O.optimal_composition_enum(epsilon=e, delta=d, T=T, at=at),
+                               O.optimal_composition(epsilon=e, delta=d, T=T, at=at), rel_eps=mpmath.mpf(10) ** -20, abs_eps=mpmath.mpf(10) ** -28)
+
+
+def test_compile_expr_sum_with_symbolic_limit():
+    import sympy as sp
+
+    from symdp.verify.engine import compile_expr
+
+    T, l, x = sp.symbols("T l x", positive=True, integer=True)
+    f = compile_expr(sp.Sum(x**l, (l, 0, T)))
+    assert f({"T": mpmath.mpf(5), "x": mpmath.mpf(2)}) == 63
+    with pytest.raises(ValueError):
+        f({"T": mpmath.mpf("2.5"), "x": mpmath.mpf(2)})
+
+
+@pytest.mark.parametrize("id_,name", [("bu2020.noisy_sgd_step_gdp", "1/sigma"), ("bu2020.gdp_composition_T", "sqrt(T) mu")])
+def test_gdp_entries_supported_and_planted_small_mu_refuted(id_, name):
+    from symdp.library import get
+    from symdp.theorem import Verdict
+
+    assert _verdict(id_).verdict is Verdict.SUPPORTED
+    th = get(id_)
+    bad = _verdict(id_, rhs=th.rhs * sp_rational(9, 10))
+    assert bad.verdict is Verdict.REFUTED, (name, bad.detail)
+
+
+def sp_rational(a, b):
+    import sympy as sp
+
+    return sp.Rational(a, b)
+
+
+def test_subsampling_theorem_entry_supported():
+    from symdp.theorem import Verdict
+
+    assert _verdict("bu2020.subsampling_theorem").verdict is Verdict.SUPPORTED

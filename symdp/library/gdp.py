@@ -455,7 +455,7 @@ THEOREMS = [
         quantity="smallest mu such that theta(S) + N(0, sigma^2) is mu-GDP, Delta = sens(theta) (L2 for vectors)",
         premises=(Property("sensitivity", (Delta,), "theta"),),
         conclusion=Property("GDP", (Delta / sigma,), "M"),
-        oracle="gaussian_profile",
+        oracle="gdp_tradeoff",
         notes="Text: 'gives mu-GDP if sigma = sens(theta)/mu'. Tight: equality for worst-case neighbours.",
         tags=("GDP", "gaussian-mechanism", "flagship"),
     ),
@@ -472,7 +472,7 @@ THEOREMS = [
         premises=(Property("sensitivity", (sp.Symbol("R", positive=True),), "sum of clipped gradients"),),
         conclusion=Property("GDP", (1 / sigma,), "M"),
         refs=("bu2020.gaussian_mechanism_gdp",),
-        oracle="gaussian_profile",
+        oracle="gdp_tradeoff",
         tags=("GDP", "noisy-sgd"),
     ),
     # ---------------- duality and its closed form (3.2) ----------------
@@ -541,7 +541,7 @@ THEOREMS = [
         domain=_MU,
         quantity="min over alpha of alpha + T(M(S), M(S'))(alpha) for a mu-GDP M",
         premises=(Property("GDP", (mu,), "M"),),
-        oracle="gaussian_profile",
+        oracle="gdp_tradeoff",
         notes=(
             "Text: 'the minimum sum of type I and type II errors is (at least) 77.6% by the CLT approach, "
             "whereas it is merely (at least) 9.4% by the moments accountant' for the Table 1 model with "
@@ -616,7 +616,7 @@ THEOREMS = [
         premises=(Property("fDP", (_f(alpha),), "M"), Property("Poisson-subsampling", (p,), "Sample_p")),
         conclusion=Property("fDP", (_Cp(_f(alpha), p),), "M o Sample_p"),
         refs=("bu2020.prop_a1", "bu2020.subsampled_tradeoff"),
-        oracle="subsampled_gaussian_profile",
+        oracle="gdp_tradeoff",
         notes=(
             "C_p(f) = min{f_p, f_p^{-1}}** (greatest convex minorant). Text: 'is larger than f and cannot "
             "be improved in general'. Numeric: symdp.library.gdp.subsampled_tradeoff_numeric / "
@@ -676,7 +676,7 @@ THEOREMS = [
         premises=(Property("GDP", (mu1,), "M_1"), Property("GDP", (mu2,), "M_2 given M_1")),
         conclusion=Property("GDP", (sp.sqrt(mu1**2 + mu2**2),), "(M_1, M_2)"),
         refs=("bu2020.composition",),
-        oracle="gaussian_profile",
+        oracle="gdp_tradeoff",
         notes="Identity of trade-off functions (tight): the privacy losses of the two Gaussian pairs are "
         "N(mu_i^2/2, mu_i^2) and add.",
         tags=("composition", "GDP"),
@@ -694,7 +694,7 @@ THEOREMS = [
         premises=(Property("GDP", (mu,), "M_t given prior outputs, t = 1..T"),),
         conclusion=Property("GDP", (sp.sqrt(T) * mu,), "(M_1, ..., M_T)"),
         refs=("bu2020.gdp_composition",),
-        oracle="gaussian_profile",
+        oracle="gdp_tradeoff",
         notes="E.g. full-batch NoisySGD (p = 1) is sqrt(T)/sigma-GDP exactly, whereas (3.1) at p = 1 "
         "gives sqrt(T (e^{1/sigma^2} - 1)) >= sqrt(T)/sigma (outside the CLT regime).",
         tags=("composition", "GDP", "derived"),
@@ -707,7 +707,7 @@ THEOREMS = [
         src(BU, "eq. (2.2) and Section 3.1", "Dong, Roth, Su 2019, Thm 6"),
         premises=(Property("Poisson-subsampled-Gaussian", (p, sigma, T), "NoisySGD"),),
         conclusion=Property("GDP (asymptotically)", (nu * sp.sqrt(sp.exp(1 / sigma**2) - 1),), "NoisySGD"),
-        oracle="subsampled_gaussian_profile",
+        oracle="clt_approximation",
         notes=(
             _APPROX_NOTE + " Text: 'The central limit theorem yields a very accurate approximation in the "
             "settings considered in Section 4' and Figure A.1 ('almost identical at merely epoch one', "
@@ -745,7 +745,7 @@ THEOREMS = [
         premises=(Property("Poisson-subsampled-Gaussian", (p, sigma, T), "NoisySGD"),),
         conclusion=Property("GDP (approximately)", (CLT_MU,), "NoisySGD"),
         refs=("bu2020.clt_convergence",),
-        oracle="subsampled_gaussian_profile",
+        oracle="clt_approximation",
         notes=_APPROX_NOTE + " Equals (B/n) sqrt(T (e^{1/sigma^2} - 1)) with batch size B = pn.",
         tags=("approximation", "clt", "flagship"),
     ),
@@ -786,7 +786,7 @@ THEOREMS = [
         domain={**_EPS, p: (sp.Rational(1, 1000), sp.Rational(1, 10)), T: (1, 10**5), sigma: (sp.Rational(1, 2), 5)},
         quantity="the (approximate) delta of NoisySGD at eps by the CLT approach",
         refs=("bu2020.clt_mu", "bu2020.delta_of_eps_gdp"),
-        oracle="subsampled_gaussian_profile",
+        oracle="clt_approximation",
         notes=_APPROX_NOTE,
         tags=("approximation", "clt"),
     ),

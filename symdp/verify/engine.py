@@ -70,6 +70,7 @@ ORACLE_CAPS: dict[str, dict[str, float]] = {
     "tradeoff_dp_composition": {"T": 6},
     "composition_eq7": {"T": 500}, "composition_tied": {"T": 500}, "composition_eq7_simplex": {"T": 500}, "composition_at_eq": {"T": 500}, "composition_igmm": {"T": 500},
     "composition_eq7_hetero": {"T": 8}, "composition_hetero_pure": {"T": 8}, "composition_hetero_dr": {"T": 8},
+    "gdp_tradeoff": {"T": 16}, "optimal_composition_enum": {"T": 100},
 }
 #: ``--deep`` caps
 DEEP_CAPS: dict[str, dict[str, float]] = {
@@ -78,17 +79,19 @@ DEEP_CAPS: dict[str, dict[str, float]] = {
     "tradeoff_dp_composition": {"T": 8},
     "composition_eq7": {"T": 5000}, "composition_tied": {"T": 5000}, "composition_eq7_simplex": {"T": 5000}, "composition_at_eq": {"T": 5000}, "composition_igmm": {"T": 5000},
     "composition_eq7_hetero": {"T": 10}, "composition_hetero_pure": {"T": 10}, "composition_hetero_dr": {"T": 10},
+    "gdp_tradeoff": {"T": 200}, "optimal_composition_enum": {"T": 100},
 }
 #: local-search iterations after the random stage (default, deep)
 REFINE = {"default": (25, 80), "optimal_composition": (5, 30), "subsampled_gaussian_profile": (0, 0), "sgm_pld": (0, 5),
           "subsampled_gaussian_tradeoff": (3, 20), "gaussian_rdp": (3, 20), "composition_eq7": (5, 30), "composition_tied": (5, 30), "composition_eq7_simplex": (5, 30), "composition_at_eq": (5, 30),
           "composition_igmm": (5, 30), "composition_eq7_hetero": (3, 20), "composition_hetero_pure": (3, 20),
-          "composition_hetero_dr": (3, 20)}
+          "composition_hetero_dr": (3, 20), "gdp_tradeoff": (0, 3), "optimal_composition_enum": (3, 20)}
 #: random cases per entry (default, deep); expensive oracles use fewer
 BUDGET = {"default": (150, 2000), "optimal_composition": (40, 600), "subsampled_gaussian_profile": (4, 24),
           "tradeoff_dp_composition": (40, 300), "sgm_pld": (12, 100), "subsampled_gaussian_tradeoff": (30, 300),
           "gaussian_rdp": (60, 400), "composition_eq7": (80, 600), "composition_tied": (40, 600), "composition_eq7_simplex": (80, 600), "composition_at_eq": (60, 600), "composition_igmm": (80, 600),
-          "composition_eq7_hetero": (60, 400), "composition_hetero_pure": (60, 400), "composition_hetero_dr": (60, 400)}
+          "composition_eq7_hetero": (60, 400), "composition_hetero_pure": (60, 400), "composition_hetero_dr": (60, 400),
+          "gdp_tradeoff": (4, 40), "optimal_composition_enum": (30, 300)}
 
 
 @dataclass
@@ -194,6 +197,12 @@ def compile_expr(expr: sp.Basic) -> Callable[[dict[str, mpmath.mpf]], mpmath.mpf
     expr = _elementary(sp.sympify(expr))
     syms = sorted(expr.free_symbols, key=lambda s: s.name)
     names = [s.name for s in syms]
+    limit_syms = sorted({s for S in expr.atoms(sp.Sum, sp.Product) for lim in S.limits for b in lim[1:] for s in sp.sympify(b).free_symbols},
+                        key=lambda s: s.name)
+    if limit_syms:
+        # a Sum/Product whose limits are symbols (e.g. sum_{l=0}^{T}): lambdify once per integer value of the
+        # limit symbols (finite Python sums evaluated in mpmath) instead of SymPy's slow evalf
+        return _compile_with_symbolic_limits(expr, syms, limit_syms)
     try:
         f = sp.lambdify(syms, expr, modules=["mpmath"])
     except Exception:  # noqa: BLE001
@@ -215,6 +224,43 @@ def compile_expr(expr: sp.Basic) -> Callable[[dict[str, mpmath.mpf]], mpmath.mpf
             except (NameError, TypeError, AttributeError):
                 state["fast"] = False
         return slow(pt)
+
+    return call
+
+
+def _compile_with_symbolic_limits(expr: sp.Basic, syms, limit_syms) -> Callable[[dict[str, mpmath.mpf]], mpmath.mpf]:
+    """:func:`compile_expr` for expressions with Sum/Product limits depending on symbols: at each point the limit
+    symbols must be integers; the expression with those integers substituted is lambdified (cached per value)."""
+    cache: dict[tuple[int, ...], tuple[Callable | None, list[str], sp.Basic]] = {}
+
+    def call(pt):
+        key = []
+        for s in limit_syms:
+            v = mpmath.mpf(pt[s.name])
+            if v != mpmath.floor(v):
+                raise ValueError(f"{s.name}={v} must be an integer (a summation limit)")
+            key.append(int(v))
+        key_t = tuple(key)
+        if key_t not in cache:
+            e = expr.xreplace({s: sp.Integer(k) for s, k in zip(limit_syms, key_t)})
+            rest = sorted(e.free_symbols, key=lambda s: s.name)
+            try:
+                f = sp.lambdify(rest, e, modules=["mpmath"])
+            except Exception:  # noqa: BLE001
+                f = None
+            cache[key_t] = (f, [s.name for s in rest], e)
+        f, nms, e = cache[key_t]
+        if f is not None:
+            try:
+                v = f(*[pt[nm] for nm in nms])
+                if isinstance(v, mpmath.mpc):
+                    return v.real if abs(v.imag) <= 1e-25 * max(1, abs(v.real)) else mpmath.mpf("nan")
+                return mpmath.mpf(v)
+            except (NameError, TypeError, AttributeError):
+                pass
+        v = e.subs({sp.Symbol(nm): sp.Float(str(pt[nm]), mpmath.mp.dps + 5) for nm in nms}).evalf(mpmath.mp.dps)
+        v = v.xreplace({s: sp.Float(str(pt[s.name]), mpmath.mp.dps + 5) for s in v.free_symbols}).evalf(mpmath.mp.dps) if v.free_symbols else v
+        return mpmath.mpf(str(v)) if v.is_real else mpmath.mpf("nan")
 
     return call
 
@@ -775,6 +821,9 @@ def _verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: 
         verify_mc(th, orc, res, deep=deep, seed=seed)
         return
     mapped = _oracle_functions(th, orc)
+    if isinstance(mapped, Evidence):  # the mapper decided itself (e.g. a limit claim checked along a sequence)
+        res.evidence = mapped
+        return
     if isinstance(mapped, str):
         if (th.lhs is not None and th.rhs is not None and not _is_quantity(th, th.lhs)
                 and th.kind in (Kind.IDENTITY, Kind.COMPARISON, Kind.BOUND) and th.relation in ("<=", ">=", "<", ">", "==")

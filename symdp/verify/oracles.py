@@ -305,6 +305,27 @@ register(
 )
 
 
+def optimal_composition_enum(*, epsilon: Any, delta: Any, T: Any, at: Any, **_: Any) -> mpmath.mpf:
+    """:func:`optimal_composition` by an independent method: the T-fold product of the KOV worst-case pair
+    enumerated (equal privacy losses merged; exact convolution) and its hockey-stick divergence at ``at``."""
+    Ti = int(T)
+    if Ti != T or Ti < 1:
+        raise InvalidParameterError(f"T={T!r} must be a positive integer")
+    return optimal_composition_hetero([(epsilon, delta)] * Ti, at)
+
+
+register(
+    Oracle(
+        "optimal_composition_enum",
+        optimal_composition_enum,
+        "profile",
+        ("epsilon", "delta", "T", "at"),
+        "optimal delta'(eps') of T identical (eps, delta)-DP steps by enumerating the product of KOV worst-case pairs",
+        aliases={"at": ("epsilonprime",)},
+    )
+)
+
+
 # ---------------------------------------------------------------------------
 # Gaussian and Laplace mechanisms
 # ---------------------------------------------------------------------------
@@ -454,7 +475,7 @@ def _hs_from_pmf(offset: int, pmf: np.ndarray, h: float, eps: float) -> float:
     return float(np.sum(pmf[sel] * -np.expm1(eps - losses[sel])))
 
 
-def subsampled_gaussian_bracket(*, q: Any, sigma: Any, T: Any, at: Any, h: float | None = None, **_: Any):
+def subsampled_gaussian_bracket(*, q: Any = None, sigma: Any, T: Any, at: Any, h: float | None = None, **kw: Any):
     r"""Rigorous-up-to-float64 bracket ``(lower, upper)`` of the optimal delta(at) of T Poisson-subsampled
     Gaussian steps (sensitivity 1), worse of the add and remove directions.
 
@@ -463,6 +484,10 @@ def subsampled_gaussian_bracket(*, q: Any, sigma: Any, T: Any, at: Any, h: float
     dropped normal tails are charged in full to the upper bound.  FFT round-off
     (~1e-13 relative) is charged to both ends.
     """
+    if q is None:
+        q = kw.get("p")  # the alias p (Bu et al.'s sampling rate) of q
+    if q is None:
+        raise InvalidParameterError("subsampled_gaussian_bracket needs the sampling rate q (or p)")
     qf, sf, Ti, e = float(q), float(sigma), int(T), float(at)
     if not (0 < qf <= 1):
         raise InvalidParameterError(f"q={q!r} is outside the allowed range (0, 1]")
@@ -742,3 +767,4 @@ __all__ = [
 
 from . import montecarlo as _montecarlo  # noqa: E402,F401  (registers the Monte Carlo oracles)
 from . import composition as _composition  # noqa: E402,F401  (registers the composition mappers)
+from . import fdp as _fdp  # noqa: E402,F401  (registers the f-DP / GDP, moments-accountant and CLT mappers)
