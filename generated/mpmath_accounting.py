@@ -107,12 +107,12 @@ def accounting__wor_rdp_termj(alpha, gamma, j, sigma):
 
 
 # theorem: accounting.sgm_loss_remove | side: rhs | hash: 0b2bb53c0dd6d904
-# rules: factor_expm1, log1p
+# rules: factor_expm1, log1p, log1p_mix
 def accounting__sgm_loss_remove(q, sigma, x):
     """accounting.sgm_loss_remove (rhs): log(q*exp((2*x - 1)/(2*sigma**2)) - q + 1)"""
     q, sigma, x, = (_rt.mp_arg(q), _rt.mp_arg(sigma), _rt.mp_arg(x),)
     _t0 = (sigma ** 2)
-    return mp.log1p((q * mp.expm1((_rt.mp_div((mp.mpf(-1) / 2), _t0) + _rt.mp_div(x, _t0)))))
+    return _rt.mp_log1p_mix(q, (_rt.mp_div((mp.mpf(-1) / 2), _t0) + _rt.mp_div(x, _t0)))
 
 
 # theorem: accounting.sgm_loss_remove_inverse | side: rhs | hash: 7ad0473649f315d6

@@ -191,15 +191,11 @@ def classical__randomized_response_kl(epsilon):
 
 
 # theorem: classical.randomized_response_kl | side: lhs | hash: bd40e4a8be7bf5b5
-# rules: expm1, log1p
+# rules: one_minus_frac, factor_expm1, tanh_half
 def classical__randomized_response_kl__lhs(epsilon):
     """classical.randomized_response_kl (lhs): (1 - exp(epsilon)/(exp(epsilon) + 1))*log((1 - exp(epsilon)/(exp(epsilon) + 1))*(exp(epsilon) + 1)*exp(-epsilon)) + exp(epsilon)*log(exp(epsilon)/((1 - exp(epsilon)/(exp(epsilon) + 1))*(exp(epsilon) + 1)))/(exp(epsilon) + 1)"""
     epsilon, = (_rt.mp_arg(epsilon),)
-    _t0 = mp.exp(epsilon)
-    _t1 = (mp.mpf(1) + _t0)
-    _t2 = mp.log1p(_t0)
-    _t3 = _rt.mp_div((-_t0), _t1)
-    return _rt.mp_div((_t2 - epsilon - (_t0 * _t2) + (_t0 * epsilon) + (_t0 * mp.log(_rt.mp_div(mp.mpf(1), (mp.mpf(1) + _t3)))) + mp.log1p(_t3)), _t1)
+    return (epsilon * mp.tanh(((mp.mpf(1) / 2) * epsilon)))
 
 
 # theorem: classical.gaussian_mechanism_calibration | side: rhs | hash: 44f9cb44da16f7ee

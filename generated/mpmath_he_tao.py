@@ -194,7 +194,7 @@ def he2021__def_dp(P_AS, P_ASprime, delta):
 
 
 # theorem: he2021.def_max_divergence | side: rhs | hash: 26a24f1869020c11
-# rules: none
+# rules: log_ratio
 def he2021__def_max_divergence(P_XS, P_YS):
     """he2021.def_max_divergence (rhs): log(P_XS/P_YS)"""
     P_XS, P_YS, = (_rt.mp_arg(P_XS), _rt.mp_arg(P_YS),)
@@ -323,7 +323,7 @@ def he2021__cor1_delta(T, delta, deltatilde, epsilon, epsilonprime):
 
 
 # theorem: he2021uai.cor2_delta | side: rhs | hash: 1037f5de93406164
-# rules: pow_log1p, logspace_product, one_minus_exp
+# rules: pow_log1p, logspace_product, xlogx_collect, one_minus_exp
 def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
     """he2021uai.cor2_delta (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2) - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(epsilonprime/eps"""
     T, delta, epsilon, epsilonprime, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(epsilon), _rt.mp_arg(epsilonprime),)
@@ -335,18 +335,18 @@ def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
     _t5 = (T * epsilon)
     _t6 = (_t5 - epsilonprime)
     _t7 = (_t5 + epsilonprime)
-    return (mp.exp((((mp.mpf(-1) / 2) * _t5) - ((mp.mpf(1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t5, _t1), _t6))) - _rt.mp_div((mp.mpf(1) / 2) * _t7 * mp.log(_rt.mp_div(_t7, _t6)), epsilon))) - mp.expm1((T * _t3)) - mp.expm1(((_t3 * (T - _t4)) + (_t4 * mp.log1p(((-_t0 * _t2)))))))
+    return (mp.exp((((mp.mpf(-1) / 2) * _t5) - ((mp.mpf(1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t5, _t1), _t7))) - _rt.mp_div((mp.mpf(1) / 2) * _rt.mp_xlogx(_t6), epsilon) + _rt.mp_div((mp.mpf(1) / 2) * _t6 * mp.log(_t7), epsilon))) - mp.expm1((T * _t3)) - mp.expm1(((_t3 * (T - _t4)) + (_t4 * mp.log1p(((-_t0 * _t2)))))))
 
 
 # theorem: he2021uai.cor2_delta_pp | side: rhs | hash: d3a0c3e1a91a3935
-# rules: logspace_product
+# rules: logspace_product, xlogx_collect
 def he2021uai__cor2_delta_pp(T, epsilon, epsilonprime):
     """he2021uai.cor2_delta_pp (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = (_rt.mp_arg(T), _rt.mp_arg(epsilon), _rt.mp_arg(epsilonprime),)
     _t0 = (T * epsilon)
     _t1 = (_t0 - epsilonprime)
     _t2 = (_t0 + epsilonprime)
-    return mp.exp((((mp.mpf(-1) / 2) * _t0) - ((mp.mpf(1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t0, _t1), (mp.mpf(1) + mp.exp(epsilon))))) - _rt.mp_div((mp.mpf(1) / 2) * _t2 * mp.log(_rt.mp_div(_t2, _t1)), epsilon)))
+    return mp.exp((((mp.mpf(-1) / 2) * _t0) - ((mp.mpf(1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t0, _t2), (mp.mpf(1) + mp.exp(epsilon))))) - _rt.mp_div((mp.mpf(1) / 2) * _rt.mp_xlogx(_t1), epsilon) + _rt.mp_div((mp.mpf(1) / 2) * _t1 * mp.log(_t2), epsilon)))
 
 
 # theorem: he2021.cor1_delta_at_thm4_eps | side: rhs | hash: 9a67b40dbd2f7990
@@ -365,7 +365,7 @@ def he2021__cor1_delta_at_thm4_eps(T, delta, deltatilde, epsilon):
 
 
 # theorem: he2021uai.cor2_delta_at_eps3 | side: rhs | hash: 84630b2b3d2635d8
-# rules: pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
+# rules: pow_log1p, logspace_product, xlogx_collect, one_minus_exp, factor_expm1, tanh_half
 def he2021uai__cor2_delta_at_eps3(T, delta, deltatilde, epsilon):
     """he2021uai.cor2_delta_at_eps3 (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
@@ -373,15 +373,14 @@ def he2021uai__cor2_delta_at_eps3(T, delta, deltatilde, epsilon):
     _t1 = (mp.mpf(1) + _t0)
     _t2 = _rt.mp_div(delta, _t1)
     _t3 = mp.log1p((-_t2))
-    _t4 = mp.tanh(((mp.mpf(1) / 2) * epsilon))
-    _t5 = (T * epsilon)
-    _t6 = (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))
-    _t7 = ((_t4 * _t5) + (_t6 * epsilon))
-    _t8 = mp.ceil(_rt.mp_div(_t7, epsilon))
-    _t9 = ((mp.mpf(1) / 2) * T * epsilon)
-    _t10 = (_t5 - _t7)
-    _t11 = (_t5 + _t7)
-    return (mp.exp(((-_t9) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t5, _t1), _t10))) - (_t4 * _t9) - ((mp.mpf(1) / 2) * _t6 * epsilon) - _rt.mp_div((mp.mpf(1) / 2) * _t11 * mp.log(_rt.mp_div(_t11, _t10)), epsilon))) - mp.expm1((T * _t3)) - mp.expm1(((_t3 * (T - _t8)) + (_t8 * mp.log1p(((-_t0 * _t2)))))))
+    _t4 = (T * mp.tanh(((mp.mpf(1) / 2) * epsilon)))
+    _t5 = (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))
+    _t6 = ((_t4 * epsilon) + (_t5 * epsilon))
+    _t7 = mp.ceil(_rt.mp_div(_t6, epsilon))
+    _t8 = (T - _t4 - _t5)
+    _t9 = (T * epsilon)
+    _t10 = (_t6 + _t9)
+    return (mp.exp((((mp.mpf(-1) / 2) * T * epsilon) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t9, _t1), _t10))) - ((mp.mpf(1) / 2) * _t4 * epsilon) - ((mp.mpf(1) / 2) * _t5 * epsilon) + ((((mp.mpf(1) / 2) * T) - ((mp.mpf(1) / 2) * _t4) - ((mp.mpf(1) / 2) * _t5)) * mp.log(_rt.mp_div(_t10 * _t8, ((-_t6) + (T * epsilon))))) - ((mp.mpf(1) / 2) * _rt.mp_xlogx(_t8)))) - mp.expm1((T * _t3)) - mp.expm1(((_t3 * (T - _t7)) + (_t7 * mp.log1p(((-_t0 * _t2)))))))
 
 
 # theorem: he2021uai.thm5_eps | side: rhs | hash: f455d17360021843
@@ -401,11 +400,11 @@ def he2021uai__thm6_eps(T, deltatilde, epsilon):
 
 
 # theorem: he2021uai.thm7_eps_tilde | side: rhs | hash: 1988cfbd79b52e44
-# rules: factor_expm1, log1p
+# rules: factor_expm1, log1p, log1p_mix
 def he2021uai__thm7_eps_tilde(D, N, delta, sigma, tau):
     """he2021uai.thm7_eps_tilde (rhs): log(tau*exp((D**2/tau**2 + sqrt(2)*D*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2))/N + (N - tau)/N)"""
     D, N, delta, sigma, tau, = (_rt.mp_arg(D), _rt.mp_arg(N), _rt.mp_arg(delta), _rt.mp_arg(sigma), _rt.mp_arg(tau),)
-    return mp.log1p(_rt.mp_div(tau * mp.expm1((_rt.mp_div(_rt.mp_div((mp.mpf(1) / 2) * (D ** 2), (sigma ** 2)), (tau ** 2)) + _rt.mp_div(_rt.mp_div((mp.mpf(1) / 2) * mp.sqrt(mp.mpf(2)) * D * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), delta))), sigma), tau))), N))
+    return _rt.mp_log1p_mix(_rt.mp_div(tau, N), (_rt.mp_div(_rt.mp_div((mp.mpf(1) / 2) * (D ** 2), (sigma ** 2)), (tau ** 2)) + _rt.mp_div(_rt.mp_div((mp.mpf(1) / 2) * mp.sqrt(mp.mpf(2)) * D * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), delta))), sigma), tau)))
 
 
 # theorem: he2021uai.thm7_eps | side: rhs | hash: d1e852a44650e354
@@ -429,14 +428,14 @@ def he2021uai__thm7_delta(N, T, delta, deltatildeprime, epsilonprime, epsilontil
 
 
 # theorem: he2021uai.thm7_delta_tilde_p | side: rhs | hash: ec1c4e66a09a5c77
-# rules: logspace_product
+# rules: logspace_product, xlogx_collect
 def he2021uai__thm7_delta_tilde_p(T, epsilonprime, epsilontilde):
     """he2021uai.thm7_delta_tilde_p (rhs): ((T*epsilontilde + epsilonprime)/(T*epsilontilde - epsilonprime))**((-T*epsilontilde - epsilonprime)/(2*epsilontilde))*(2*T*epsilontilde/((T*epsilontilde - epsilonprime)*(exp(epsilontilde) + 1)))**T*exp(-T*epsilontilde/2 - epsilonprime/2)"""
     T, epsilonprime, epsilontilde, = (_rt.mp_arg(T), _rt.mp_arg(epsilonprime), _rt.mp_arg(epsilontilde),)
     _t0 = (T * epsilontilde)
     _t1 = (_t0 - epsilonprime)
     _t2 = (_t0 + epsilonprime)
-    return mp.exp((((mp.mpf(-1) / 2) * _t0) - ((mp.mpf(1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t0, _t1), (mp.mpf(1) + mp.exp(epsilontilde))))) - _rt.mp_div((mp.mpf(1) / 2) * _t2 * mp.log(_rt.mp_div(_t2, _t1)), epsilontilde)))
+    return mp.exp((((mp.mpf(-1) / 2) * _t0) - ((mp.mpf(1) / 2) * epsilonprime) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t0, _t2), (mp.mpf(1) + mp.exp(epsilontilde))))) - _rt.mp_div((mp.mpf(1) / 2) * _rt.mp_xlogx(_t1), epsilontilde) + _rt.mp_div((mp.mpf(1) / 2) * _t1 * mp.log(_t2), epsilontilde)))
 
 
 # theorem: he2021uai.cor3_gap_rate | side: rhs | hash: 093e0fab9a2e62a5
@@ -674,7 +673,7 @@ def he2021uai__cmp_cor2_vs_thm4(T, delta, deltatilde, epsilon):
 
 
 # theorem: he2021uai.cmp_cor2_vs_thm4 | side: lhs | hash: 6b62645d094f34cc
-# rules: pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
+# rules: pow_log1p, logspace_product, xlogx_collect, one_minus_exp, factor_expm1, tanh_half
 def he2021uai__cmp_cor2_vs_thm4__lhs(T, delta, deltatilde, epsilon):
     """he2021uai.cmp_cor2_vs_thm4 (lhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = (_rt.mp_arg(T), _rt.mp_arg(delta), _rt.mp_arg(deltatilde), _rt.mp_arg(epsilon),)
@@ -682,15 +681,14 @@ def he2021uai__cmp_cor2_vs_thm4__lhs(T, delta, deltatilde, epsilon):
     _t1 = (mp.mpf(1) + _t0)
     _t2 = _rt.mp_div(delta, _t1)
     _t3 = mp.log1p((-_t2))
-    _t4 = mp.tanh(((mp.mpf(1) / 2) * epsilon))
-    _t5 = (T * epsilon)
-    _t6 = (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))
-    _t7 = ((_t4 * _t5) + (_t6 * epsilon))
-    _t8 = mp.ceil(_rt.mp_div(_t7, epsilon))
-    _t9 = ((mp.mpf(1) / 2) * T * epsilon)
-    _t10 = (_t5 - _t7)
-    _t11 = (_t5 + _t7)
-    return (mp.exp(((-_t9) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t5, _t1), _t10))) - (_t4 * _t9) - ((mp.mpf(1) / 2) * _t6 * epsilon) - _rt.mp_div((mp.mpf(1) / 2) * _t11 * mp.log(_rt.mp_div(_t11, _t10)), epsilon))) - mp.expm1((T * _t3)) - mp.expm1(((_t3 * (T - _t8)) + (_t8 * mp.log1p(((-_t0 * _t2)))))))
+    _t4 = (T * mp.tanh(((mp.mpf(1) / 2) * epsilon)))
+    _t5 = (mp.sqrt(mp.mpf(2)) * mp.sqrt(T) * mp.sqrt(mp.log(_rt.mp_div(mp.mpf(1), deltatilde))))
+    _t6 = ((_t4 * epsilon) + (_t5 * epsilon))
+    _t7 = mp.ceil(_rt.mp_div(_t6, epsilon))
+    _t8 = (T - _t4 - _t5)
+    _t9 = (T * epsilon)
+    _t10 = (_t6 + _t9)
+    return (mp.exp((((mp.mpf(-1) / 2) * T * epsilon) + (T * mp.log(_rt.mp_div(_rt.mp_div(mp.mpf(2) * _t9, _t1), _t10))) - ((mp.mpf(1) / 2) * _t4 * epsilon) - ((mp.mpf(1) / 2) * _t5 * epsilon) + ((((mp.mpf(1) / 2) * T) - ((mp.mpf(1) / 2) * _t4) - ((mp.mpf(1) / 2) * _t5)) * mp.log(_rt.mp_div(_t10 * _t8, ((-_t6) + (T * epsilon))))) - ((mp.mpf(1) / 2) * _rt.mp_xlogx(_t8)))) - mp.expm1((T * _t3)) - mp.expm1(((_t3 * (T - _t7)) + (_t7 * mp.log1p(((-_t0 * _t2)))))))
 
 
 # theorem: he2021uai.cmp_lemma1_small_conflicts_thm3 | side: rhs | hash: e637747b9b4fb2b8

@@ -60,7 +60,7 @@ SYMBOLS = {
 
 
 # theorem: wang2016.def_dp | side: rhs | hash: fb6e7c593935817f
-# rules: none
+# rules: log_ratio
 def wang2016__def_dp(p_Z, p_Zprime):
     """wang2016.def_dp (rhs): log(p_Z/p_Zprime)"""
     p_Z, p_Zprime, = (_rt.mp_arg(p_Z), _rt.mp_arg(p_Zprime),)
@@ -228,21 +228,19 @@ def wang2016__example_laplace_mean_data_variance(m_avg):
 
 
 # theorem: wang2016.example_laplace_mean_okl | side: rhs | hash: 92cf14b55af419a9
-# rules: erfcx
+# rules: erfcx, erfcx_rem
 def wang2016__example_laplace_mean_okl(gamma, s_Z):
     """wang2016.example_laplace_mean_okl (rhs): 2*gamma*s_Z/sqrt(pi) + exp(gamma**2*s_Z**2)*erfc(gamma*s_Z) - 1"""
     gamma, s_Z, = (_rt.mp_arg(gamma), _rt.mp_arg(s_Z),)
-    _t0 = (gamma * s_Z)
-    return (mp.mpf(-1) + _rt.mp_div(mp.mpf(2) * _t0, mp.sqrt(mp.pi)) + _rt.mp_erfcx(_t0))
+    return _rt.mp_erfcx_rem((gamma * s_Z))
 
 
 # theorem: wang2016.example_laplace_mean_gen | side: rhs | hash: f0095e5faa1ec8ab
-# rules: erfcx
+# rules: erfcx, erfcx_rem
 def wang2016__example_laplace_mean_gen(gamma, s_Z):
     """wang2016.example_laplace_mean_gen (rhs): (2*gamma*s_Z/sqrt(pi) + exp(gamma**2*s_Z**2)*erfc(gamma*s_Z) - 1)/gamma"""
     gamma, s_Z, = (_rt.mp_arg(gamma), _rt.mp_arg(s_Z),)
-    _t0 = (gamma * s_Z)
-    return _rt.mp_div((mp.mpf(-1) + _rt.mp_div(mp.mpf(2) * _t0, mp.sqrt(mp.pi)) + _rt.mp_erfcx(_t0)), gamma)
+    return _rt.mp_div(_rt.mp_erfcx_rem((gamma * s_Z)), gamma)
 
 
 # theorem: wang2016.example_linreg_dp | side: rhs | hash: da1aa7b4d53187d7

@@ -108,12 +108,12 @@ def accounting__wor_rdp_termj(alpha, gamma, j, sigma):
 
 
 # theorem: accounting.sgm_loss_remove | side: rhs | hash: 0b2bb53c0dd6d904
-# rules: factor_expm1, log1p
+# rules: factor_expm1, log1p, log1p_mix
 def accounting__sgm_loss_remove(q, sigma, x):
     """accounting.sgm_loss_remove (rhs): log(q*exp((2*x - 1)/(2*sigma**2)) - q + 1)"""
     q, sigma, x, = (_rt.np_arg(q), _rt.np_arg(sigma), _rt.np_arg(x),)
     _t0 = (sigma * sigma)
-    return _rt.ip(np.log1p, (_rt.ip(np.expm1, ((-0.5 / _t0) + (x / _t0))) * q))
+    return _rt.np_log1p_mix(q, ((-0.5 / _t0) + (x / _t0)))
 
 
 # theorem: accounting.sgm_loss_remove_inverse | side: rhs | hash: 7ad0473649f315d6

@@ -138,14 +138,12 @@ def bu2020__delta_of_eps_gdp_conjugate(epsilon, mu):
 
 
 # theorem: bu2020.delta_of_eps_gdp_conjugate | side: lhs | hash: 0435f94d3a531a19
-# rules: erf_to_ndtr, erfinv_to_ndtri, gauss_diff
+# rules: erf_to_ndtr, erfinv_to_ndtri, ndtri_ndtr, gauss_diff
 def bu2020__delta_of_eps_gdp_conjugate__lhs(epsilon, mu):
     """bu2020.delta_of_eps_gdp_conjugate (lhs): -exp(epsilon)*erfc(sqrt(2)*(epsilon/mu + mu/2)/2)/2 - erfc(sqrt(2)*(mu - sqrt(2)*erfinv(1 - erfc(sqrt(2)*(epsilon/mu + mu/2)/2)))/2)/2 + 1"""
     epsilon, mu, = (_rt.np_arg(epsilon), _rt.np_arg(mu),)
-    _t0 = ((-0.5 * mu) - (epsilon / mu))
-    _t1 = _rt.ip(sc.ndtri, sc.ndtr(_t0))
-    _t2 = (mu * mu)
-    return _rt.np_gauss_diff((_t1 + mu), _t0, (((_t1 * _t1) * 0.5) + (0.375 * _t2) + (0.5 * epsilon) + (_t1 * mu) - ((epsilon * epsilon) * 0.5 / _t2)))
+    _t0 = (epsilon / mu)
+    return _rt.np_gauss_diff(((-_t0) + (0.5 * mu)), ((-_t0) - (0.5 * mu)), 0.0)
 
 
 # theorem: bu2020.delta_increasing_in_mu | side: rhs | hash: 74b4a863304d4eb4

@@ -195,11 +195,11 @@ def he2021__def_dp(P_AS, P_ASprime, delta):
 
 
 # theorem: he2021.def_max_divergence | side: rhs | hash: 26a24f1869020c11
-# rules: none
+# rules: log_ratio
 def he2021__def_max_divergence(P_XS, P_YS):
     """he2021.def_max_divergence (rhs): log(P_XS/P_YS)"""
     P_XS, P_YS, = (_rt.np_arg(P_XS), _rt.np_arg(P_YS),)
-    return _rt.ip(np.log, (P_XS / P_YS))
+    return _rt.np_log_ratio(P_XS, P_YS)
 
 
 # theorem: he2021.def_approx_max_divergence | side: rhs | hash: adc41ca5a3d62f8d
@@ -324,7 +324,7 @@ def he2021__cor1_delta(T, delta, deltatilde, epsilon, epsilonprime):
 
 
 # theorem: he2021uai.cor2_delta | side: rhs | hash: 1037f5de93406164
-# rules: pow_log1p, logspace_product, one_minus_exp
+# rules: pow_log1p, logspace_product, xlogx_collect, one_minus_exp
 def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
     """he2021uai.cor2_delta (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2) - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(epsilonprime/eps"""
     T, delta, epsilon, epsilonprime, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(epsilon), _rt.np_arg(epsilonprime),)
@@ -336,18 +336,18 @@ def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
     _t5 = (T * epsilon)
     _t6 = (_t5 - epsilonprime)
     _t7 = (_t5 + epsilonprime)
-    return (_rt.ip(np.exp, ((-0.5 * _t5) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t5 / _t1 / _t6)) * T) - (_rt.ip(np.log, (_t7 / _t6)) * _t7 * 0.5 / epsilon))) - _rt.ip(np.expm1, (T * _t3)) - _rt.ip(np.expm1, (((T - _t4) * _t3) + (_rt.ip(np.log1p, ((-_t0 * _t2))) * _t4))))
+    return (_rt.ip(np.exp, ((-0.5 * _t5) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t5 / _t1 / _t7)) * T) - (sc.xlogy(_t6, _t6) * 0.5 / epsilon) + (np.log(_t7) * _t6 * 0.5 / epsilon))) - _rt.ip(np.expm1, (T * _t3)) - _rt.ip(np.expm1, (((T - _t4) * _t3) + (_rt.ip(np.log1p, ((-_t0 * _t2))) * _t4))))
 
 
 # theorem: he2021uai.cor2_delta_pp | side: rhs | hash: d3a0c3e1a91a3935
-# rules: logspace_product
+# rules: logspace_product, xlogx_collect
 def he2021uai__cor2_delta_pp(T, epsilon, epsilonprime):
     """he2021uai.cor2_delta_pp (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = (_rt.np_arg(T), _rt.np_arg(epsilon), _rt.np_arg(epsilonprime),)
     _t0 = (T * epsilon)
     _t1 = (_t0 - epsilonprime)
     _t2 = (_t0 + epsilonprime)
-    return _rt.ip(np.exp, ((-0.5 * _t0) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t0 / _t1 / (1.0 + np.exp(epsilon)))) * T) - (_rt.ip(np.log, (_t2 / _t1)) * _t2 * 0.5 / epsilon)))
+    return _rt.ip(np.exp, ((-0.5 * _t0) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t0 / _t2 / (1.0 + np.exp(epsilon)))) * T) - (sc.xlogy(_t1, _t1) * 0.5 / epsilon) + (np.log(_t2) * _t1 * 0.5 / epsilon)))
 
 
 # theorem: he2021.cor1_delta_at_thm4_eps | side: rhs | hash: 9a67b40dbd2f7990
@@ -366,7 +366,7 @@ def he2021__cor1_delta_at_thm4_eps(T, delta, deltatilde, epsilon):
 
 
 # theorem: he2021uai.cor2_delta_at_eps3 | side: rhs | hash: 84630b2b3d2635d8
-# rules: pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
+# rules: pow_log1p, logspace_product, xlogx_collect, one_minus_exp, factor_expm1, tanh_half
 def he2021uai__cor2_delta_at_eps3(T, delta, deltatilde, epsilon):
     """he2021uai.cor2_delta_at_eps3 (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
@@ -374,15 +374,14 @@ def he2021uai__cor2_delta_at_eps3(T, delta, deltatilde, epsilon):
     _t1 = (1.0 + _t0)
     _t2 = (delta / _t1)
     _t3 = _rt.ip(np.log1p, (-_t2))
-    _t4 = _rt.ip(np.tanh, (0.5 * epsilon))
-    _t5 = (T * epsilon)
-    _t6 = (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * 1.4142135623730951)
-    _t7 = ((_t4 * _t5) + (_t6 * epsilon))
-    _t8 = _rt.ip(np.ceil, (_t7 / epsilon))
-    _t9 = (0.5 * T * epsilon)
-    _t10 = (_t5 - _t7)
-    _t11 = (_t5 + _t7)
-    return (_rt.ip(np.exp, ((-_t9) + (_rt.ip(np.log, (2.0 * _t5 / _t1 / _t10)) * T) - (_t4 * _t9) - (0.5 * _t6 * epsilon) - (_rt.ip(np.log, (_t11 / _t10)) * _t11 * 0.5 / epsilon))) - _rt.ip(np.expm1, (T * _t3)) - _rt.ip(np.expm1, (((T - _t8) * _t3) + (_rt.ip(np.log1p, ((-_t0 * _t2))) * _t8))))
+    _t4 = (_rt.ip(np.tanh, (0.5 * epsilon)) * T)
+    _t5 = (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * 1.4142135623730951)
+    _t6 = ((_t4 * epsilon) + (_t5 * epsilon))
+    _t7 = _rt.ip(np.ceil, (_t6 / epsilon))
+    _t8 = (T - _t4 - _t5)
+    _t9 = (T * epsilon)
+    _t10 = (_t6 + _t9)
+    return (_rt.ip(np.exp, ((-0.5 * T * epsilon) + (_rt.ip(np.log, (2.0 * _t9 / _t1 / _t10)) * T) - (0.5 * _t4 * epsilon) - (0.5 * _t5 * epsilon) + (((0.5 * T) - (0.5 * _t4) - (0.5 * _t5)) * _rt.ip(np.log, (_t10 * _t8 / ((-_t6) + (T * epsilon))))) - (sc.xlogy(_t8, _t8) * 0.5))) - _rt.ip(np.expm1, (T * _t3)) - _rt.ip(np.expm1, (((T - _t7) * _t3) + (_rt.ip(np.log1p, ((-_t0 * _t2))) * _t7))))
 
 
 # theorem: he2021uai.thm5_eps | side: rhs | hash: f455d17360021843
@@ -402,11 +401,11 @@ def he2021uai__thm6_eps(T, deltatilde, epsilon):
 
 
 # theorem: he2021uai.thm7_eps_tilde | side: rhs | hash: 1988cfbd79b52e44
-# rules: factor_expm1, log1p
+# rules: factor_expm1, log1p, log1p_mix
 def he2021uai__thm7_eps_tilde(D, N, delta, sigma, tau):
     """he2021uai.thm7_eps_tilde (rhs): log(tau*exp((D**2/tau**2 + sqrt(2)*D*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2))/N + (N - tau)/N)"""
     D, N, delta, sigma, tau, = (_rt.np_arg(D), _rt.np_arg(N), _rt.np_arg(delta), _rt.np_arg(sigma), _rt.np_arg(tau),)
-    return _rt.ip(np.log1p, (_rt.ip(np.expm1, (((D * D) * 0.5 / (sigma * sigma) / (tau * tau)) + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / delta))) * D * 0.7071067811865476 / sigma / tau))) * tau / N))
+    return _rt.np_log1p_mix((tau / N), (((D * D) * 0.5 / (sigma * sigma) / (tau * tau)) + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / delta))) * D * 0.7071067811865476 / sigma / tau)))
 
 
 # theorem: he2021uai.thm7_eps | side: rhs | hash: d1e852a44650e354
@@ -430,14 +429,14 @@ def he2021uai__thm7_delta(N, T, delta, deltatildeprime, epsilonprime, epsilontil
 
 
 # theorem: he2021uai.thm7_delta_tilde_p | side: rhs | hash: ec1c4e66a09a5c77
-# rules: logspace_product
+# rules: logspace_product, xlogx_collect
 def he2021uai__thm7_delta_tilde_p(T, epsilonprime, epsilontilde):
     """he2021uai.thm7_delta_tilde_p (rhs): ((T*epsilontilde + epsilonprime)/(T*epsilontilde - epsilonprime))**((-T*epsilontilde - epsilonprime)/(2*epsilontilde))*(2*T*epsilontilde/((T*epsilontilde - epsilonprime)*(exp(epsilontilde) + 1)))**T*exp(-T*epsilontilde/2 - epsilonprime/2)"""
     T, epsilonprime, epsilontilde, = (_rt.np_arg(T), _rt.np_arg(epsilonprime), _rt.np_arg(epsilontilde),)
     _t0 = (T * epsilontilde)
     _t1 = (_t0 - epsilonprime)
     _t2 = (_t0 + epsilonprime)
-    return _rt.ip(np.exp, ((-0.5 * _t0) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t0 / _t1 / (1.0 + np.exp(epsilontilde)))) * T) - (_rt.ip(np.log, (_t2 / _t1)) * _t2 * 0.5 / epsilontilde)))
+    return _rt.ip(np.exp, ((-0.5 * _t0) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t0 / _t2 / (1.0 + np.exp(epsilontilde)))) * T) - (sc.xlogy(_t1, _t1) * 0.5 / epsilontilde) + (np.log(_t2) * _t1 * 0.5 / epsilontilde)))
 
 
 # theorem: he2021uai.cor3_gap_rate | side: rhs | hash: 093e0fab9a2e62a5
@@ -675,7 +674,7 @@ def he2021uai__cmp_cor2_vs_thm4(T, delta, deltatilde, epsilon):
 
 
 # theorem: he2021uai.cmp_cor2_vs_thm4 | side: lhs | hash: 6b62645d094f34cc
-# rules: pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
+# rules: pow_log1p, logspace_product, xlogx_collect, one_minus_exp, factor_expm1, tanh_half
 def he2021uai__cmp_cor2_vs_thm4__lhs(T, delta, deltatilde, epsilon):
     """he2021uai.cmp_cor2_vs_thm4 (lhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(delta), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
@@ -683,15 +682,14 @@ def he2021uai__cmp_cor2_vs_thm4__lhs(T, delta, deltatilde, epsilon):
     _t1 = (1.0 + _t0)
     _t2 = (delta / _t1)
     _t3 = _rt.ip(np.log1p, (-_t2))
-    _t4 = _rt.ip(np.tanh, (0.5 * epsilon))
-    _t5 = (T * epsilon)
-    _t6 = (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * 1.4142135623730951)
-    _t7 = ((_t4 * _t5) + (_t6 * epsilon))
-    _t8 = _rt.ip(np.ceil, (_t7 / epsilon))
-    _t9 = (0.5 * T * epsilon)
-    _t10 = (_t5 - _t7)
-    _t11 = (_t5 + _t7)
-    return (_rt.ip(np.exp, ((-_t9) + (_rt.ip(np.log, (2.0 * _t5 / _t1 / _t10)) * T) - (_t4 * _t9) - (0.5 * _t6 * epsilon) - (_rt.ip(np.log, (_t11 / _t10)) * _t11 * 0.5 / epsilon))) - _rt.ip(np.expm1, (T * _t3)) - _rt.ip(np.expm1, (((T - _t8) * _t3) + (_rt.ip(np.log1p, ((-_t0 * _t2))) * _t8))))
+    _t4 = (_rt.ip(np.tanh, (0.5 * epsilon)) * T)
+    _t5 = (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * 1.4142135623730951)
+    _t6 = ((_t4 * epsilon) + (_t5 * epsilon))
+    _t7 = _rt.ip(np.ceil, (_t6 / epsilon))
+    _t8 = (T - _t4 - _t5)
+    _t9 = (T * epsilon)
+    _t10 = (_t6 + _t9)
+    return (_rt.ip(np.exp, ((-0.5 * T * epsilon) + (_rt.ip(np.log, (2.0 * _t9 / _t1 / _t10)) * T) - (0.5 * _t4 * epsilon) - (0.5 * _t5 * epsilon) + (((0.5 * T) - (0.5 * _t4) - (0.5 * _t5)) * _rt.ip(np.log, (_t10 * _t8 / ((-_t6) + (T * epsilon))))) - (sc.xlogy(_t8, _t8) * 0.5))) - _rt.ip(np.expm1, (T * _t3)) - _rt.ip(np.expm1, (((T - _t7) * _t3) + (_rt.ip(np.log1p, ((-_t0 * _t2))) * _t7))))
 
 
 # theorem: he2021uai.cmp_lemma1_small_conflicts_thm3 | side: rhs | hash: e637747b9b4fb2b8

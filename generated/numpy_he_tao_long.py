@@ -406,17 +406,17 @@ def he2021long__azuma(t):
 
 
 # theorem: he2021long.cor3_delta_pure | side: rhs | hash: ef0da5c06936b837
-# rules: logspace_product, factor_expm1, tanh_half
+# rules: logspace_product, xlogx_collect, factor_expm1, tanh_half
 def he2021long__cor3_delta_pure(T, deltatilde, epsilon):
     """he2021long.cor3_delta_pure (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, deltatilde, epsilon, = (_rt.np_arg(T), _rt.np_arg(deltatilde), _rt.np_arg(epsilon),)
-    _t0 = (T * epsilon)
-    _t1 = (_rt.ip(np.tanh, (0.5 * epsilon)) * _t0)
-    _t2 = (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * 1.4142135623730951)
-    _t3 = (_t1 + (_t2 * epsilon))
-    _t4 = (_t0 - _t3)
-    _t5 = (_t0 + _t3)
-    return _rt.ip(np.exp, ((-0.5 * _t0) - (0.5 * _t1) + (_rt.ip(np.log, (2.0 * _t0 / _t4 / (1.0 + np.exp(epsilon)))) * T) - (0.5 * _t2 * epsilon) - (_rt.ip(np.log, (_t5 / _t4)) * _t5 * 0.5 / epsilon)))
+    _t0 = (_rt.ip(np.tanh, (0.5 * epsilon)) * T)
+    _t1 = (np.sqrt(T) * _rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * 1.4142135623730951)
+    _t2 = (T - _t0 - _t1)
+    _t3 = (T * epsilon)
+    _t4 = ((_t0 * epsilon) + (_t1 * epsilon))
+    _t5 = (_t3 + _t4)
+    return _rt.ip(np.exp, ((-0.5 * T * epsilon) + (_rt.ip(np.log, (2.0 * _t3 / _t5 / (1.0 + np.exp(epsilon)))) * T) - (0.5 * _t0 * epsilon) - (0.5 * _t1 * epsilon) + (((0.5 * T) - (0.5 * _t0) - (0.5 * _t1)) * _rt.ip(np.log, (_t2 * _t5 / ((-_t4) + (T * epsilon))))) - (sc.xlogy(_t2, _t2) * 0.5)))
 
 
 # theorem: he2021long.b5_tightness | side: rhs | hash: f10803960fe9b932
@@ -428,14 +428,14 @@ def he2021long__b5_tightness(T, epsilon, epsilonprime):
 
 
 # theorem: he2021long.b5_tightness | side: lhs | hash: f10803960fe9b932
-# rules: logspace_product
+# rules: logspace_product, xlogx_collect
 def he2021long__b5_tightness__lhs(T, epsilon, epsilonprime):
     """he2021long.b5_tightness (lhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = (_rt.np_arg(T), _rt.np_arg(epsilon), _rt.np_arg(epsilonprime),)
     _t0 = (T * epsilon)
     _t1 = (_t0 - epsilonprime)
     _t2 = (_t0 + epsilonprime)
-    return _rt.ip(np.exp, ((-0.5 * _t0) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t0 / _t1 / (1.0 + np.exp(epsilon)))) * T) - (_rt.ip(np.log, (_t2 / _t1)) * _t2 * 0.5 / epsilon)))
+    return _rt.ip(np.exp, ((-0.5 * _t0) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t0 / _t2 / (1.0 + np.exp(epsilon)))) * T) - (sc.xlogy(_t1, _t1) * 0.5 / epsilon) + (np.log(_t2) * _t1 * 0.5 / epsilon)))
 
 
 # theorem: he2021long.thm7_eps_tilde | side: rhs | hash: ece74bab9a5d456f
@@ -455,11 +455,11 @@ def he2021long__thm7_subsampling(N, epsilontilde, tau):
 
 
 # theorem: he2021long.thm7_subsampling | side: lhs | hash: 22148deaa3b72731
-# rules: factor_expm1, log1p
+# rules: factor_expm1, log1p, log1p_mix
 def he2021long__thm7_subsampling__lhs(N, epsilontilde, tau):
     """he2021long.thm7_subsampling (lhs): log(1 + tau*(exp(epsilontilde) - 1)/N)"""
     N, epsilontilde, tau, = (_rt.np_arg(N), _rt.np_arg(epsilontilde), _rt.np_arg(tau),)
-    return _rt.ip(np.log1p, (np.expm1(epsilontilde) * tau / N))
+    return _rt.np_log1p_mix((tau / N), epsilontilde)
 
 
 # theorem: he2021long.consistency_thm7_step | side: rhs | hash: 88919d36fdd5816b
@@ -471,11 +471,11 @@ def he2021long__consistency_thm7_step(L, N, delta, sigma, tau):
 
 
 # theorem: he2021long.consistency_thm7_step | side: lhs | hash: 88919d36fdd5816b
-# rules: factor_expm1, log1p
+# rules: factor_expm1, log1p, log1p_mix
 def he2021long__consistency_thm7_step__lhs(L, N, delta, sigma, tau):
     """he2021long.consistency_thm7_step (lhs): log(tau*exp((4*L**2/tau**2 + 2*sqrt(2)*L*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2))/N + (N - tau)/N)"""
     L, N, delta, sigma, tau, = (_rt.np_arg(L), _rt.np_arg(N), _rt.np_arg(delta), _rt.np_arg(sigma), _rt.np_arg(tau),)
-    return _rt.ip(np.log1p, (_rt.ip(np.expm1, (((L * L) * 2.0 / (sigma * sigma) / (tau * tau)) + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / delta))) * L * 1.4142135623730951 / sigma / tau))) * tau / N))
+    return _rt.np_log1p_mix((tau / N), (((L * L) * 2.0 / (sigma * sigma) / (tau * tau)) + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / delta))) * L * 1.4142135623730951 / sigma / tau)))
 
 
 # theorem: he2021long.thm7_eps | side: rhs | hash: d5a17c226c4aca58
@@ -503,15 +503,15 @@ def he2021long__thm7_delta(N, T, delta, deltatilde, epsilontilde, tau):
 
 
 # theorem: he2021long.thm7_delta_tilde | side: rhs | hash: 6fe0ead7fec0f8da
-# rules: logspace_product
+# rules: logspace_product, xlogx_collect
 def he2021long__thm7_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
     """he2021long.thm7_delta_tilde (rhs): ((epsilonprime + T*epsilontilde*tau/N)/(-epsilonprime + T*epsilontilde*tau/N))**((-N*epsilonprime - T*epsilontilde*tau)/(2*epsilontilde*tau))*(2*T*epsilontilde*tau/(N*(-epsilonprime + T*epsilontilde*tau/N)*(exp(epsilontilde*tau/N) + 1)))**T*exp(-epsilonprime/2 - T*epsilontilde*tau/(2*N))"""
     N, T, epsilonprime, epsilontilde, tau, = (_rt.np_arg(N), _rt.np_arg(T), _rt.np_arg(epsilonprime), _rt.np_arg(epsilontilde), _rt.np_arg(tau),)
-    _t0 = (epsilontilde * tau)
-    _t1 = (_t0 / N)
-    _t2 = (T * _t1)
-    _t3 = ((-epsilonprime) + (T * epsilontilde * tau / N))
-    return _rt.ip(np.exp, ((-0.5 * _t2) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t2 / _t3 / (1.0 + np.exp(_t1)))) * T) + ((((-N * epsilonprime)) - (T * _t0)) * _rt.ip(np.log, ((_t2 + epsilonprime) / _t3)) * 0.5 / epsilontilde / tau)))
+    _t0 = (epsilontilde * tau / N)
+    _t1 = (T * _t0)
+    _t2 = ((-epsilonprime) + (T * epsilontilde * tau / N))
+    _t3 = (_t1 + epsilonprime)
+    return _rt.ip(np.exp, ((-0.5 * _t1) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t1 / _t3 / (1.0 + np.exp(_t0)))) * T) - (sc.xlogy(_t2, _t2) * N * 0.5 / epsilontilde / tau) + (np.log(_t3) * N * _t2 * 0.5 / epsilontilde / tau)))
 
 
 # theorem: he2021long.thm8_eps_tilde | side: rhs | hash: 8a777690f180595b
@@ -546,15 +546,15 @@ def he2021long__thm8_delta(N, T, delta, deltatilde, epsilon, epsilontilde, tau):
 
 
 # theorem: he2021long.thm8_delta_tilde | side: rhs | hash: 6fe0ead7fec0f8da
-# rules: logspace_product
+# rules: logspace_product, xlogx_collect
 def he2021long__thm8_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
     """he2021long.thm8_delta_tilde (rhs): ((epsilonprime + T*epsilontilde*tau/N)/(-epsilonprime + T*epsilontilde*tau/N))**((-N*epsilonprime - T*epsilontilde*tau)/(2*epsilontilde*tau))*(2*T*epsilontilde*tau/(N*(-epsilonprime + T*epsilontilde*tau/N)*(exp(epsilontilde*tau/N) + 1)))**T*exp(-epsilonprime/2 - T*epsilontilde*tau/(2*N))"""
     N, T, epsilonprime, epsilontilde, tau, = (_rt.np_arg(N), _rt.np_arg(T), _rt.np_arg(epsilonprime), _rt.np_arg(epsilontilde), _rt.np_arg(tau),)
-    _t0 = (epsilontilde * tau)
-    _t1 = (_t0 / N)
-    _t2 = (T * _t1)
-    _t3 = ((-epsilonprime) + (T * epsilontilde * tau / N))
-    return _rt.ip(np.exp, ((-0.5 * _t2) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t2 / _t3 / (1.0 + np.exp(_t1)))) * T) + ((((-N * epsilonprime)) - (T * _t0)) * _rt.ip(np.log, ((_t2 + epsilonprime) / _t3)) * 0.5 / epsilontilde / tau)))
+    _t0 = (epsilontilde * tau / N)
+    _t1 = (T * _t0)
+    _t2 = ((-epsilonprime) + (T * epsilontilde * tau / N))
+    _t3 = (_t1 + epsilonprime)
+    return _rt.ip(np.exp, ((-0.5 * _t1) - (0.5 * epsilonprime) + (_rt.ip(np.log, (2.0 * _t1 / _t3 / (1.0 + np.exp(_t0)))) * T) - (sc.xlogy(_t2, _t2) * N * 0.5 / epsilontilde / tau) + (np.log(_t3) * N * _t2 * 0.5 / epsilontilde / tau)))
 
 
 # theorem: he2021long.remark1_n_condition | side: rhs | hash: ca59fb7ee406fc4c

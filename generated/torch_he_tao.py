@@ -194,11 +194,11 @@ def he2021__def_dp(P_AS, P_ASprime, delta):
 
 
 # theorem: he2021.def_max_divergence | side: rhs | hash: 26a24f1869020c11
-# rules: none
+# rules: log_ratio
 def he2021__def_max_divergence(P_XS, P_YS):
     """he2021.def_max_divergence (rhs): log(P_XS/P_YS)"""
     P_XS, P_YS, = _rt.torch_args(P_XS, P_YS)
-    return torch.log((P_XS / P_YS))
+    return _rt.torch_log_ratio(P_XS, P_YS)
 
 
 # theorem: he2021.def_approx_max_divergence | side: rhs | hash: adc41ca5a3d62f8d
@@ -323,7 +323,7 @@ def he2021__cor1_delta(T, delta, deltatilde, epsilon, epsilonprime):
 
 
 # theorem: he2021uai.cor2_delta | side: rhs | hash: 1037f5de93406164
-# rules: pow_log1p, logspace_product, one_minus_exp
+# rules: pow_log1p, logspace_product, xlogx_collect, one_minus_exp
 def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
     """he2021uai.cor2_delta (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2) - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(epsilonprime/eps"""
     T, delta, epsilon, epsilonprime, = _rt.torch_args(T, delta, epsilon, epsilonprime)
@@ -335,18 +335,18 @@ def he2021uai__cor2_delta(T, delta, epsilon, epsilonprime):
     _t5 = (T * epsilon)
     _t6 = (_t5 - epsilonprime)
     _t7 = (_t5 + epsilonprime)
-    return (torch.exp(((-0.5 * _t5) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t5 / _t1 / _t6))) - (0.5 * _t7 * torch.log((_t7 / _t6)) / epsilon))) - _rt.torch_expm1((T * _t3)) - _rt.torch_expm1(((_t3 * (T - _t4)) + (_t4 * torch.log1p(((-_t0 * _t2)))))))
+    return (torch.exp(((-0.5 * _t5) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t5 / _t1 / _t7))) - (0.5 * torch.special.xlogy(_t6, _t6) / epsilon) + (0.5 * _t6 * torch.log(_t7) / epsilon))) - _rt.torch_expm1((T * _t3)) - _rt.torch_expm1(((_t3 * (T - _t4)) + (_t4 * torch.log1p(((-_t0 * _t2)))))))
 
 
 # theorem: he2021uai.cor2_delta_pp | side: rhs | hash: d3a0c3e1a91a3935
-# rules: logspace_product
+# rules: logspace_product, xlogx_collect
 def he2021uai__cor2_delta_pp(T, epsilon, epsilonprime):
     """he2021uai.cor2_delta_pp (rhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = _rt.torch_args(T, epsilon, epsilonprime)
     _t0 = (T * epsilon)
     _t1 = (_t0 - epsilonprime)
     _t2 = (_t0 + epsilonprime)
-    return torch.exp(((-0.5 * _t0) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t0 / _t1 / (1.0 + torch.exp(epsilon))))) - (0.5 * _t2 * torch.log((_t2 / _t1)) / epsilon)))
+    return torch.exp(((-0.5 * _t0) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t0 / _t2 / (1.0 + torch.exp(epsilon))))) - (0.5 * torch.special.xlogy(_t1, _t1) / epsilon) + (0.5 * _t1 * torch.log(_t2) / epsilon)))
 
 
 # theorem: he2021.cor1_delta_at_thm4_eps | side: rhs | hash: 9a67b40dbd2f7990
@@ -365,7 +365,7 @@ def he2021__cor1_delta_at_thm4_eps(T, delta, deltatilde, epsilon):
 
 
 # theorem: he2021uai.cor2_delta_at_eps3 | side: rhs | hash: 84630b2b3d2635d8
-# rules: pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
+# rules: pow_log1p, logspace_product, xlogx_collect, one_minus_exp, factor_expm1, tanh_half
 def he2021uai__cor2_delta_at_eps3(T, delta, deltatilde, epsilon):
     """he2021uai.cor2_delta_at_eps3 (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = _rt.torch_args(T, delta, deltatilde, epsilon)
@@ -373,15 +373,14 @@ def he2021uai__cor2_delta_at_eps3(T, delta, deltatilde, epsilon):
     _t1 = (1.0 + _t0)
     _t2 = (delta / _t1)
     _t3 = torch.log1p((-_t2))
-    _t4 = torch.tanh((0.5 * epsilon))
-    _t5 = (T * epsilon)
-    _t6 = (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde))))
-    _t7 = ((_t4 * _t5) + (_t6 * epsilon))
-    _t8 = torch.ceil((_t7 / epsilon))
-    _t9 = (0.5 * T * epsilon)
-    _t10 = (_t5 - _t7)
-    _t11 = (_t5 + _t7)
-    return (torch.exp(((-_t9) + (T * torch.log((2.0 * _t5 / _t1 / _t10))) - (_t4 * _t9) - (0.5 * _t6 * epsilon) - (0.5 * _t11 * torch.log((_t11 / _t10)) / epsilon))) - _rt.torch_expm1((T * _t3)) - _rt.torch_expm1(((_t3 * (T - _t8)) + (_t8 * torch.log1p(((-_t0 * _t2)))))))
+    _t4 = (T * torch.tanh((0.5 * epsilon)))
+    _t5 = (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde))))
+    _t6 = ((_t4 * epsilon) + (_t5 * epsilon))
+    _t7 = torch.ceil((_t6 / epsilon))
+    _t8 = (T - _t4 - _t5)
+    _t9 = (T * epsilon)
+    _t10 = (_t6 + _t9)
+    return (torch.exp(((-0.5 * T * epsilon) + (T * torch.log((2.0 * _t9 / _t1 / _t10))) - (0.5 * _t4 * epsilon) - (0.5 * _t5 * epsilon) + (((0.5 * T) - (0.5 * _t4) - (0.5 * _t5)) * torch.log((_t10 * _t8 / ((-_t6) + (T * epsilon))))) - (0.5 * torch.special.xlogy(_t8, _t8)))) - _rt.torch_expm1((T * _t3)) - _rt.torch_expm1(((_t3 * (T - _t7)) + (_t7 * torch.log1p(((-_t0 * _t2)))))))
 
 
 # theorem: he2021uai.thm5_eps | side: rhs | hash: f455d17360021843
@@ -401,11 +400,11 @@ def he2021uai__thm6_eps(T, deltatilde, epsilon):
 
 
 # theorem: he2021uai.thm7_eps_tilde | side: rhs | hash: 1988cfbd79b52e44
-# rules: factor_expm1, log1p
+# rules: factor_expm1, log1p, log1p_mix
 def he2021uai__thm7_eps_tilde(D, N, delta, sigma, tau):
     """he2021uai.thm7_eps_tilde (rhs): log(tau*exp((D**2/tau**2 + sqrt(2)*D*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2))/N + (N - tau)/N)"""
     D, N, delta, sigma, tau, = _rt.torch_args(D, N, delta, sigma, tau)
-    return torch.log1p((tau * _rt.torch_expm1(((0.5 * (D * D) / (sigma * sigma) / (tau * tau)) + (0.7071067811865476 * D * torch.sqrt(torch.log((1.0 / delta))) / sigma / tau))) / N))
+    return _rt.torch_log1p_mix((tau / N), ((0.5 * (D * D) / (sigma * sigma) / (tau * tau)) + (0.7071067811865476 * D * torch.sqrt(torch.log((1.0 / delta))) / sigma / tau)))
 
 
 # theorem: he2021uai.thm7_eps | side: rhs | hash: d1e852a44650e354
@@ -429,14 +428,14 @@ def he2021uai__thm7_delta(N, T, delta, deltatildeprime, epsilonprime, epsilontil
 
 
 # theorem: he2021uai.thm7_delta_tilde_p | side: rhs | hash: ec1c4e66a09a5c77
-# rules: logspace_product
+# rules: logspace_product, xlogx_collect
 def he2021uai__thm7_delta_tilde_p(T, epsilonprime, epsilontilde):
     """he2021uai.thm7_delta_tilde_p (rhs): ((T*epsilontilde + epsilonprime)/(T*epsilontilde - epsilonprime))**((-T*epsilontilde - epsilonprime)/(2*epsilontilde))*(2*T*epsilontilde/((T*epsilontilde - epsilonprime)*(exp(epsilontilde) + 1)))**T*exp(-T*epsilontilde/2 - epsilonprime/2)"""
     T, epsilonprime, epsilontilde, = _rt.torch_args(T, epsilonprime, epsilontilde)
     _t0 = (T * epsilontilde)
     _t1 = (_t0 - epsilonprime)
     _t2 = (_t0 + epsilonprime)
-    return torch.exp(((-0.5 * _t0) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t0 / _t1 / (1.0 + torch.exp(epsilontilde))))) - (0.5 * _t2 * torch.log((_t2 / _t1)) / epsilontilde)))
+    return torch.exp(((-0.5 * _t0) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t0 / _t2 / (1.0 + torch.exp(epsilontilde))))) - (0.5 * torch.special.xlogy(_t1, _t1) / epsilontilde) + (0.5 * _t1 * torch.log(_t2) / epsilontilde)))
 
 
 # theorem: he2021uai.cor3_gap_rate | side: rhs | hash: 093e0fab9a2e62a5
@@ -674,7 +673,7 @@ def he2021uai__cmp_cor2_vs_thm4(T, delta, deltatilde, epsilon):
 
 
 # theorem: he2021uai.cmp_cor2_vs_thm4 | side: lhs | hash: 6b62645d094f34cc
-# rules: pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
+# rules: pow_log1p, logspace_product, xlogx_collect, one_minus_exp, factor_expm1, tanh_half
 def he2021uai__cmp_cor2_vs_thm4__lhs(T, delta, deltatilde, epsilon):
     """he2021uai.cmp_cor2_vs_thm4 (lhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, delta, deltatilde, epsilon, = _rt.torch_args(T, delta, deltatilde, epsilon)
@@ -682,15 +681,14 @@ def he2021uai__cmp_cor2_vs_thm4__lhs(T, delta, deltatilde, epsilon):
     _t1 = (1.0 + _t0)
     _t2 = (delta / _t1)
     _t3 = torch.log1p((-_t2))
-    _t4 = torch.tanh((0.5 * epsilon))
-    _t5 = (T * epsilon)
-    _t6 = (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde))))
-    _t7 = ((_t4 * _t5) + (_t6 * epsilon))
-    _t8 = torch.ceil((_t7 / epsilon))
-    _t9 = (0.5 * T * epsilon)
-    _t10 = (_t5 - _t7)
-    _t11 = (_t5 + _t7)
-    return (torch.exp(((-_t9) + (T * torch.log((2.0 * _t5 / _t1 / _t10))) - (_t4 * _t9) - (0.5 * _t6 * epsilon) - (0.5 * _t11 * torch.log((_t11 / _t10)) / epsilon))) - _rt.torch_expm1((T * _t3)) - _rt.torch_expm1(((_t3 * (T - _t8)) + (_t8 * torch.log1p(((-_t0 * _t2)))))))
+    _t4 = (T * torch.tanh((0.5 * epsilon)))
+    _t5 = (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde))))
+    _t6 = ((_t4 * epsilon) + (_t5 * epsilon))
+    _t7 = torch.ceil((_t6 / epsilon))
+    _t8 = (T - _t4 - _t5)
+    _t9 = (T * epsilon)
+    _t10 = (_t6 + _t9)
+    return (torch.exp(((-0.5 * T * epsilon) + (T * torch.log((2.0 * _t9 / _t1 / _t10))) - (0.5 * _t4 * epsilon) - (0.5 * _t5 * epsilon) + (((0.5 * T) - (0.5 * _t4) - (0.5 * _t5)) * torch.log((_t10 * _t8 / ((-_t6) + (T * epsilon))))) - (0.5 * torch.special.xlogy(_t8, _t8)))) - _rt.torch_expm1((T * _t3)) - _rt.torch_expm1(((_t3 * (T - _t7)) + (_t7 * torch.log1p(((-_t0 * _t2)))))))
 
 
 # theorem: he2021uai.cmp_lemma1_small_conflicts_thm3 | side: rhs | hash: e637747b9b4fb2b8

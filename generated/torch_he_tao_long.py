@@ -405,17 +405,17 @@ def he2021long__azuma(t):
 
 
 # theorem: he2021long.cor3_delta_pure | side: rhs | hash: ef0da5c06936b837
-# rules: logspace_product, factor_expm1, tanh_half
+# rules: logspace_product, xlogx_collect, factor_expm1, tanh_half
 def he2021long__cor3_delta_pure(T, deltatilde, epsilon):
     """he2021long.cor3_delta_pure (rhs): ((sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon)/(-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1) + T*epsilon))**((-sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) - T*epsilon*(exp(epsi"""
     T, deltatilde, epsilon, = _rt.torch_args(T, deltatilde, epsilon)
-    _t0 = (T * epsilon)
-    _t1 = (_t0 * torch.tanh((0.5 * epsilon)))
-    _t2 = (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde))))
-    _t3 = (_t1 + (_t2 * epsilon))
-    _t4 = (_t0 - _t3)
-    _t5 = (_t0 + _t3)
-    return torch.exp(((-0.5 * _t0) - (0.5 * _t1) + (T * torch.log((2.0 * _t0 / _t4 / (1.0 + torch.exp(epsilon))))) - (0.5 * _t2 * epsilon) - (0.5 * _t5 * torch.log((_t5 / _t4)) / epsilon)))
+    _t0 = (T * torch.tanh((0.5 * epsilon)))
+    _t1 = (1.4142135623730951 * torch.sqrt(T) * torch.sqrt(torch.log((1.0 / deltatilde))))
+    _t2 = (T - _t0 - _t1)
+    _t3 = (T * epsilon)
+    _t4 = ((_t0 * epsilon) + (_t1 * epsilon))
+    _t5 = (_t3 + _t4)
+    return torch.exp(((-0.5 * T * epsilon) + (T * torch.log((2.0 * _t3 / _t5 / (1.0 + torch.exp(epsilon))))) - (0.5 * _t0 * epsilon) - (0.5 * _t1 * epsilon) + (((0.5 * T) - (0.5 * _t0) - (0.5 * _t1)) * torch.log((_t2 * _t5 / ((-_t4) + (T * epsilon))))) - (0.5 * torch.special.xlogy(_t2, _t2))))
 
 
 # theorem: he2021long.b5_tightness | side: rhs | hash: f10803960fe9b932
@@ -427,14 +427,14 @@ def he2021long__b5_tightness(T, epsilon, epsilonprime):
 
 
 # theorem: he2021long.b5_tightness | side: lhs | hash: f10803960fe9b932
-# rules: logspace_product
+# rules: logspace_product, xlogx_collect
 def he2021long__b5_tightness__lhs(T, epsilon, epsilonprime):
     """he2021long.b5_tightness (lhs): ((T*epsilon + epsilonprime)/(T*epsilon - epsilonprime))**((-T*epsilon - epsilonprime)/(2*epsilon))*(2*T*epsilon/((T*epsilon - epsilonprime)*(exp(epsilon) + 1)))**T*exp(-T*epsilon/2 - epsilonprime/2)"""
     T, epsilon, epsilonprime, = _rt.torch_args(T, epsilon, epsilonprime)
     _t0 = (T * epsilon)
     _t1 = (_t0 - epsilonprime)
     _t2 = (_t0 + epsilonprime)
-    return torch.exp(((-0.5 * _t0) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t0 / _t1 / (1.0 + torch.exp(epsilon))))) - (0.5 * _t2 * torch.log((_t2 / _t1)) / epsilon)))
+    return torch.exp(((-0.5 * _t0) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t0 / _t2 / (1.0 + torch.exp(epsilon))))) - (0.5 * torch.special.xlogy(_t1, _t1) / epsilon) + (0.5 * _t1 * torch.log(_t2) / epsilon)))
 
 
 # theorem: he2021long.thm7_eps_tilde | side: rhs | hash: ece74bab9a5d456f
@@ -454,11 +454,11 @@ def he2021long__thm7_subsampling(N, epsilontilde, tau):
 
 
 # theorem: he2021long.thm7_subsampling | side: lhs | hash: 22148deaa3b72731
-# rules: factor_expm1, log1p
+# rules: factor_expm1, log1p, log1p_mix
 def he2021long__thm7_subsampling__lhs(N, epsilontilde, tau):
     """he2021long.thm7_subsampling (lhs): log(1 + tau*(exp(epsilontilde) - 1)/N)"""
     N, epsilontilde, tau, = _rt.torch_args(N, epsilontilde, tau)
-    return torch.log1p((tau * _rt.torch_expm1(epsilontilde) / N))
+    return _rt.torch_log1p_mix((tau / N), epsilontilde)
 
 
 # theorem: he2021long.consistency_thm7_step | side: rhs | hash: 88919d36fdd5816b
@@ -470,11 +470,11 @@ def he2021long__consistency_thm7_step(L, N, delta, sigma, tau):
 
 
 # theorem: he2021long.consistency_thm7_step | side: lhs | hash: 88919d36fdd5816b
-# rules: factor_expm1, log1p
+# rules: factor_expm1, log1p, log1p_mix
 def he2021long__consistency_thm7_step__lhs(L, N, delta, sigma, tau):
     """he2021long.consistency_thm7_step (lhs): log(tau*exp((4*L**2/tau**2 + 2*sqrt(2)*L*sigma*sqrt(log(1/delta))/tau)/(2*sigma**2))/N + (N - tau)/N)"""
     L, N, delta, sigma, tau, = _rt.torch_args(L, N, delta, sigma, tau)
-    return torch.log1p((tau * _rt.torch_expm1(((2.0 * (L * L) / (sigma * sigma) / (tau * tau)) + (1.4142135623730951 * L * torch.sqrt(torch.log((1.0 / delta))) / sigma / tau))) / N))
+    return _rt.torch_log1p_mix((tau / N), ((2.0 * (L * L) / (sigma * sigma) / (tau * tau)) + (1.4142135623730951 * L * torch.sqrt(torch.log((1.0 / delta))) / sigma / tau)))
 
 
 # theorem: he2021long.thm7_eps | side: rhs | hash: d5a17c226c4aca58
@@ -502,15 +502,15 @@ def he2021long__thm7_delta(N, T, delta, deltatilde, epsilontilde, tau):
 
 
 # theorem: he2021long.thm7_delta_tilde | side: rhs | hash: 6fe0ead7fec0f8da
-# rules: logspace_product
+# rules: logspace_product, xlogx_collect
 def he2021long__thm7_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
     """he2021long.thm7_delta_tilde (rhs): ((epsilonprime + T*epsilontilde*tau/N)/(-epsilonprime + T*epsilontilde*tau/N))**((-N*epsilonprime - T*epsilontilde*tau)/(2*epsilontilde*tau))*(2*T*epsilontilde*tau/(N*(-epsilonprime + T*epsilontilde*tau/N)*(exp(epsilontilde*tau/N) + 1)))**T*exp(-epsilonprime/2 - T*epsilontilde*tau/(2*N))"""
     N, T, epsilonprime, epsilontilde, tau, = _rt.torch_args(N, T, epsilonprime, epsilontilde, tau)
-    _t0 = (epsilontilde * tau)
-    _t1 = (_t0 / N)
-    _t2 = (T * _t1)
-    _t3 = ((-epsilonprime) + (T * epsilontilde * tau / N))
-    return torch.exp(((-0.5 * _t2) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t2 / _t3 / (1.0 + torch.exp(_t1))))) + (0.5 * (((-N * epsilonprime)) - (T * _t0)) * torch.log(((_t2 + epsilonprime) / _t3)) / epsilontilde / tau)))
+    _t0 = (epsilontilde * tau / N)
+    _t1 = (T * _t0)
+    _t2 = ((-epsilonprime) + (T * epsilontilde * tau / N))
+    _t3 = (_t1 + epsilonprime)
+    return torch.exp(((-0.5 * _t1) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t1 / _t3 / (1.0 + torch.exp(_t0))))) - (0.5 * N * torch.special.xlogy(_t2, _t2) / epsilontilde / tau) + (0.5 * N * _t2 * torch.log(_t3) / epsilontilde / tau)))
 
 
 # theorem: he2021long.thm8_eps_tilde | side: rhs | hash: 8a777690f180595b
@@ -545,15 +545,15 @@ def he2021long__thm8_delta(N, T, delta, deltatilde, epsilon, epsilontilde, tau):
 
 
 # theorem: he2021long.thm8_delta_tilde | side: rhs | hash: 6fe0ead7fec0f8da
-# rules: logspace_product
+# rules: logspace_product, xlogx_collect
 def he2021long__thm8_delta_tilde(N, T, epsilonprime, epsilontilde, tau):
     """he2021long.thm8_delta_tilde (rhs): ((epsilonprime + T*epsilontilde*tau/N)/(-epsilonprime + T*epsilontilde*tau/N))**((-N*epsilonprime - T*epsilontilde*tau)/(2*epsilontilde*tau))*(2*T*epsilontilde*tau/(N*(-epsilonprime + T*epsilontilde*tau/N)*(exp(epsilontilde*tau/N) + 1)))**T*exp(-epsilonprime/2 - T*epsilontilde*tau/(2*N))"""
     N, T, epsilonprime, epsilontilde, tau, = _rt.torch_args(N, T, epsilonprime, epsilontilde, tau)
-    _t0 = (epsilontilde * tau)
-    _t1 = (_t0 / N)
-    _t2 = (T * _t1)
-    _t3 = ((-epsilonprime) + (T * epsilontilde * tau / N))
-    return torch.exp(((-0.5 * _t2) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t2 / _t3 / (1.0 + torch.exp(_t1))))) + (0.5 * (((-N * epsilonprime)) - (T * _t0)) * torch.log(((_t2 + epsilonprime) / _t3)) / epsilontilde / tau)))
+    _t0 = (epsilontilde * tau / N)
+    _t1 = (T * _t0)
+    _t2 = ((-epsilonprime) + (T * epsilontilde * tau / N))
+    _t3 = (_t1 + epsilonprime)
+    return torch.exp(((-0.5 * _t1) - (0.5 * epsilonprime) + (T * torch.log((2.0 * _t1 / _t3 / (1.0 + torch.exp(_t0))))) - (0.5 * N * torch.special.xlogy(_t2, _t2) / epsilontilde / tau) + (0.5 * N * _t2 * torch.log(_t3) / epsilontilde / tau)))
 
 
 # theorem: he2021long.remark1_n_condition | side: rhs | hash: ca59fb7ee406fc4c

@@ -60,11 +60,11 @@ SYMBOLS = {
 
 
 # theorem: wang2016.def_dp | side: rhs | hash: fb6e7c593935817f
-# rules: none
+# rules: log_ratio
 def wang2016__def_dp(p_Z, p_Zprime):
     """wang2016.def_dp (rhs): log(p_Z/p_Zprime)"""
     p_Z, p_Zprime, = _rt.torch_args(p_Z, p_Zprime)
-    return torch.log((p_Z / p_Zprime))
+    return _rt.torch_log_ratio(p_Z, p_Zprime)
 
 
 # theorem: wang2016.def_on_average_kl_privacy | side: rhs | hash: 782822353951ed70
@@ -228,21 +228,19 @@ def wang2016__example_laplace_mean_data_variance(m_avg):
 
 
 # theorem: wang2016.example_laplace_mean_okl | side: rhs | hash: 92cf14b55af419a9
-# rules: erfcx
+# rules: erfcx, erfcx_rem
 def wang2016__example_laplace_mean_okl(gamma, s_Z):
     """wang2016.example_laplace_mean_okl (rhs): 2*gamma*s_Z/sqrt(pi) + exp(gamma**2*s_Z**2)*erfc(gamma*s_Z) - 1"""
     gamma, s_Z, = _rt.torch_args(gamma, s_Z)
-    _t0 = (gamma * s_Z)
-    return (-1.0 + (1.1283791670955126 * _t0) + torch.special.erfcx(_t0))
+    return _rt.torch_erfcx_rem((gamma * s_Z))
 
 
 # theorem: wang2016.example_laplace_mean_gen | side: rhs | hash: f0095e5faa1ec8ab
-# rules: erfcx
+# rules: erfcx, erfcx_rem
 def wang2016__example_laplace_mean_gen(gamma, s_Z):
     """wang2016.example_laplace_mean_gen (rhs): (2*gamma*s_Z/sqrt(pi) + exp(gamma**2*s_Z**2)*erfc(gamma*s_Z) - 1)/gamma"""
     gamma, s_Z, = _rt.torch_args(gamma, s_Z)
-    _t0 = (gamma * s_Z)
-    return ((-1.0 + (1.1283791670955126 * _t0) + torch.special.erfcx(_t0)) / gamma)
+    return (_rt.torch_erfcx_rem((gamma * s_Z)) / gamma)
 
 
 # theorem: wang2016.example_linreg_dp | side: rhs | hash: da1aa7b4d53187d7

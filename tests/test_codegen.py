@@ -32,24 +32,16 @@ REL_TOL = 1e-10
 
 # kernels that cannot meet REL_TOL everywhere on their domain: reported visibly as strict xfails
 # (shown as x / X in every run; see docs/benchmarks.md "## codegen").  id/side -> reason.
-_SINGULAR = ("singular at the domain corner where the stated strict inequality (e.g. T*eps > eps') holds in "
-             "exact arithmetic but the float64 inputs make the denominator exactly 0")
+_T_LOG = ("T eps == eps' after rounding is no longer singular (xlogx_collect: finite, limit 0), but T log(...) with "
+          "T up to 1e4 scales the few-ulp rounding of the log argument to ~2e-12: numpy and torch then differ by more "
+          "than the 1e-12 agreement bound (each is within 1e-10 of the reference at the points seen)")
 KNOWN_INACCURATE: dict[str, str] = {
-    "he2021uai.cor2_delta/rhs": _SINGULAR,
-    "he2021uai.cor2_delta_pp/rhs": _SINGULAR,
-    "he2021long.thm7_delta_tilde/rhs": _SINGULAR,
-    "he2021long.thm8_delta_tilde/rhs": _SINGULAR,
+    "he2021uai.cor2_delta/rhs": _T_LOG,
+    "he2021uai.cor2_delta_pp/rhs": _T_LOG,
+    "he2021long.thm7_delta_tilde/rhs": _T_LOG,
+    "he2021long.thm8_delta_tilde/rhs": _T_LOG,
     "he2021long.lemma4_union_step/rhs": "1 - (1 - x/n)**n with x/n > 1 (base < 0, allowed by the hypotheses): "
                                         "the log-space power rule needs 1 + x > 0, gives NaN there",
-    "classical.randomized_response_kl/lhs": "identity lhs as written (sum of p log(p/q) terms): cancels as eps -> 0 "
-                                            "and overflows e^eps ratios for eps > 40; no rule collapses it",
-    "bu2020.delta_of_eps_gdp_conjugate/lhs": "erfinv(1 - erfc(z)) round trip: 1 - erfc(z) rounds to 1 in the tail",
-    "wang2016.example_laplace_mean_gen/rhs": "2x/sqrt(pi) + erfcx(x) - 1 cancels to O(x**2) as x = gamma*s_Z -> 0; "
-                                             "needs a series branch",
-    "wang2016.example_laplace_mean_okl/rhs": "same cancellation as example_laplace_mean_gen",
-    "accounting.sgm_loss_remove/rhs": "log(1 - q + q e^A) as log1p(q expm1(A)): loses digits (and gives -inf) when "
-                                      "q -> 1 and A << 0; needs a logaddexp(log1p(-q), log q + A) branch",
-    "he2021.def_max_divergence/rhs": "log(P/Q) at P ~ Q: the 1-ulp rounding of the ratio is the whole answer",
 }
 
 
@@ -200,6 +192,15 @@ REWRITE_CASES = [
     (sp.log(sp.exp(_x) + sp.exp(_y)), "logaddexp", (-50, 50)),
     (sp.erfinv(1 - 2 * _a), "erfinv_to_ndtri", (1e-12, 0.999)),
     (sp.log(sp.gamma(_a + 1)), "log_gamma", (0.1, 100)),
+    (sp.erfinv(1 - sp.erfc(_x)), "ndtri_ndtr", (-5, 5)),
+    (1 - sp.exp(_x) / (sp.exp(_x) + 1), "one_minus_frac", (-30, 30)),
+    # He et al. Cor 2 shape with T eps = x + 2a, eps' = a: the log(T eps - eps') coefficients cancel to O(x + a)
+    (sp.exp((_x + 2 * _a) / eps * sp.log(2 * (_x + 2 * _a) / ((_x + _a) * (sp.exp(eps) + 1)))
+            - (_x + 3 * _a) * sp.log((_x + 3 * _a) / (_x + _a)) / (2 * eps)), "xlogx_collect", (0.01, 0.9)),
+    (2 * _a / sp.sqrt(sp.pi) + sp.exp(_a**2) * sp.erfc(_a) - 1, "erfcx_rem", (1e-6, 20)),
+    (sp.log((_a + _x**2) / _a), "log_ratio", (1e-3, 30)),
+    (sp.log(_a / mu), "log_ratio", (0.05, 5)),
+    (sp.log(q * sp.exp(_x) - q + 1), "log1p_mix", (-40, 40)),
 ]
 _BOXES = {eps: (1e-8, 50.0), mu: (0.05, 5.0), delta: (1e-300, 0.5), T: (1, 10**9), q: (1e-9, 1.0)}
 

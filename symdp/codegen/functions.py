@@ -18,7 +18,8 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.codegen.numpy_nodes import logaddexp
 
-__all__ = ["ndtr", "ndtri", "log_ndtr", "gauss_diff", "erfcx", "log1mexp", "log1p", "expm1", "logaddexp", "to_elementary"]
+__all__ = ["ndtr", "ndtri", "log_ndtr", "gauss_diff", "erfcx", "erfcx_rem", "log1mexp", "log1p_mix", "log_ratio", "xlogx",
+           "log1p", "expm1", "logaddexp", "to_elementary"]
 
 _SQRT2 = sp.sqrt(2)
 
@@ -167,6 +168,81 @@ class log1mexp(sp.Function):
         return sp.log(1 - sp.exp(self.args[0]))._eval_evalf(prec)
 
 
+class erfcx_rem(sp.Function):
+    r""":math:`\operatorname{erfcx}(x) - 1 + 2x/\sqrt\pi`, erfcx less its degree-1 Taylor polynomial.
+
+    It is :math:`O(x^2)` at 0, where the three-term sum cancels; the run-time kernels sum the
+    (alternating, for x > 0) Taylor series :math:`\sum_{n\ge2} (-x)^n/\Gamma(n/2 + 1)` for
+    :math:`|x| < 1/2` and the direct formula elsewhere.
+    """
+
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return 2 * x * erfcx(x)
+
+    def _eval_rewrite_as_erfc(self, x, **kwargs):
+        return sp.exp(x**2) * sp.erfc(x) - 1 + 2 * x / sp.sqrt(sp.pi)
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(sp.erfc)._eval_evalf(prec)
+
+
+class log1p_mix(sp.Function):
+    r""":math:`\log(1 - q + q e^{a}) = \log1p(q\operatorname{expm1}(a))` (log-MGF of a q-mixture).
+
+    The kernels use ``log1p(q expm1(a))`` where :math:`q\operatorname{expm1}(a) \ge -1/2` (log1p is
+    well conditioned there) and ``logaddexp(log1p(-q), log(q) + a)`` below, for :math:`0 \le q \le 1`
+    (no rounding of :math:`1 - q + q e^a` to 0 as q -> 1 and a << 0).
+    """
+
+    nargs = 2
+
+    def fdiff(self, argindex=1):
+        q, a = self.args
+        den = 1 - q + q * sp.exp(a)
+        return (sp.exp(a) - 1) / den if argindex == 1 else q * sp.exp(a) / den
+
+    def _eval_rewrite_as_exp(self, q, a, **kwargs):
+        return sp.log(1 - q + q * sp.exp(a))
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(sp.exp)._eval_evalf(prec)
+
+
+class log_ratio(sp.Function):
+    r""":math:`\log(a/b)` for :math:`a, b > 0`; the kernels use ``log1p((a - b)/b)`` for
+    :math:`b/2 \le a \le 2b` (``a - b`` exact by Sterbenz's lemma) and ``log(a/b)`` elsewhere."""
+
+    nargs = 2
+
+    def fdiff(self, argindex=1):
+        a, b = self.args
+        return 1 / a if argindex == 1 else -1 / b
+
+    def _eval_rewrite_as_log(self, a, b, **kwargs):
+        return sp.log(a / b)
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(sp.log)._eval_evalf(prec)
+
+
+class xlogx(sp.Function):
+    r""":math:`x\log x`, continued by its limit 0 at :math:`x = 0` (``scipy.special.xlogy(x, x)``)."""
+
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        return sp.log(self.args[0]) + 1
+
+    def _eval_rewrite_as_log(self, x, **kwargs):
+        return x * sp.log(x)
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(sp.log)._eval_evalf(prec)
+
+
 def to_elementary(expr: sp.Basic) -> sp.Basic:
     """Rewrite every symdp/cfunctions node back to exp/log/erfc (for equality checks)."""
     rep = {
@@ -179,6 +255,10 @@ def to_elementary(expr: sp.Basic) -> sp.Basic:
         log1p: lambda x: sp.log(1 + x),
         expm1: lambda x: sp.exp(x) - 1,
         logaddexp: lambda a, b: sp.log(sp.exp(a) + sp.exp(b)),
+        erfcx_rem: lambda x: sp.exp(x**2) * sp.erfc(x) - 1 + 2 * x / sp.sqrt(sp.pi),
+        log1p_mix: lambda q, a: sp.log(1 - q + q * sp.exp(a)),
+        log_ratio: lambda a, b: sp.log(a / b),
+        xlogx: lambda x: x * sp.log(x),
     }
     out = expr
     for f, g in rep.items():

@@ -26,7 +26,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 from sympy.codegen.numpy_nodes import logaddexp
 from sympy.core.function import AppliedUndef
 
-from .functions import erfcx, gauss_diff, log1mexp, log_ndtr, ndtr, ndtri
+from .functions import erfcx, erfcx_rem, gauss_diff, log1mexp, log1p_mix, log_ndtr, log_ratio, ndtr, ndtri, xlogx
 
 __all__ = ["UnsupportedExpression", "print_expr", "print_block", "cse_parts", "BACKENDS", "check_supported"]
 
@@ -66,6 +66,12 @@ _FUNCS: dict[type, dict[str, str]] = {
                "mpmath": "mp.log(mp.ncdf({0}))"},
     gauss_diff: {"numpy": "_rt.np_gauss_diff({0}, {1}, {2})", "torch": "_rt.torch_gauss_diff({0}, {1}, {2})",
                  "mpmath": "_rt.mp_gauss_diff({0}, {1}, {2})"},
+    erfcx_rem: {"numpy": "_rt.np_erfcx_rem({0})", "torch": "_rt.torch_erfcx_rem({0})", "mpmath": "_rt.mp_erfcx_rem({0})"},
+    log1p_mix: {"numpy": "_rt.np_log1p_mix({0}, {1})", "torch": "_rt.torch_log1p_mix({0}, {1})",
+                "mpmath": "_rt.mp_log1p_mix({0}, {1})"},
+    log_ratio: {"numpy": "_rt.np_log_ratio({0}, {1})", "torch": "_rt.torch_log_ratio({0}, {1})",
+                "mpmath": "mp.log(_rt.mp_div({0}, {1}))"},
+    xlogx: {"numpy": "sc.xlogy({0}, {0})", "torch": "torch.special.xlogy({0}, {0})", "mpmath": "_rt.mp_xlogx({0})"},
     sp.gamma: {"numpy": "sc.gamma({0})", "torch": "_rt.torch_gamma({0})", "mpmath": "mp.gamma({0})"},
     sp.loggamma: {"numpy": "sc.gammaln({0})", "torch": "torch.lgamma({0})", "mpmath": "mp.loggamma({0})"},
     sp.floor: {"numpy": "np.floor({0})", "torch": "torch.floor({0})", "mpmath": "mp.floor({0})"},

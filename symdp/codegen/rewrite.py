@@ -52,7 +52,8 @@ from typing import Callable
 import sympy as sp
 from sympy.codegen.rewriting import Optimization, expm1_opt, logaddexp_opt
 
-from .functions import erfcx, expm1, gauss_diff, log1mexp, log1p, log_ndtr, ndtr, ndtri
+from .functions import (erfcx, erfcx_rem, expm1, gauss_diff, log1mexp, log1p, log1p_mix, log_ndtr, log_ratio, ndtr, ndtri,
+                        xlogx)
 
 __all__ = ["Rule", "RULES", "stabilize", "rules_applied"]
 
@@ -432,11 +433,170 @@ def _tanh_half(expr: sp.Basic) -> sp.Basic:
     return expr.replace(match, repl)
 
 
+# ---------------------------------------------------------------- ndtri(ndtr(z)) -> z
+def _ndtri_ndtr(expr: sp.Basic) -> sp.Basic:
+    """``ndtri(ndtr(z)) -> z`` (Phi^-1 o Phi is the identity on the reals; no round trip through 1 - tiny)."""
+    return expr.replace(lambda e: isinstance(e, ndtri) and isinstance(e.args[0], ndtr), lambda e: e.args[0].args[0])
+
+
+# ---------------------------------------------------------------- c + k N/D -> (c D + k N)/D
+def _one_minus_frac(expr: sp.Basic) -> sp.Basic:
+    """``c + k N/D -> (c D + k N)/D`` when ``c D + k N`` expands to a nonzero number
+    (``1 - e^x/(e^x + 1) -> 1/(e^x + 1)``: no cancellation, no overflow of e^x)."""
+    def parts(e):
+        if not e.is_Add or len(e.args) != 2:
+            return None
+        const, t = e.as_coeff_Add()
+        if const == 0 or t.is_Add:
+            return None
+        num, den = sp.fraction(t)
+        if not den.is_Add:
+            return None
+        top = sp.expand(const * den + num)
+        return (top, den) if top.is_Number and top != 0 else None
+
+    return expr.replace(lambda e: parts(e) is not None, lambda e: parts(e)[0] / parts(e)[1])
+
+
+# ---------------------------------------------------------------- erfcx(z) - 1 + 2z/sqrt(pi)
+def _erfcx_rem(expr: sp.Basic) -> sp.Basic:
+    """``erfcx(z) - 1 + 2 z/sqrt(pi) -> erfcx_rem(z)`` (evaluated without the O(z^2) cancellation)."""
+    def find(e):
+        if not e.is_Add:
+            return None
+        const, _ = e.as_coeff_Add()
+        if const > -1:
+            return None
+        terms = list(sp.Add.make_args(e))
+        for t in terms:
+            if isinstance(t, erfcx):
+                z = t.args[0]
+                for u in terms:
+                    if u is not t and sp.expand(u - 2 * z / sp.sqrt(sp.pi)) == 0:
+                        return t, u, z
+        return None
+
+    def repl(e):
+        t, u, z = find(e)
+        rest = [v for v in sp.Add.make_args(e) if v is not t and v is not u]
+        return sp.Add(erfcx_rem(z), 1, *rest)
+
+    return expr.replace(lambda e: find(e) is not None, repl)
+
+
+# ---------------------------------------------------------------- log1p(q expm1(a)) -> log1p_mix(q, a)
+def _log1p_mix(expr: sp.Basic) -> sp.Basic:
+    """``log1p(q expm1(a)) -> log1p_mix(q, a)`` for ``q >= 0`` (proved from the assumptions)."""
+    def split(e):
+        if not isinstance(e, log1p) or not e.args[0].is_Mul:
+            return None
+        fs = sp.Mul.make_args(e.args[0])
+        em = [f for f in fs if isinstance(f, expm1)]
+        if len(em) != 1:
+            return None
+        qq = sp.Mul(*[f for f in fs if f is not em[0]])
+        return (qq, em[0].args[0]) if qq.free_symbols and qq.is_nonnegative is True else None
+
+    return expr.replace(lambda e: split(e) is not None, lambda e: log1p_mix(*split(e)))
+
+
+# ---------------------------------------------------------------- log(a/b) near a ~ b
+def _log_ratio(expr: sp.Basic) -> sp.Basic:
+    """``log(a/b)``: ``-> log1p(d/b)`` when ``d = a - b`` expands to one term of provable sign >= 0 and
+    ``a > 0`` (so ``d/b >= 0``), or ``-> -log1p(-d/a)`` for the mirror case; ``-> log_ratio(a, b)`` for
+    two positive symbols (``log1p((a - b)/b)`` near 1 with ``a - b`` exact, in the kernel)."""
+    def target(e):
+        if not isinstance(e, sp.log) or not e.args[0].is_Mul:
+            return None
+        a, b = sp.fraction(e.args[0])
+        if not a.free_symbols or not b.free_symbols or b == 1:
+            return None
+        if isinstance(a, sp.Symbol) and isinstance(b, sp.Symbol) and a.is_positive and b.is_positive:
+            return log_ratio(a, b)
+        if not (a.is_Add or b.is_Add):
+            return None
+        d = sp.expand(a - b)
+        if d.is_Add or d == 0:
+            return None
+        if d.is_nonnegative and a.is_positive:
+            return log1p(d / b)
+        if d.is_nonpositive and b.is_positive:
+            return -log1p(-d / a)
+        return None
+
+    return expr.replace(lambda e: target(e) is not None, target)
+
+
+# ---------------------------------------------------------------- removable x log x singularities
+def _xlogx_collect(expr: sp.Basic) -> sp.Basic:
+    """In a sum of ``c_i log(f_i)`` terms, split the logs into logs of factors and collect their
+    coefficients; when a factor ``g``'s total coefficient is ``k g`` (the ``T log g`` and
+    ``(T/2 + ...) log g`` of a log-space product cancel to ``O(g)``), write ``k xlogx(g)``.
+
+    Exact where every log factor is positive (the hypotheses of each entry where it fires state it,
+    e.g. ``T eps > eps'``).  Fires only when such a factor exists; the sum is returned unchanged
+    otherwise.  At ``g = 0`` after rounding (``T eps == eps'`` in float64), ``xlogx(0) = 0`` is the
+    limit instead of ``inf - inf``.
+    """
+    def logterm(t):
+        fs = sp.Mul.make_args(t)
+        lg = [f for f in fs if isinstance(f, sp.log)]
+        if len(lg) != 1:
+            return None
+        return sp.Mul(*[f for f in fs if f is not lg[0]]), lg[0].args[0]
+
+    def mult(arg, g):
+        num, den = sp.fraction(sp.factor_terms(arg))
+        m = 0
+        for part, sgn in ((num, 1), (den, -1)):
+            for f in sp.Mul.make_args(part):
+                base, k = (f.base, f.exp) if f.is_Pow and f.exp.is_Integer else (f, sp.S.One)
+                if sp.expand(base - g) == 0:
+                    m += sgn * k
+        return m
+
+    def collect(e):
+        if not e.is_Add:
+            return None
+        parsed = [logterm(t) for t in e.args]
+        idx = [i for i, p in enumerate(parsed) if p is not None]
+        if len(idx) < 2:
+            return None
+        cands = set()
+        for i in idx:
+            num, den = sp.fraction(sp.factor_terms(parsed[i][1]))
+            cands |= {f for part in (num, den) for f in sp.Mul.make_args(part) if f.is_Add}
+        for g in sorted(cands, key=sp.default_sort_key):
+            ms = {i: mult(parsed[i][1], g) for i in idx}
+            hits = [i for i in idx if ms[i] != 0]
+            if len(hits) != 2:
+                continue
+            (ci, ai), (cj, aj) = parsed[hits[0]], parsed[hits[1]]
+            mi, mj = ms[hits[0]], ms[hits[1]]
+            k = sp.cancel(sp.together((ci * mi + cj * mj) / g))   # total coefficient of log g is k g
+            r = sp.cancel(sp.together((ci + cj) / g))             # ci + cj = r g
+            if any(sp.fraction(v)[1].has(*g.free_symbols) and sp.gcd(sp.fraction(v)[1], g) != 1 for v in (k, r)):
+                continue
+            if mi != mj or sp.count_ops(k) > 6 or sp.count_ops(r) > 6:
+                continue
+            bi, bj = ai * g ** (-mi), aj * g ** (-mj)
+            # ci log bi + cj log bj + k g log g == ci log(bi/bj) + r g log bj + k xlogx(g)
+            rest = [t for n, t in enumerate(e.args) if n not in hits]
+            return sp.Add(*rest, ci * sp.log(bi / bj), r * g * sp.log(bj), k * xlogx(g))
+        return None
+
+    return expr.replace(lambda e: isinstance(e, sp.exp) and collect(e.args[0]) is not None,
+                        lambda e: sp.exp(collect(e.args[0]), evaluate=False))
+
+
 RULES: tuple[Rule, ...] = (
     Rule("ceil_simplify", _ceil_simplify, priority=120, doc="exact integers stay exact inside ceiling/floor"),
     Rule("erfcx", _erfcx_rule, priority=110, doc="exp(z**2) erfc(z) -> erfcx(z)"),
     Rule("erf_to_ndtr", _erf_to_ndtr, priority=100, doc="Gaussian CDF via ndtr; 1 - Phi(x) -> Phi(-x)"),
     Rule("erfinv_to_ndtri", _erfinv_to_ndtri, priority=95, doc="erfinv via ndtri; ndtri(1 - x) -> -ndtri(x)"),
+    Rule("ndtri_ndtr", _ndtri_ndtr, priority=93, doc="ndtri(ndtr(z)) -> z"),
+    Rule("one_minus_frac", _one_minus_frac, priority=92, where="D != 0",
+         doc="c + k N/D -> (c D + k N)/D when c D + k N is a number"),
     Rule("gauss_diff", _gauss_diff, priority=90, doc="Phi(a) - e^c Phi(b) through erfcx, exponents simplified"),
     Rule("log_ndtr", _log_ndtr, priority=80, doc="log(Phi(x)) -> log_ndtr(x)"),
     Rule("log_gamma", _log_gamma, priority=78, where="x > 0 (proved from the symbols' assumptions)",
@@ -446,12 +606,19 @@ RULES: tuple[Rule, ...] = (
          doc="(1 + x)**k -> exp(k log1p(x))"),
     Rule("logspace_product", _logspace_product, priority=68, where="bases > 0 (stated by the hypotheses)",
          doc="prod b_i**e_i * exp(a) -> exp(sum e_i log b_i + a)"),
+    Rule("xlogx_collect", _xlogx_collect, priority=67, where="log factors > 0 (stated by the hypotheses)",
+         doc="sum c_i log f_i collected by factor; k g log g -> k xlogx(g)"),
     Rule("one_minus_exp", _one_minus_exp, priority=66, doc="k - exp(s) -> (k - 1) - expm1(s)"),
     Rule("factor_expm1", _factor_expm1, priority=64, doc="c exp(A) - c -> c expm1(A) (log arguments expanded first)"),
     Rule("expm1", expm1_opt, priority=60, doc="exp(x) - 1 -> expm1(x)"),
+    Rule("erfcx_rem", _erfcx_rem, priority=58, doc="erfcx(z) - 1 + 2z/sqrt(pi) -> erfcx_rem(z)"),
     Rule("tanh_half", _tanh_half, priority=55, doc="expm1(x)/(exp(x) + 1) -> tanh(x/2)"),
+    Rule("log_ratio", _log_ratio, priority=52, where="a/b > 0",
+         doc="log(a/b) -> log1p((a - b)/b) when a - b is one term of known sign; log_ratio(a, b) for symbols"),
     Rule("log1p", _log1p, priority=50, doc="log(1 + x) -> log1p(x)"),
     Rule("log1mexp", _log1mexp, priority=45, doc="log1p(-exp(x)), log(-expm1(x)) -> log1mexp(x)"),
+    Rule("log1p_mix", _log1p_mix, priority=42, where="q >= 0 (proved from the assumptions)",
+         doc="log1p(q expm1(a)) -> log1p_mix(q, a) (logaddexp branch as q -> 1, a << 0)"),
     Rule("logaddexp", logaddexp_opt, priority=40, doc="log(exp(a) + exp(b)) -> logaddexp(a, b)"),
 )
 

@@ -14,7 +14,8 @@ import mpmath as mp
 import numpy as np
 import scipy.special as sc
 
-__all__ = ["ip", "np_arg", "mp_arg", "np_gauss_diff", "mp_gauss_diff", "mp_logaddexp", "mp_ndtri", "mp_erfcx", "np_log1mexp", "mp_div"]
+__all__ = ["ip", "np_arg", "mp_arg", "np_gauss_diff", "mp_gauss_diff", "mp_logaddexp", "mp_ndtri", "mp_erfcx", "np_log1mexp", "mp_div",
+           "np_erfcx_rem", "mp_erfcx_rem", "np_log1p_mix", "mp_log1p_mix", "np_log_ratio", "mp_xlogx"]
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 #: below this ``a`` the erfcx form is used (Phi(a) < 3e-7: tails, underflow, overflow of e^c);
@@ -156,3 +157,83 @@ def mp_div(a, b):
             return mp.nan
         return mp.inf if (a > 0) == (not str(b).startswith("-")) else -mp.inf
     return a / b
+
+
+#: |x| below which :func:`np_erfcx_rem` sums the Taylor series of erfcx (terms n = 2..26)
+ERFCX_REM_SERIES = 0.5
+#: c_k = (-1)^n / Gamma(n/2 + 1) for n = k + 2, k = 0..24: erfcx(x) - 1 + 2x/sqrt(pi) = x^2 sum_k c_k x^k.
+#: For |x| < 1/2 the first omitted term (n = 27) is < 2.2e-18 of the sum (alternating for x > 0, where
+#: the sum is >= 0.62 x^2; positive terms for x < 0, where it is >= x^2).
+ERFCX_REM_COEFFS = tuple(float((-1) ** n / math.gamma(n / 2 + 1)) for n in range(2, 27))
+_TWO_OVER_SQRTPI = 2.0 / math.sqrt(math.pi)
+
+
+def np_erfcx_rem(x):
+    r""":math:`\operatorname{erfcx}(x) - 1 + 2x/\sqrt\pi`: Taylor series for :math:`|x| < 1/2`
+    (the direct sum cancels to :math:`O(x^2)` there), the direct formula elsewhere."""
+    x = np.asarray(x, dtype=np.float64)
+    small = np.abs(x) < ERFCX_REM_SERIES
+    xs = np.where(small, x, 0.0)
+    acc = np.full_like(xs, ERFCX_REM_COEFFS[-1])
+    for c in ERFCX_REM_COEFFS[-2::-1]:
+        acc = acc * xs + c
+    with np.errstate(over="ignore", invalid="ignore"):
+        direct = (sc.erfcx(x) - 1.0) + _TWO_OVER_SQRTPI * x
+    out = np.where(small, xs * xs * acc, direct)
+    return out if out.ndim else out[()]
+
+
+def mp_erfcx_rem(x):
+    r""":math:`\operatorname{erfcx}(x) - 1 + 2x/\sqrt\pi` with guard digits for the :math:`O(x^2)` cancellation."""
+    x = mp.mpf(x)
+    if x == 0:
+        return mp.mpf(0)
+    extra = 20 + 2 * int(max(0, -mp.log10(abs(x))))
+    with mp.extradps(extra):
+        r = mp.exp(x * x) * mp.erfc(x) - 1 + 2 * x / mp.sqrt(mp.pi)
+    return +r
+
+
+def np_log1p_mix(q, a):
+    r""":math:`\log(1 - q + q e^a)`: ``log1p(q expm1(a))`` where :math:`q\operatorname{expm1}(a) \ge -1/2`,
+    ``logaddexp(log1p(-q), log(q) + a)`` where it is below (or overflows) and :math:`0 \le q \le 1`."""
+    q = np.asarray(q, dtype=np.float64)
+    a = np.asarray(a, dtype=np.float64)
+    q, a = np.broadcast_arrays(q, a)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        u = q * np.expm1(a)
+        out = np.log1p(u)
+        lo = (q >= 0) & (q <= 1) & ((u < -0.5) | np.isinf(u))
+        if lo.any():
+            out = np.array(out, dtype=np.float64, ndmin=1)
+            idx = np.nonzero(lo.reshape(out.shape))
+            ql, al = q.reshape(out.shape)[idx], a.reshape(out.shape)[idx]
+            out[idx] = np.logaddexp(np.log1p(-ql), np.log(ql) + al)
+            out = out.reshape(u.shape)
+    return out if out.ndim else out[()]
+
+
+def mp_log1p_mix(q, a):
+    r""":math:`\log(1 - q + q e^a)`, the same two branches as :func:`np_log1p_mix`."""
+    q, a = mp.mpf(q), mp.mpf(a)
+    u = q * mp.expm1(a)
+    if 0 <= q <= 1 and (u < -0.5 or mp.isinf(u)):
+        return mp_logaddexp(mp.log1p(-q) if q < 1 else mp.mpf("-inf"), mp.log(q) + a if q > 0 else mp.mpf("-inf"))
+    return mp.log1p(u)
+
+
+def np_log_ratio(a, b):
+    r""":math:`\log(a/b)`: ``log1p((a - b)/b)`` for :math:`b/2 \le a \le 2b` (``a - b`` exact by
+    Sterbenz's lemma; no 1-ulp rounding of the ratio near 1), ``log(a/b)`` elsewhere."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = (a >= 0.5 * b) & (a <= 2.0 * b)
+        out = np.where(near, np.log1p((a - b) / b), np.log(a / b))
+    return out if out.ndim else out[()]
+
+
+def mp_xlogx(x):
+    r""":math:`x \log x` with its limit 0 at :math:`x = 0`."""
+    x = mp.mpf(x)
+    return mp.mpf(0) if x == 0 else x * mp.log(x)

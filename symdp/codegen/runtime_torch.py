@@ -11,7 +11,8 @@ import math
 
 import torch
 
-__all__ = ["torch_args", "torch_gauss_diff", "torch_gamma", "torch_ndtr", "torch_log1mexp", "torch_expm1"]
+__all__ = ["torch_args", "torch_gauss_diff", "torch_gamma", "torch_ndtr", "torch_log1mexp", "torch_expm1",
+           "torch_erfcx_rem", "torch_log1p_mix", "torch_log_ratio"]
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 #: below this ``a`` the erfcx form is used (Phi(a) < 3e-7: tails, underflow, overflow of e^c);
@@ -91,3 +92,35 @@ def torch_expm1(x):
     xl = torch.where(low, x, torch.full_like(x, -2.0))
     xh = torch.where(low, torch.zeros_like(x), x)
     return torch.where(low, torch.exp(xl) - 1.0, torch.expm1(xh))
+
+
+def torch_erfcx_rem(x):
+    r""":math:`\operatorname{erfcx}(x) - 1 + 2x/\sqrt\pi`; same two branches as ``runtime.np_erfcx_rem``."""
+    from .runtime import ERFCX_REM_COEFFS, ERFCX_REM_SERIES
+
+    small = torch.abs(x) < ERFCX_REM_SERIES
+    xs = torch.where(small, x, torch.zeros_like(x))
+    xd = torch.where(small, torch.ones_like(x), x)
+    acc = torch.full_like(xs, ERFCX_REM_COEFFS[-1])
+    for c in ERFCX_REM_COEFFS[-2::-1]:
+        acc = acc * xs + c
+    direct = (torch.special.erfcx(xd) - 1.0) + (2.0 / math.sqrt(math.pi)) * xd
+    return torch.where(small, xs * xs * acc, direct)
+
+
+def torch_log1p_mix(q, a):
+    r""":math:`\log(1 - q + q e^a)`; same two branches as ``runtime.np_log1p_mix``, each on safe inputs."""
+    q, a = torch.broadcast_tensors(*torch_args(q, a))
+    u = q * torch_expm1(a)
+    lo = (q >= 0) & (q <= 1) & ((u < -0.5) | torch.isinf(u))
+    ql = torch.where(lo, q, torch.full_like(q, 0.5))
+    al = torch.where(lo, a, torch.zeros_like(a))
+    uh = torch.where(lo, torch.zeros_like(u), u)
+    return torch.where(lo, torch.logaddexp(torch.log1p(-ql), torch.log(ql) + al), torch.log1p(uh))
+
+
+def torch_log_ratio(a, b):
+    r""":math:`\log(a/b)`; same two branches as ``runtime.np_log_ratio``."""
+    a, b = torch.broadcast_tensors(*torch_args(a, b))
+    near = (a >= 0.5 * b) & (a <= 2.0 * b)
+    return torch.where(near, torch.log1p((a - b) / b), torch.log(a / b))
