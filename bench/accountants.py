@@ -28,7 +28,7 @@ import numpy as np
 warnings.simplefilter("ignore")
 
 
-REPEATS = 2  # every method, peers included, is timed REPEATS times per configuration; the minimum is reported
+REPEATS = 3  # every method, peers included, is timed REPEATS times per configuration; the minimum is reported
 
 
 def _timed(fn, *a, repeats: int = 1, **k):
