@@ -39,6 +39,7 @@ import sympy as sp
 from scipy import special
 
 from ..errors import ConvergenceError, InvalidParameterError
+from ..numeric import golden_section_min
 from ..symbols import E, Delta, T, alpha, delta, eps, mu, p, sigma
 from ..theorem import Expansion, Kind, Property, theorem
 from ..validation import check_int, check_probability, check_real
@@ -315,19 +316,8 @@ def convex_conjugate(f: Callable[[float], float], y: float, *, grid: int = 4001,
     i = int(np.argmax(vals))
     lo, hi = float(xs[max(i - 1, 0)]), float(xs[min(i + 1, xs.size - 1)])
     best = float(vals[i])
-    r = (math.sqrt(5) - 1) / 2
-    c, d = hi - r * (hi - lo), lo + r * (hi - lo)
-    fc, fd = obj(c), obj(d)
-    for _ in range(check_int("iters", iters, 1, 10_000)):
-        if fc >= fd:
-            hi, d, fd = d, c, fc
-            c = hi - r * (hi - lo)
-            fc = obj(c)
-        else:
-            lo, c, fc = c, d, fd
-            d = lo + r * (hi - lo)
-            fd = obj(d)
-    return max(best, float(fc), float(fd))
+    fc, fd = golden_section_min(lambda x: -obj(x), lo, hi, check_int("iters", iters, 1, 10_000))
+    return max(best, -float(fc), -float(fd))
 
 
 def delta_from_tradeoff(f: Callable[[float], float], eps_: float, **kw) -> float:

@@ -29,6 +29,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..numeric import golden_section_min
 from ..theorem import Evidence, Verdict
 from .oracles import (Oracle, _compose_pmf, _hs_from_pmf, _subsampled_pld, gaussian_profile, register,
                       subsampled_gaussian_bracket)
@@ -105,20 +106,7 @@ def min_error_sum(*, mu: Any, **_: Any) -> mpmath.mpf:
         b = mpmath.quad(lambda x: mpmath.npdf(x, m), [-mpmath.inf, t - 12, t])
         return a + b
 
-    lo, hi = mpmath.mpf(-6), m + 6
-    gr = (mpmath.sqrt(5) - 1) / 2
-    x1, x2 = hi - gr * (hi - lo), lo + gr * (hi - lo)
-    g1, g2 = g(x1), g(x2)
-    for _ in range(int(mpmath.mp.dps * 1.2) + 10):
-        if g1 < g2:
-            hi, x2, g2 = x2, x1, g1
-            x1 = hi - gr * (hi - lo)
-            g1 = g(x1)
-        else:
-            lo, x1, g1 = x1, x2, g2
-            x2 = lo + gr * (hi - lo)
-            g2 = g(x2)
-    return min(g1, g2)
+    return min(golden_section_min(g, mpmath.mpf(-6), m + 6, int(mpmath.mp.dps * 1.2) + 10))
 
 
 # ---------------------------------------------------------------------------
