@@ -71,11 +71,6 @@ from ._kernels import _kernel
 _U = np.finfo(float).eps
 
 
-def _gauss_interval(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Phi(b) - Phi(a) for a <= b (standard normal), using the tail in which both lie."""
-    return _between(sps.ndtr(-np.abs(a)), a > 0, sps.ndtr(-np.abs(b)), b > 0)
-
-
 def _between(ta: np.ndarray, ua: np.ndarray, tb: np.ndarray, ub: np.ndarray) -> np.ndarray:
     """Phi(b) - Phi(a) (a <= b) from ``t = Phi(-|x|)`` and ``u = x > 0`` at both ends (no cancellation in the tails)."""
     r = np.where(ua, ta - tb, np.where(ub, 1.0 - ta - tb, tb - ta))
@@ -248,16 +243,6 @@ def _moments(pld: DiscretePLD) -> tuple[float, float]:
     m1 = float(pld.pmf @ j) / tot
     v = float(pld.pmf @ (j - m1) ** 2) / tot * pld.h**2
     return (pld.j0 + m1) * pld.h, max(v, pld.h**2)
-
-
-_LAM_FACTORS = np.concatenate([np.geomspace(1e-4, 0.1, 7), [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]])
-
-
-def _tail_bound(steps: Sequence[tuple[DiscretePLD, int]], t: float, sign: int, lam0: float) -> float:
-    """Chernoff bound on P[S >= t] (sign=+1) or P[S <= t] (sign=-1) for the composed discrete PLD."""
-    lams = sign * lam0 * _LAM_FACTORS
-    lm = sum(T * _log_mgf(p, lams) for p, T in steps)
-    return float(np.min(np.exp(np.minimum(lm - lams * t, 0.0))))
 
 
 _LAMS = np.geomspace(1e-2, 1e3, 28)

@@ -15,7 +15,6 @@ UNDECIDED, adds plots, and writes the reports.
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 

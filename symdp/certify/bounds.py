@@ -108,13 +108,6 @@ def evaluate_bound(th, values: dict[str, float]) -> tuple[float, str]:
     return float(th.evaluate(**vals)), "library SymPy expression (mpmath, 30 digits)"
 
 
-def _expr_value(th, expr, values: dict[str, float]) -> float:
-    import sympy as sp
-
-    subs = th._subs({k: values[k] for k in (s.name for s in expr.free_symbols)})
-    return float(sp.N(expr.subs(subs), 30))
-
-
 def failing_hypotheses(th, values: dict[str, float]) -> list[str]:
     """Hypotheses of ``th`` (not involving its bounded quantity) that fail at the run's values."""
     import sympy as sp

@@ -26,7 +26,6 @@ alpha_i at 0 or eps_i except one.  :func:`eq7_max` enumerates the vertices
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from functools import lru_cache
 from itertools import product
@@ -35,13 +34,9 @@ from typing import Any, Callable, Sequence
 import mpmath
 import sympy as sp
 
-from .oracles import Oracle, optimal_composition, optimal_composition_hetero, register
+from .oracles import Oracle, _mpf, optimal_composition, optimal_composition_hetero, register
 
 T_HETERO_MAX = 8  # heterogeneous sequences: exact convolution and 2^T vertices
-
-
-def _mpf(x: Any) -> mpmath.mpf:
-    return x if isinstance(x, mpmath.mpf) else mpmath.mpf(x)
 
 
 # ---------------------------------------------------------------------------

@@ -31,12 +31,8 @@ import sympy as sp
 
 from ..numeric import golden_section_min
 from ..theorem import Evidence, Verdict
-from .oracles import (Oracle, _compose_pmf, _hs_from_pmf, _subsampled_pld, gaussian_profile, register,
+from .oracles import (Oracle, _compose_pmf, _mpf, _hs_from_pmf, _subsampled_pld, gaussian_profile, register,
                       subsampled_gaussian_bracket)
-
-
-def _mpf(x: Any) -> mpmath.mpf:
-    return x if isinstance(x, mpmath.mpf) else mpmath.mpf(x)
 
 
 def Phi_inv(u: Any) -> mpmath.mpf:
@@ -181,13 +177,6 @@ def _compile(expr):
     from .engine import compile_expr
 
     return compile_expr(expr)
-
-
-def _sym(th, name: str, **assume) -> sp.Symbol:
-    for s in list(th.rhs.free_symbols if th.rhs is not None else ()) + [s for s, _, _ in th.domain]:
-        if s.name == name:
-            return s
-    return sp.Symbol(name, **(assume or {"positive": True}))
 
 
 def _param_rhs(th):
