@@ -1,0 +1,71 @@
+"""symdp.provenance(): the version, the generated kernels' hashes and the git commit, checked independently."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import symdp
+from symdp import _provenance as prov_mod
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_version_in_one_place():
+    tomllib = pytest.importorskip("tomllib")
+    text = (ROOT / "symdp" / "_version.py").read_text()
+    assert f'__version__ = "{symdp.__version__}"' in text
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in meta["project"] and "version" in meta["project"]["dynamic"]
+    assert meta["tool"]["setuptools"]["dynamic"]["version"]["attr"] == "symdp._version.__version__"
+    assert importlib.metadata.version("symdp") == symdp.__version__
+    assert f"## [{symdp.__version__}]" in (ROOT / "CHANGELOG.md").read_text()
+
+
+def test_manifest_hash_is_the_file_hash():
+    p = symdp.provenance()
+    assert p["symdp_version"] == symdp.__version__
+    want = hashlib.sha256((ROOT / "generated" / "MANIFEST.json").read_bytes()).hexdigest()
+    assert p["generated_manifest_sha256"] == want
+    assert p["generated_sha256"] != want and len(str(p["generated_sha256"])) == 64
+    p["symdp_version"] = "mutated"
+    assert symdp.provenance()["symdp_version"] == symdp.__version__, "callers get a fresh copy"
+
+
+def test_tree_hash_sees_a_hand_edited_kernel(tmp_path, monkeypatch):
+    src = ROOT / "generated"
+    for f in src.iterdir():
+        if f.is_file():
+            shutil.copy(f, tmp_path / f.name)
+    monkeypatch.setattr(prov_mod.resources, "files", lambda _pkg: tmp_path)
+    before = prov_mod._generated_hashes()
+    assert before == {k: symdp.provenance()[k] for k in before}
+    kern = next(f for f in tmp_path.iterdir() if f.name.startswith("numpy_"))
+    kern.write_text(kern.read_text() + "\n# edited\n")
+    after = prov_mod._generated_hashes()
+    assert after["generated_manifest_sha256"] == before["generated_manifest_sha256"]
+    assert after["generated_sha256"] != before["generated_sha256"]
+    (tmp_path / "notes.txt").write_text("not a generated file")
+    assert prov_mod._generated_hashes() == after
+    (tmp_path / "MANIFEST.json").unlink()
+    assert prov_mod._generated_hashes()["generated_manifest_sha256"] == "missing"
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists() or shutil.which("git") is None, reason="not a git checkout")
+def test_git_commit_matches_git():
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    got = prov_mod._git()
+    assert got["git_commit"] == head and isinstance(got["git_dirty"], bool)
+
+
+def test_provenance_imports_without_sympy():
+    code = "import sys, symdp._provenance as p; p.provenance(); print('sympy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
