@@ -72,12 +72,14 @@ def _functions(th: Theorem) -> tuple[Callable, Callable, set[sp.Symbol], str, st
         mapped = _oracle_functions(th, orc)
         if isinstance(mapped, str):
             return None
-        f_c, f_t, _rel, syms = mapped
-        return f_c, f_t, set(syms), "claimed bound", f"true value ({th.oracle})"
+        f_c, f_t, _rel, syms = mapped[:4]  # a mapper may append default ranges
+        from .report import truth_label
+
+        return f_c, f_t, set(syms), "claimed (paper's formula)", truth_label(th.oracle)
     if th.lhs is None or th.rhs is None or th.kind is Kind.EXPANSION:
         return None
     syms = set(th.lhs.free_symbols) | set(th.rhs.free_symbols)
-    return compile_expr(th.rhs), compile_expr(th.lhs), syms, "rhs", "lhs"
+    return compile_expr(th.rhs), compile_expr(th.lhs), syms, "side claimed larger (rhs)", "side claimed smaller (lhs)"
 
 
 def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> None:
@@ -107,10 +109,16 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
     lo, hi = box.ranges[var]
     fname = th.id.replace("/", "_") + ".png"
     ratio = res.verdict == "HOLDS" and th.kind is Kind.COMPARISON
+    from .plots import plot_region_2d
+
+    ylabel = (th.quantity or "value")[:70]
     with mpmath.workdps(30):
         plot_claim(
             plot_dir / fname,
-            title=f"{th.id}: {res.verdict}",
+            title=f"{res.verdict}: {th.id}" + (f" ({th.quantity[:60]})" if th.quantity else ""),
+            ylabel=ylabel,
+            region=res.region,
+            fixed={k: v for k, v in point.items() if k != var},
             f_claim=f_c,
             f_true=f_t,
             point=point,
@@ -123,6 +131,14 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
             mark=float(cx[var]) if var in cx else None,
             ratio=ratio,
         )
+        if res.verdict == "PARTIAL" and len(names) == 2:  # two free parameters: map the region
+            yv = next(n for n in names if n != var)
+            f2 = th.id.replace("/", "_") + ".region.png"
+            plot_region_2d(plot_dir / f2, title=f"PARTIAL: {th.id}: where the claim holds", f_claim=f_c, f_true=f_t,
+                           point=point, xvar=var, xrange=box.ranges[var], yvar=yv, yrange=box.ranges[yv],
+                           xinteger=var in box.integers, yinteger=yv in box.integers, n=20,
+                           mark=(float(cx[var]), float(cx[yv])) if var in cx and yv in cx else None)
+            res.extra["region_plot"] = str((plot_dir / f2).relative_to(report_dir))
     res.plot = str((plot_dir / fname).relative_to(report_dir))
 
 
@@ -137,12 +153,65 @@ def _asymptotic_factor(uc: UserClaim) -> AuditResult:
     )
 
 
+def _exact_equality_counterexample(th: Theorem, seconds: float = 5.0) -> tuple[dict[str, str], str] | None:
+    """For an equality claim (identity, ``==``) without an oracle: a rational point of the domain where
+    ``lhs - rhs`` is provably non-zero (exact rational arithmetic, or SymPy's adaptive-precision evalf with
+    ``strict=True``, which raises instead of guessing), with the difference; None when none is found."""
+    from sympy.core.evalf import PrecisionExhausted
+
+    from ..verify.engine import _Timeout, time_limit
+
+    if th.oracle or th.lhs is None or th.rhs is None or th.expansion is not None:
+        return None
+    if not (th.kind is Kind.IDENTITY or th.relation == "=="):
+        return None
+    box = {s: (lo, hi) for s, lo, hi in th.domain}
+    try:
+        with time_limit(seconds):
+            d = th.lhs - th.rhs
+            free = sorted(d.free_symbols, key=lambda s: s.name)
+            if any(s not in box for s in free):
+                return None
+            for frac in (sp.Rational(1, 2), sp.Rational(1, 3), sp.Rational(5, 7)):
+                pt = {}
+                for s in free:
+                    lo, hi = box[s]
+                    v = lo + frac * (hi - lo)
+                    pt[s] = sp.ceiling(v) if s.is_integer else v
+                v = d.xreplace(pt)
+                if v.is_Rational:
+                    val = v
+                else:
+                    try:
+                        val = sp.N(v, 15, maxn=1500, strict=True)
+                    except (PrecisionExhausted, ValueError, TypeError, ZeroDivisionError):
+                        continue
+                if val.is_number and val.is_real and val != 0:
+                    return {s.name: sp.sstr(x) for s, x in pt.items()}, sp.sstr(sp.N(val, 6) if not val.is_Rational or abs(val.q) > 10**6 else val)
+    except _Timeout:
+        return None
+    except Exception:  # noqa: BLE001 - an extra check must never sink the audit
+        return None
+    return None
+
+
 def audit_theorem(th: Theorem, *, deep: bool = False, seed: int = 0, plot_dir: Path | None = None,
                   report_dir: Path | None = None, kind_label: str | None = None) -> AuditResult:
     from ..verify import verify_theorem
 
     vr = verify_theorem(th, deep=deep, seed=seed)
     verdict, strength = _VERDICT_MAP[vr.evidence.verdict]
+    if verdict == "HOLDS" and strength == "supported":
+        exact = _exact_equality_counterexample(th)
+        if exact is not None:  # a numerical search cannot see a 1e-300 difference; exact arithmetic can
+            pt, diff = exact
+            return AuditResult(
+                id=th.id, kind=kind_label or _kind_label(th), title=th.title, source=th.source.cite(),
+                statement=_statement(th), verdict="FAILS", rung="symbolic", counterexample=pt or None,
+                detail=f"exact evaluation {f'at {pt}' if pt else '(constant difference)'}: lhs - rhs = {diff} (not 0); the numerical search "
+                       f"({vr.evidence.detail}) could not resolve the difference",
+                extra={"seconds": round(vr.seconds, 2), "refs": list(th.refs)},
+            )
     res = AuditResult(
         id=th.id,
         kind=kind_label or _kind_label(th),
@@ -208,16 +277,46 @@ def library_claims(source: str | None = None) -> list[Theorem]:
     return [t for t in all_theorems(source, with_evidence=False) if t.kind in CLAIM_KINDS]
 
 
+#: wall-clock limits of a claim-file audit in seconds: per claim, per run (per file)
+CLAIM_SECONDS = 120.0
+RUN_SECONDS = 1800.0
+
+
+def _undecided(uc: UserClaim, why: str) -> AuditResult:
+    th = uc.theorem
+    return AuditResult(id=th.id, kind=uc.kind, title=th.title, source=th.source.cite(), statement=_statement(th),
+                       verdict="UNDECIDED", detail=why)
+
+
 def audit_claim_file(path: str | Path, *, deep: bool = False, seed: int = 0, plots: bool = True,
-                     report_dir: Path | None = None) -> list[AuditResult]:
+                     report_dir: Path | None = None, claim_seconds: float = CLAIM_SECONDS,
+                     run_seconds: float = RUN_SECONDS) -> list[AuditResult]:
+    """Audit every claim of a claim file.  A claim that runs past ``claim_seconds`` becomes UNDECIDED with the
+    reason, and so does every claim not started within ``run_seconds``; the audit goes on either way."""
+    import time as _time
+
+    from ..verify.engine import _Timeout, time_limit
+
     cf = load_claims(path)  # raises ClaimFileError before anything runs
     plot_dir = (report_dir / "plots") if (plots and report_dir is not None) else None
     out = []
+    t0 = _time.monotonic()
     for uc in cf.claims:
-        if uc.kind == "factor" and uc.factor_mode == "asymptotic":
-            out.append(_asymptotic_factor(uc))
-        else:
-            out.append(audit_theorem(uc.theorem, deep=deep, seed=seed, plot_dir=plot_dir, report_dir=report_dir, kind_label=uc.kind))
+        left = run_seconds - (_time.monotonic() - t0)
+        if left <= 0:
+            out.append(_undecided(uc, f"not checked: the run time limit of {run_seconds:g} s was reached"))
+            continue
+        limit = min(claim_seconds, left)
+        try:
+            with time_limit(limit):
+                if uc.kind == "factor" and uc.factor_mode == "asymptotic":
+                    out.append(_asymptotic_factor(uc))
+                else:
+                    out.append(audit_theorem(uc.theorem, deep=deep, seed=seed, plot_dir=plot_dir, report_dir=report_dir,
+                                             kind_label=uc.kind))
+        except _Timeout:
+            which = "per claim" if limit == claim_seconds else "of the run"
+            out.append(_undecided(uc, f"time limit {which} ({limit:.3g} s) reached before a verdict"))
     return out
 
 
