@@ -1,0 +1,359 @@
+r"""The theorem calculus: chain implications into new closed forms; register user theorems.
+
+:func:`chain` feeds each step's conclusion into the next step's premise
+(:mod:`symdp.library.implications` gives every entry's typed form): the
+premise's pattern variables are renamed apart, unified with the conclusion's
+parameters (a bare symbol binds; a pattern such as ``2 eps~ tau / N`` is
+solved for its one unknown), and substituted into the step's conclusion and
+hypotheses.  Every hypothesis of every step is kept, rewritten in the chain's
+variables (the Gaussian calibration's ``eps < 1`` becomes a condition on
+sigma), with the step it came from; the result's verdict is the weakest of the
+steps' ledger verdicts, and an approximate step (the GDP central limit
+theorem) makes the whole result an approximation.
+
+>>> d = chain(["classical.gaussian_mechanism_calibration", "bridge.bbg2018_poisson_eps",
+...            "classical.dwork_roth_advanced_composition_eps", "he2021uai.thm1_small_eps"])
+>>> d.conclusion.kind
+'Generalization'
+>>> sorted(s.name for s in d.free_symbols)
+['Delta', 'N', 'T', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'delta', 'deltatilde', 'q', 'sigma']
+
+Symbols that are not premise variables are shared by name between steps (the
+library uses one canonical symbol per quantity: the ``T`` of composition is
+the ``T`` of the run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+import sympy as sp
+
+from . import properties as P
+from .errors import InvalidParameterError, InvalidTypeError
+from .library.implications import BRIDGES_FOR, Implication, implication, register_implication
+from .theorem import Evidence, Kind, Property, Source, Theorem, Verdict
+
+__all__ = ["Derivation", "Step", "chain", "register", "load_theorems", "weakest", "VERDICT_ORDER", "invert"]
+
+#: strongest first; the weakest of a chain's step verdicts is the chain's verdict
+VERDICT_ORDER = (Verdict.PROVED, Verdict.SUPPORTED, Verdict.PARTIAL, Verdict.UNCHECKED, Verdict.REFUTED)
+
+
+def weakest(verdicts: Iterable[Verdict]) -> Verdict:
+    vs = list(verdicts)
+    if not vs:
+        return Verdict.UNCHECKED
+    return max(vs, key=VERDICT_ORDER.index)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a derivation: the entry, its citation, its verdict and what chaining bound."""
+
+    id: str
+    citation: str
+    verdict: Verdict
+    binding: tuple[tuple[str, str], ...]
+    approximate: bool
+    note: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "citation": self.citation, "verdict": self.verdict.value,
+                "binding": dict(self.binding), "approximate": self.approximate, "note": self.note}
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """The result of :func:`chain`: premises -> conclusion with every hypothesis and its provenance."""
+
+    ids: tuple[str, ...]
+    premises: tuple[P.Prop, ...]
+    conclusion: P.Prop
+    hypotheses: tuple[tuple[sp.Basic, str], ...]  # (hypothesis, step id)
+    steps: tuple[Step, ...]
+    approximate: bool
+    bound: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def verdict(self) -> Verdict:
+        return weakest(s.verdict for s in self.steps)
+
+    @property
+    def free_symbols(self) -> set[sp.Symbol]:
+        out = set(self.conclusion.free_symbols)
+        for h, _ in self.hypotheses:
+            out |= {s for s in h.free_symbols if isinstance(s, sp.Symbol)}
+        return out
+
+    def closed_form(self, param: str | None = None) -> sp.Expr:
+        """The conclusion's parameter ``param`` (default: its first) as one closed form."""
+        ps = self.conclusion.params()
+        if param is None:
+            param = next(iter(ps))
+        if param not in ps:
+            raise InvalidParameterError(f"param={param!r} is not a parameter of {self.conclusion.kind}; "
+                                        f"allowed: {', '.join(ps)}")
+        return ps[param]
+
+    def theorem(self, param: str | None = None, id: str | None = None) -> Theorem:
+        """The derivation as a :class:`Theorem` bounding ``param`` (registrable with :func:`register`)."""
+        ps = self.conclusion.params()
+        param = param or next(iter(ps))
+        rhs = self.closed_form(param)
+        lhs = sp.Symbol(f"{self.conclusion.kind}_{param}", real=True)
+        locator = " -> ".join(self.ids)
+        return Theorem(
+            id=id or "derived." + "__".join(i.replace(".", "_") for i in self.ids) + f".{param}",
+            title=f"{self.conclusion.kind} {param} derived by chaining {locator}",
+            kind=Kind.BOUND, source=Source("derived", "", "symdp.chain", locator),
+            lhs=lhs, relation="<=", rhs=rhs,
+            hypotheses=tuple(h for h, _ in self.hypotheses),
+            quantity=f"{param} of {self.conclusion}" + (" (APPROXIMATION)" if self.approximate else ""),
+            premises=tuple(Property(p.kind, tuple(p.params().values()), p.subject_of()) for p in self.premises),
+            conclusion=Property(self.conclusion.kind, tuple(ps.values()), self.conclusion.subject_of()),
+            notes="; ".join(f"{s.id}: {s.citation} [{s.verdict.value}]" for s in self.steps),
+            tags=("derived",) + (("approximation",) if self.approximate else ()),
+            evidence=Evidence(self.verdict, detail=f"weakest verdict of the {len(self.steps)} chained steps"),
+        )
+
+    def latex(self) -> str:
+        ps = self.conclusion.params()
+        body = r",\quad ".join(f"{sp.latex(sp.Symbol(n))} = {sp.latex(e)}" for n, e in ps.items())
+        hyps = r",\ ".join(sp.latex(h) for h, _ in self.hypotheses)
+        tag = r"\ \text{(approximation)}" if self.approximate else ""
+        return rf"\text{{{self.conclusion.subject_of()} is {self.conclusion.kind}}}: {body}{tag}" + (
+            rf"\quad\text{{for }} {hyps}" if hyps else "")
+
+    def _repr_latex_(self) -> str:
+        return f"$\\displaystyle {self.latex()}$"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "chain": list(self.ids),
+            "premises": [p.to_json() for p in self.premises],
+            "conclusion": self.conclusion.to_json(),
+            "closed_form": {n: sp.sstr(e) for n, e in self.conclusion.params().items()},
+            "hypotheses": [{"hypothesis": sp.sstr(h), "from": s} for h, s in self.hypotheses],
+            "steps": [s.to_json() for s in self.steps],
+            "verdict": self.verdict.value,
+            "approximate": self.approximate,
+            "bound": dict(self.bound),
+            "latex": self.latex(),
+        }
+
+
+def _rename_apart(imp: Implication, taken: set[sp.Symbol]) -> tuple[dict[sp.Symbol, sp.Symbol], dict[sp.Symbol, sp.Symbol]]:
+    """Fresh stand-ins for the premise's pattern variables (so a variable named like a symbol of
+    the chain so far, e.g. ``delta``, is not confused with it); returns (forward, backward)."""
+    fwd: dict[sp.Symbol, sp.Symbol] = {}
+    for v in imp.pattern_variables():
+        fwd[v] = sp.Dummy(v.name, **v.assumptions0)
+    return fwd, {d: v for v, d in fwd.items()}
+
+
+def _mismatch(prev: P.Prop, need: P.Prop, step: str) -> InvalidParameterError:
+    have_t, need_t = P.property_type(prev), P.property_type(need)
+    bridges = BRIDGES_FOR.get((have_t, need_t), ())
+    hint = (f"; insert the bridge theorem {' or '.join(bridges)} between them" if bridges
+            else "; no bridge theorem in the library connects them")
+    return InvalidParameterError(
+        f"chain step {step!r} needs a premise {need_t} but the previous step concludes {have_t}{hint}")
+
+
+def _simplify_zero(e: sp.Expr) -> bool:
+    if e == 0:
+        return True
+    try:
+        return bool(sp.simplify(e) == 0)
+    except Exception:  # noqa: BLE001 - SymPy may raise on exotic forms: not provably zero
+        return False
+
+
+def _unify(prev: P.Prop, need: P.Prop, fwd: Mapping[sp.Symbol, sp.Symbol], step: str) -> dict[sp.Symbol, sp.Expr]:
+    """Bindings of the premise's (renamed) pattern variables that make ``need`` equal ``prev``."""
+    a, b = P.canonical(prev), P.canonical(need)
+    if P.property_type(a) != P.property_type(b):
+        raise _mismatch(prev, need, step)
+    have, want = a.params(), b.params()
+    if set(have) != set(want):
+        raise _mismatch(prev, need, step)
+    dummies = set(fwd.values())
+    binding: dict[sp.Symbol, sp.Expr] = {}
+    order = sorted(want, key=lambda n: 0 if want[n] in dummies else 1)
+    for name in order:
+        pat = want[name].xreplace(binding)
+        val = have[name]
+        unknown = [s for s in pat.free_symbols if s in dummies and s not in binding]
+        if isinstance(pat, sp.Dummy) and pat in dummies:
+            binding[pat] = val
+            continue
+        if not unknown:
+            if not _simplify_zero(pat - val):
+                raise InvalidParameterError(
+                    f"chain step {step!r}: premise {b.kind} parameter {name} = {sp.sstr(pat)} does not match the "
+                    f"previous conclusion's {sp.sstr(val)}")
+            continue
+        if len(unknown) > 1:
+            raise InvalidParameterError(
+                f"chain step {step!r}: premise parameter {name} = {sp.sstr(pat)} has {len(unknown)} unknowns; "
+                "allowed: at most one per parameter")
+        u = unknown[0]
+        sols = sp.solve(sp.Eq(pat, val), u, dict=False)
+        if len(sols) != 1:
+            raise InvalidParameterError(
+                f"chain step {step!r}: cannot solve premise parameter {name} = {sp.sstr(pat)} for {u.name} "
+                f"against {sp.sstr(val)} ({len(sols)} solutions)")
+        binding[u] = sols[0]
+    return binding
+
+
+def _step_hypotheses(imp: Implication, th: Theorem) -> tuple[sp.Basic, ...]:
+    return tuple(imp.hypotheses) if imp.replaces_hypotheses else (*th.hypotheses, *imp.hypotheses)
+
+
+def _citation(th: Theorem) -> str:
+    return th.source.cite()
+
+
+def _parse_binding(bind: Mapping[str, Any] | None) -> dict[str, sp.Expr]:
+    out: dict[str, sp.Expr] = {}
+    for name, value in (bind or {}).items():
+        if isinstance(value, sp.Basic):
+            out[name] = value  # type: ignore[assignment]
+        elif isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InvalidTypeError(f"bind[{name!r}]={value!r}: expected a number or a SymPy expression")
+        else:
+            out[name] = sp.Integer(value) if isinstance(value, int) else sp.nsimplify(value, rational=True)
+    return out
+
+
+def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify: bool = False) -> Derivation:
+    """Chain library (or registered user) entries: each conclusion feeds the next premise.
+
+    ``bind`` substitutes values (numbers or SymPy expressions) for named symbols of the result
+    (e.g. ``{"Delta": 1, "T": 1000}``); a name the result does not contain is an error.  With
+    ``simplify`` the closed forms are simplified (slower; the default keeps them as substituted).
+    """
+    from .library import get
+
+    if isinstance(ids, str):
+        ids = [i for i in ids.split(",") if i.strip()]
+    ids = tuple(i.strip() for i in ids)
+    if not ids:
+        raise InvalidParameterError("chain=(): allowed: at least one theorem id")
+    imps = [implication(i) for i in ids]
+    ths = [get(i) for i in ids]
+
+    first = imps[0]
+    conclusion = first.conclusion
+    premises = tuple(first.premises)
+    hyps: list[tuple[sp.Basic, str]] = [(h, first.id) for h in _step_hypotheses(first, ths[0])]
+    steps = [Step(first.id, _citation(ths[0]), ths[0].evidence.verdict, (), first.approximate, first.note)]
+    approximate = first.approximate
+    notes: list[str] = [first.note] if first.note else []
+    for imp, th in zip(imps[1:], ths[1:]):
+        if not imp.premises:
+            raise InvalidParameterError(f"chain step {imp.id!r} has no premise to unify with")
+        fwd, back = _rename_apart(imp, conclusion.free_symbols)
+        need = imp.premises[0].xreplace(fwd)
+        binding = _unify(conclusion, need, fwd, imp.id)
+        unbound = {d: v for d, v in back.items() if d not in binding}
+        full: dict[sp.Basic, sp.Basic] = {**binding, **unbound}
+        subst = {**fwd}
+
+        def tr(e: sp.Basic, subst: dict[sp.Symbol, sp.Symbol] = subst, full: dict[sp.Basic, sp.Basic] = full) -> sp.Basic:
+            return e.xreplace(subst).xreplace(full)
+
+        conclusion = imp.conclusion.xreplace(fwd).xreplace(full)
+        premises = premises + tuple(p.xreplace(fwd).xreplace(full) for p in imp.premises[1:])
+        for h in _step_hypotheses(imp, th):
+            hyps.append((tr(h), imp.id))
+        steps.append(Step(imp.id, _citation(th), th.evidence.verdict,
+                          tuple((back[d].name, sp.sstr(v)) for d, v in binding.items()), imp.approximate, imp.note))
+        approximate = approximate or imp.approximate
+        if imp.note:
+            notes.append(imp.note)
+    # drop hypotheses that became trivially true, keep everything else (with provenance)
+    kept: list[tuple[sp.Basic, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for h, s in hyps:
+        if h is sp.true or h is True:
+            continue
+        key = (sp.srepr(h), s)
+        if key not in seen:
+            seen.add(key)
+            kept.append((h, s))
+    d = Derivation(ids, premises, conclusion, tuple(kept), tuple(steps), approximate, (), tuple(notes))
+    if bind:
+        d = _bind(d, _parse_binding(bind))
+    if simplify:
+        ps = {n: sp.simplify(e) for n, e in d.conclusion.params().items()}
+        d = Derivation(d.ids, d.premises, _replace_params(d.conclusion, ps), d.hypotheses, d.steps, d.approximate,
+                       d.bound, d.notes)
+    return d
+
+
+def _replace_params(p: P.Prop, ps: Mapping[str, sp.Expr]) -> P.Prop:
+    from dataclasses import replace
+
+    if isinstance(p, (P.Mechanism, P.OtherProperty)):
+        return p
+    return replace(p, **dict(ps))
+
+
+def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
+    by_name: dict[str, sp.Symbol] = {}
+    for s in d.free_symbols | {s for p in d.premises for s in p.free_symbols}:
+        by_name.setdefault(s.name, s)
+    m: dict[sp.Basic, sp.Basic] = {}
+    for name, v in values.items():
+        if name not in by_name:
+            raise InvalidParameterError(f"bind {name}={sp.sstr(v)}: {name!r} is not a symbol of the chain; "
+                                        f"allowed: {', '.join(sorted(by_name))}")
+        m[by_name[name]] = v
+    hyps: list[tuple[sp.Basic, str]] = []
+    for h, s in d.hypotheses:
+        hv = h.xreplace(m)
+        if hv is sp.false:
+            raise InvalidParameterError(
+                f"bind {', '.join(f'{k}={sp.sstr(v)}' for k, v in values.items())}: violates hypothesis "
+                f"{sp.sstr(h)} of {s}")
+        if hv is not sp.true:
+            hyps.append((hv, s))
+    return Derivation(d.ids, tuple(p.xreplace(m) for p in d.premises), d.conclusion.xreplace(m), tuple(hyps),
+                      d.steps, d.approximate, tuple((k, sp.sstr(v)) for k, v in values.items()), d.notes)
+
+
+# ---------------------------------------------------------------------------------------- user theorems
+def register(th: Theorem, *, premises: Sequence[P.Prop] = (), conclusion: P.Prop | None = None,
+             replace: bool = False) -> Theorem:
+    """Register a user theorem beside the library's: ``symdp.get``, ``kernel``, ``invert``,
+    ``verify``, ``audit``, ``derive`` and the accountants then accept its id.  With a typed
+    ``conclusion`` (and ``premises``) it also chains."""
+    from .library import register as _reg
+
+    out = _reg(th, replace=replace)
+    if conclusion is not None:
+        register_implication(Implication(th.id, tuple(premises), conclusion))
+    return out
+
+
+def load_theorems(path: str, *, register_them: bool = True) -> list[Theorem]:
+    """Read a TOML theorem file (the safe grammar of claim files: parsed, never executed)."""
+    from .theorem_file import load
+
+    ths = load(path)
+    if register_them:
+        for th in ths:
+            register(th, replace=True)
+    return ths
+
+
+def invert(th: Theorem | str, var: str, value: Any, *, side: str = "rhs", **others: Any) -> float:
+    """Solve ``rhs(var, others) = value`` for ``var`` on the safe side (see :mod:`symdp.inverse`)."""
+    from .inverse import invert as _inv
+
+    return _inv(th, var, value, side=side, **others)

@@ -1,0 +1,332 @@
+r"""Typed privacy and generalization properties with named SymPy parameters.
+
+These are the vocabulary of the theorem calculus (:mod:`symdp.calculus`): a
+library entry that is an implication states ``premise(s) -> conclusion`` over
+them (see :mod:`symdp.library.implications`), and chaining unifies one
+theorem's conclusion with the next theorem's premise parameter by parameter.
+
+Every property is a frozen dataclass whose fields are SymPy expressions; its
+``subject`` names what has the property ("M", "A", "Poisson(q) o M", ...).
+
+>>> from symdp.symbols import eps, delta
+>>> ApproxDP(eps, delta)
+ApproxDP(eps=epsilon, delta=delta)
+>>> PureDP(eps).as_approx()
+ApproxDP(eps=epsilon, delta=0)
+
+Sources of the definitions: (eps, delta)-DP [Dwork and Roth 2014, Def. 2.4];
+privacy profile [Balle, Barthe, Gaboardi 2018, Sec. 2]; GDP and trade-off
+functions [Dong, Roth, Su 2019; 003 Def. 2.2-2.3]; RDP [Mironov 2017, Def. 3];
+zCDP [Bun and Steinke 2016, Def. 1.1]; on-average KL-privacy [004 Def. 2];
+max-information [Dwork et al. 2015, eq. (3)] (in nats here: the library's
+entries in bits are converted by their implication); generalization
+(gap a, failure probability b) [000 Thm 1].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, ClassVar, Mapping
+
+import sympy as sp
+
+__all__ = [
+    "PROPERTY_TYPES", "ApproxDP", "GDP", "Generalization", "MaxInformation", "Mechanism",
+    "OnAverageKL", "OtherProperty", "PrivacyProfile", "Prop", "PureDP", "RDP", "TradeOff", "ZCDP",
+    "canonical", "property_type",
+]
+
+
+def _expr(v: Any) -> sp.Expr:
+    if isinstance(v, sp.Basic):
+        return v  # type: ignore[return-value]
+    if isinstance(v, bool):
+        raise TypeError(f"property parameter={v!r}: expected a number or a SymPy expression")
+    if isinstance(v, int):
+        return sp.Integer(v)
+    if isinstance(v, float):
+        return sp.Float(v)
+    raise TypeError(f"property parameter={v!r}: expected a number or a SymPy expression, got {type(v).__name__}")
+
+
+@dataclass(frozen=True)
+class Prop:
+    """Base of every property: ``params()`` maps parameter names to expressions."""
+
+    #: the display / matching name of the property type
+    kind: ClassVar[str] = "property"
+    #: parameter field names, in order
+    param_names: ClassVar[tuple[str, ...]] = ()
+
+    def params(self) -> dict[str, sp.Expr]:
+        return {name: getattr(self, name) for name in self.param_names}
+
+    def subject_of(self) -> str:
+        return str(getattr(self, "subject", "A"))
+
+    def xreplace(self, mapping: Mapping[sp.Basic, sp.Basic]) -> "Prop":
+        """The same property with ``mapping`` applied to every parameter (simultaneously)."""
+        new = {n: _expr(e).xreplace(dict(mapping)) for n, e in self.params().items()}
+        return replace(self, **new)
+
+    @property
+    def free_symbols(self) -> set[sp.Symbol]:
+        out: set[sp.Symbol] = set()
+        for e in self.params().values():
+            out |= {s for s in _expr(e).free_symbols if isinstance(s, sp.Symbol)}
+        return out
+
+    def __repr__(self) -> str:
+        ps = ", ".join(f"{n}={sp.sstr(e)}" for n, e in self.params().items())
+        return f"{type(self).__name__}({ps})"
+
+    def __str__(self) -> str:
+        ps = ", ".join(f"{n}={sp.sstr(e)}" for n, e in self.params().items())
+        return f"{self.subject_of()} is {self.kind}({ps})"
+
+    def latex(self) -> str:
+        ps = ", ".join(sp.latex(e) for e in self.params().values())
+        return rf"\text{{{self.subject_of()} is }}\left({ps}\right)\text{{-{self.kind}}}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "property": self.kind,
+            "subject": self.subject_of(),
+            "params": {n: sp.sstr(e) for n, e in self.params().items()},
+        }
+
+
+def _init_exprs(obj: Prop) -> None:
+    for f in fields(obj):
+        if f.name in obj.param_names:
+            object.__setattr__(obj, f.name, _expr(getattr(obj, f.name)))
+
+
+@dataclass(frozen=True, repr=False)
+class PureDP(Prop):
+    """eps-DP [Dwork and Roth 2014, Def. 2.4 with delta = 0]."""
+
+    eps: Any
+    subject: str = "A"
+    kind: ClassVar[str] = "PureDP"
+    param_names: ClassVar[tuple[str, ...]] = ("eps",)
+
+    def __post_init__(self) -> None:
+        _init_exprs(self)
+
+    def as_approx(self) -> "ApproxDP":
+        return ApproxDP(self.eps, sp.Integer(0), self.subject)
+
+
+@dataclass(frozen=True, repr=False)
+class ApproxDP(Prop):
+    """(eps, delta)-DP [Dwork and Roth 2014, Def. 2.4]."""
+
+    eps: Any
+    delta: Any
+    subject: str = "A"
+    kind: ClassVar[str] = "ApproxDP"
+    param_names: ClassVar[tuple[str, ...]] = ("eps", "delta")
+
+    def __post_init__(self) -> None:
+        _init_exprs(self)
+
+
+@dataclass(frozen=True, repr=False)
+class PrivacyProfile(Prop):
+    """A privacy profile ``delta(eps)``: (eps, delta(eps))-DP for every eps >= 0 [BBG 2018, Sec. 2].
+
+    ``delta_of_eps`` is an expression in the free symbol ``eps``."""
+
+    delta_of_eps: Any
+    eps: Any = sp.Symbol("epsilon", positive=True)
+    subject: str = "A"
+    kind: ClassVar[str] = "PrivacyProfile"
+    param_names: ClassVar[tuple[str, ...]] = ("delta_of_eps",)
+
+    def __post_init__(self) -> None:
+        _init_exprs(self)
+        object.__setattr__(self, "eps", _expr(self.eps))
+
+    def as_approx(self) -> "ApproxDP":
+        return ApproxDP(self.eps, self.delta_of_eps, self.subject)
+
+
+@dataclass(frozen=True, repr=False)
+class GDP(Prop):
+    """mu-GDP [Dong, Roth, Su 2019; 003 Def. 2.3]."""
+
+    mu: Any
+    subject: str = "A"
+    approximate: bool = False
+    kind: ClassVar[str] = "GDP"
+    param_names: ClassVar[tuple[str, ...]] = ("mu",)
+
+    def __post_init__(self) -> None:
+        _init_exprs(self)
+
+
+@dataclass(frozen=True, repr=False)
+class TradeOff(Prop):
+    """f-DP with trade-off function ``f`` in the argument ``alpha`` [003 Def. 2.2]."""
+
+    f: Any
+    alpha: Any = sp.Symbol("alpha", positive=True)
+    subject: str = "A"
+    kind: ClassVar[str] = "TradeOff"
+    param_names: ClassVar[tuple[str, ...]] = ("f",)
+
+    def __post_init__(self) -> None:
+        _init_exprs(self)
+
+
+@dataclass(frozen=True, repr=False)
+class RDP(Prop):
+    """(alpha, eps_alpha)-RDP [Mironov 2017, Def. 3]; ``eps_alpha`` may be a curve in ``alpha``."""
+
+    alpha: Any
+    eps_alpha: Any
+    subject: str = "A"
+    kind: ClassVar[str] = "RDP"
+    param_names: ClassVar[tuple[str, ...]] = ("alpha", "eps_alpha")
+
+    def __post_init__(self) -> None:
+        _init_exprs(self)
+
+
+@dataclass(frozen=True, repr=False)
+class ZCDP(Prop):
+    """rho-zCDP [Bun and Steinke 2016, Def. 1.1]."""
+
+    rho: Any
+    subject: str = "A"
+    kind: ClassVar[str] = "zCDP"
+    param_names: ClassVar[tuple[str, ...]] = ("rho",)
+
+    def __post_init__(self) -> None:
+        _init_exprs(self)
+
+
+@dataclass(frozen=True, repr=False)
+class OnAverageKL(Prop):
+    """eps On-Average KL-privacy [004 Def. 2]."""
+
+    eps: Any
+    subject: str = "A"
+    kind: ClassVar[str] = "OnAverageKL"
+    param_names: ClassVar[tuple[str, ...]] = ("eps",)
+
+    def __post_init__(self) -> None:
+        _init_exprs(self)
+
+
+@dataclass(frozen=True, repr=False)
+class MaxInformation(Prop):
+    """beta-approximate max-information at most ``k`` nats [Dwork et al. 2015, eq. (3), in nats]."""
+
+    k: Any
+    beta: Any
+    subject: str = "A"
+    kind: ClassVar[str] = "MaxInformation"
+    param_names: ClassVar[tuple[str, ...]] = ("k", "beta")
+
+    def __post_init__(self) -> None:
+        _init_exprs(self)
+
+
+@dataclass(frozen=True, repr=False)
+class Generalization(Prop):
+    """|generalization error| <= gap with probability >= 1 - failure [000 Thm 1's (a, b)]."""
+
+    gap: Any
+    failure: Any
+    subject: str = "A"
+    kind: ClassVar[str] = "Generalization"
+    param_names: ClassVar[tuple[str, ...]] = ("gap", "failure")
+
+    def __post_init__(self) -> None:
+        _init_exprs(self)
+
+
+@dataclass(frozen=True, repr=False)
+class Mechanism(Prop):
+    """What ran, symbolically: ``name`` is a :mod:`symdp.mechanisms` type name (``"Gaussian"``,
+    ``"NoisySGD"``, ``"Subsampled"``, ...) and ``args`` its named symbolic parameters.
+
+    The numeric, SymPy-free descriptions the accountants consume live in :mod:`symdp.mechanisms`;
+    this is the premise form the calculus unifies on (e.g. ``Gaussian(sensitivity=Delta, sigma=sigma)``).
+    """
+
+    name: str
+    args: tuple[tuple[str, Any], ...] = ()
+    subject: str = "M"
+    kind: ClassVar[str] = "Mechanism"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "args", tuple((n, _expr(v)) for n, v in self.args))
+
+    def params(self) -> dict[str, sp.Expr]:
+        return dict(self.args)
+
+    def xreplace(self, mapping: Mapping[sp.Basic, sp.Basic]) -> "Prop":
+        return replace(self, args=tuple((n, e.xreplace(dict(mapping))) for n, e in self.args))
+
+    def __str__(self) -> str:
+        ps = ", ".join(f"{n}={sp.sstr(e)}" for n, e in self.args)
+        return f"{self.subject} is {self.name}({ps})"
+
+    def __repr__(self) -> str:
+        ps = ", ".join(f"{n}={sp.sstr(e)}" for n, e in self.args)
+        return f"Mechanism.{self.name}({ps})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"property": f"Mechanism:{self.name}", "subject": self.subject,
+                "params": {n: sp.sstr(e) for n, e in self.args}}
+
+
+@dataclass(frozen=True, repr=False)
+class OtherProperty(Prop):
+    """A property outside the typed vocabulary (kept so every library entry can be shown);
+    it unifies only with the same ``name``."""
+
+    name: str
+    args: tuple[Any, ...] = ()
+    subject: str = "A"
+    kind: ClassVar[str] = "Other"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "args", tuple(_expr(v) for v in self.args))
+
+    def params(self) -> dict[str, sp.Expr]:
+        return {f"p{i}": e for i, e in enumerate(self.args)}
+
+    def xreplace(self, mapping: Mapping[sp.Basic, sp.Basic]) -> "Prop":
+        return replace(self, args=tuple(e.xreplace(dict(mapping)) for e in self.args))
+
+    def __str__(self) -> str:
+        ps = ", ".join(sp.sstr(e) for e in self.args)
+        return f"{self.subject} is ({ps})-{self.name}"
+
+
+PROPERTY_TYPES: dict[str, type[Prop]] = {
+    c.kind: c
+    for c in (PureDP, ApproxDP, PrivacyProfile, GDP, TradeOff, RDP, ZCDP, OnAverageKL, MaxInformation,
+              Generalization, Mechanism)
+}
+
+
+def canonical(p: Prop) -> Prop:
+    """The form chaining unifies on: PureDP(eps) and PrivacyProfile become ApproxDP."""
+    if isinstance(p, (PureDP, PrivacyProfile)):
+        return p.as_approx()
+    return p
+
+
+def property_type(p: Prop) -> str:
+    """The unification key of ``p``: its kind, a mechanism's name, an unknown property's name."""
+    c = canonical(p)
+    if isinstance(c, Mechanism):
+        return f"Mechanism:{c.name}"
+    if isinstance(c, OtherProperty):
+        return f"Other:{c.name}"
+    return c.kind
