@@ -1,39 +1,105 @@
-"""The one place the accountants obtain numerical kernels of library formulas.
+"""The one place the accountants obtain numerical kernels of library formulas and their verdicts.
 
 Every formula an accountant evaluates is the ``rhs`` of a theorem-library entry
-(``symdp.library.accounting`` and the GDP entries of ``symdp.library.gdp``).
-:func:`_kernel` returns a callable taking the entry's symbols as keyword
-arguments, from :func:`symdp.codegen.kernel` (the generated, committed code).
-If the generated kernel is unavailable (no ``generated/`` module yet), it falls
-back to ``sympy.lambdify`` of the *same* ``rhs``; :data:`KERNEL_SOURCE` records
-which path served each id so tests can assert the generated path is used.
+(``symdp.library.accounting`` and the GDP entries of ``symdp.library.gdp``).  At run time the
+accountants do **not** import SymPy, build the library or hash statements: ``symdp codegen`` writes
+``generated/accounting_meta.json`` (per entry: statement hash, the ledger verdict for that hash,
+the rhs kernel's module, function and argument names) beside the kernels, and
+``symdp codegen --check`` fails when it is out of date.  :func:`_kernel` imports the generated
+function named there and checks that the module's stored hash is the one in the data file (both
+written by the same codegen run); :func:`verdict` reads the recorded verdict.
+
+Only an entry absent from the data file (a user theorem that was never generated) falls back to
+``sympy.lambdify`` of its ``rhs``, importing SymPy then; :data:`KERNEL_SOURCE` records which path
+served each id so tests can assert the generated path is used.
 """
 
 from __future__ import annotations
 
+import importlib
+import json
 import math
 from functools import lru_cache
+from importlib import resources
 from typing import Any, Callable
 
-import numpy as np
-import scipy.special as sps
-import sympy as sp
+from ..errors import SymdpError
 
-#: id -> "codegen" | "lambdify" for each kernel handed out
+#: (id, backend) -> "codegen" | "lambdify ..." for each kernel handed out
 KERNEL_SOURCE: dict[tuple[str, str], str] = {}
 
+META_FILE = "accounting_meta.json"
+_RERUN = "run `symdp codegen` to regenerate generated/"
 
+
+@lru_cache(maxsize=1)
+def meta() -> dict[str, Any]:
+    """The parsed ``symdp.generated/accounting_meta.json`` (``{"entries": {id: {...}}}``)."""
+    try:
+        text = resources.files("symdp.generated").joinpath(META_FILE).read_text()
+    except (FileNotFoundError, ModuleNotFoundError) as exc:
+        raise SymdpError(f"generated/{META_FILE} is missing; {_RERUN}") from exc
+    data = json.loads(text)
+    if not isinstance(data, dict) or not isinstance(data.get("entries"), dict):
+        raise SymdpError(f"generated/{META_FILE} is malformed; {_RERUN}")
+    return data
+
+
+def _entry(theorem_id: str) -> dict[str, Any] | None:
+    try:
+        e = meta()["entries"].get(theorem_id)
+    except SymdpError:
+        return None
+    return e if isinstance(e, dict) else None
+
+
+@lru_cache(maxsize=None)
+def _kernel(theorem_id: str, backend: str = "numpy") -> Callable[..., Any]:
+    """Kernel of ``get(theorem_id).rhs`` for ``backend`` in {"numpy", "torch"}; keyword arguments by symbol name.
+
+    Served from ``generated/`` through the data file (no SymPy); raises :class:`SymdpError` when the
+    generated module disagrees with the data file (regenerate).  An entry the data file does not list
+    is lambdified from the library (SymPy imported then, recorded in :data:`KERNEL_SOURCE`).
+    """
+    e = _entry(theorem_id)
+    k = e.get("kernel") if e is not None else None
+    if isinstance(k, dict):
+        modname = f"symdp.generated.{backend}_{k['module']}"
+        try:
+            mod = importlib.import_module(modname)
+            fn = getattr(mod, k["name"])
+            stored = mod.HASHES[k["name"]]
+        except (ImportError, AttributeError, KeyError) as exc:
+            raise SymdpError(f"generated kernel {k['name']} missing from {modname}; {_RERUN}") from exc
+        if stored != e["hash"]:  # type: ignore[index]
+            raise SymdpError(
+                f"generated kernel {k['name']} (hash {stored}) disagrees with {META_FILE} "
+                f"(hash {e['hash']}); {_RERUN}"  # type: ignore[index]
+            )
+        KERNEL_SOURCE[(theorem_id, backend)] = "codegen"
+        return fn  # type: ignore[no-any-return]
+    KERNEL_SOURCE[(theorem_id, backend)] = f"lambdify (not in generated/{META_FILE})"
+    return _lambdified(theorem_id, backend)
+
+
+def verdict(theorem_id: str) -> str:
+    """The verification status of a library entry as recorded at codegen time (``UNKNOWN`` if unlisted).
+
+    The status is the one ``proofs/ledger.json`` holds for the entry's current statement hash
+    (``UNCHECKED`` when the ledger has none or a stale one); no statement is hashed at run time.
+    """
+    e = _entry(theorem_id)
+    return str(e.get("verdict", "UNKNOWN")) if e is not None else "UNKNOWN"
+
+
+# ------------------------------------------------------------------ fallback (imports SymPy)
 def _numpy_namespace() -> dict[str, Any]:
+    import numpy as np
+    import scipy.special as sps
+
     return {
-        "loggamma": sps.gammaln,
-        "erfc": sps.erfc,
-        "erf": sps.erf,
-        "log1p": np.log1p,
-        "expm1": np.expm1,
-        "ndtr": sps.ndtr,
-        "log_ndtr": sps.log_ndtr,
-        "Min": np.minimum,
-        "Max": np.maximum,
+        "loggamma": sps.gammaln, "erfc": sps.erfc, "erf": sps.erf, "log1p": np.log1p, "expm1": np.expm1,
+        "ndtr": sps.ndtr, "log_ndtr": sps.log_ndtr, "Min": np.minimum, "Max": np.maximum,
     }
 
 
@@ -58,96 +124,21 @@ def _torch_namespace() -> dict[str, Any]:
         return lambda v: tf(v) if isinstance(v, torch.Tensor) else mf(v)
 
     return {
-        "log": _f("log"),
-        "exp": _f("exp"),
-        "sqrt": _f("sqrt"),
-        "log1p": _f("log1p"),
-        "expm1": _f("expm1"),
+        "log": _f("log"), "exp": _f("exp"), "sqrt": _f("sqrt"), "log1p": _f("log1p"), "expm1": _f("expm1"),
         "loggamma": lambda v: torch.lgamma(v) if isinstance(v, torch.Tensor) else math.lgamma(v),
         "erfc": lambda v: torch.special.erfc(v) if isinstance(v, torch.Tensor) else math.erfc(v),
         "erf": lambda v: torch.special.erf(v) if isinstance(v, torch.Tensor) else math.erf(v),
-        "ndtr": torch.special.ndtr,
-        "log_ndtr": torch.special.log_ndtr,
-        "Min": _tmin,
-        "Max": _tmax,
-        "pi": math.pi,
-        "E": math.e,
+        "ndtr": torch.special.ndtr, "log_ndtr": torch.special.log_ndtr, "Min": _tmin, "Max": _tmax,
+        "pi": math.pi, "E": math.e,
     }
 
 
-def _codegen_kernel(theorem_id: str, backend: str) -> Callable[..., Any] | None:
-    try:
-        from ..codegen import kernel as cg_kernel  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    try:
-        return cg_kernel(theorem_id, backend=backend)
-    except Exception:  # not generated yet / stale: fall back, recorded in KERNEL_SOURCE
-        return None
+def _lambdified(theorem_id: str, backend: str) -> Callable[..., Any]:
+    import sympy as sp
 
-
-def _probe_points(th: Any) -> list[dict[str, float]]:
-    """A few points inside the entry's numeric domain (the same fraction of every box)."""
-    box = th.domain_dict()
-    pts = []
-    for f in (0.1, 0.37, 0.5, 0.73, 0.9):
-        pt = {}
-        for sym in th.bound_symbols:
-            if sym not in box:
-                return []
-            lo, hi = (float(v) for v in box[sym])
-            v = lo + f * (hi - lo)
-            pt[sym.name] = float(round(v)) if sym.is_integer else v
-        pts.append(pt)
-    return pts
-
-
-def _agrees(fn: Callable[..., Any], ref: Callable[..., Any], th: Any, backend: str) -> bool:
-    """The generated kernel and lambdify of the same rhs agree (rtol 1e-9) at the probe points."""
-    for pt in _probe_points(th):
-        try:
-            if backend == "torch":
-                import torch
-
-                a = float(fn(**{k: torch.tensor(v, dtype=torch.float64) for k, v in pt.items()}))
-            else:
-                a = float(fn(**pt))
-        except Exception:
-            return False
-        try:
-            with np.errstate(all="ignore"):
-                b = float(ref(**pt))
-        except Exception:  # the reference cannot evaluate this rhs: nothing to compare against
-            continue
-        if math.isnan(a) != math.isnan(b) or (not math.isnan(b) and not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)):
-            return False
-    return True
-
-
-@lru_cache(maxsize=None)
-def _kernel(theorem_id: str, backend: str = "numpy") -> Callable[..., Any]:
-    """Kernel of ``get(theorem_id).rhs`` for ``backend`` in {"numpy", "torch"}; keyword arguments by symbol name.
-
-    The generated kernel is used when it exists and agrees with a direct ``lambdify`` of the same
-    ``rhs`` at a few points of the entry's domain; otherwise the lambdify kernel is used and
-    :data:`KERNEL_SOURCE` says why (a disagreement is a code-generation bug to report).
-    """
     from ..library import get
 
     th = get(theorem_id, with_evidence=False)
-    fn = _codegen_kernel(theorem_id, backend)
-    ref = _lambdified(th, "numpy")
-    if fn is not None:
-        if _agrees(fn, ref, th, backend):
-            KERNEL_SOURCE[(theorem_id, backend)] = "codegen"
-            return fn
-        KERNEL_SOURCE[(theorem_id, backend)] = "lambdify (generated kernel disagreed with its rhs)"
-        return _lambdified(th, backend)
-    KERNEL_SOURCE[(theorem_id, backend)] = "lambdify"
-    return _lambdified(th, backend) if backend != "numpy" else ref
-
-
-def _lambdified(th: Any, backend: str) -> Callable[..., Any]:
     syms = th.bound_symbols
     ns = _numpy_namespace() if backend == "numpy" else _torch_namespace()
     modules: list[Any] = [ns, "numpy"] if backend == "numpy" else [ns]
@@ -162,34 +153,4 @@ def _lambdified(th: Any, backend: str) -> Callable[..., Any]:
     return call
 
 
-_VERDICTS: dict[str, tuple[Any, Any, str]] = {}
-
-
-def verdict(theorem_id: str) -> str:
-    """The verification status of a library entry (``UNCHECKED`` when unknown).
-
-    Looking the status up hashes the statement (sympy ``srepr``), milliseconds per entry; the answer is
-    cached per (library entry object, loaded ledger object), so a reloaded library or ledger is re-read.
-    """
-    from ..library import get
-
-    try:
-        key: tuple[Any, Any] | None
-        try:
-            from ..verify.ledger import load_ledger
-
-            key = (get(theorem_id, with_evidence=False), load_ledger())
-        except Exception:  # ledger API unavailable: no caching
-            key = None
-        hit = _VERDICTS.get(theorem_id)
-        if key is not None and hit is not None and hit[0] is key[0] and hit[1] is key[1]:
-            return hit[2]
-        status = get(theorem_id).status
-        if key is not None:
-            _VERDICTS[theorem_id] = (key[0], key[1], status)
-        return status
-    except Exception:
-        return "UNKNOWN"
-
-
-__all__ = ["KERNEL_SOURCE", "_kernel", "verdict"]
+__all__ = ["KERNEL_SOURCE", "META_FILE", "_kernel", "meta", "verdict"]

@@ -342,11 +342,44 @@ def render(p: Plan) -> dict[str, str]:
         "entries": {k: entries[k] for k in sorted(entries)},
     }
     files["MANIFEST.json"] = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
+    files[ACCOUNTING_META] = accounting_meta(p)
     return files
 
 
+#: the data file the runtime accountants read instead of building the library (no SymPy at run time)
+ACCOUNTING_META = "accounting_meta.json"
+
+
+def accounting_meta(p: Plan) -> str:
+    """What the accountants need from the library, as JSON: per entry its statement hash, the
+    verdict recorded in ``proofs/ledger.json`` *for that hash* (``UNCHECKED`` when the ledger has no
+    entry or a stale one) and its numpy/torch rhs kernel (module and function name, argument names).
+
+    Written with the kernels, so ``symdp codegen --check`` fails when a kernel, a statement or a
+    verdict changed without regenerating; :mod:`symdp.accountants._kernels` reads only this file.
+    """
+    from ..verify.ledger import load_ledger
+
+    ledger = load_ledger()
+    entries: dict[str, dict] = {}
+
+    def entry(tid: str, h: str) -> dict:
+        rec = ledger.get(tid)
+        ok = rec is not None and rec.get("hash") in (None, "", h)
+        return entries.setdefault(tid, {"hash": h, "verdict": str(rec["verdict"]) if ok and rec else "UNCHECKED"})
+
+    for k in p.kernels:
+        e = entry(k.theorem_id, k.hash)
+        if k.side == "rhs":
+            e["kernel"] = {"module": k.module, "name": k.name, "symbols": list(k.symbols)}
+    for s in p.skipped:
+        entry(s.theorem_id, s.hash)
+    meta = {"generator": "symdp codegen", "entries": {t: entries[t] for t in sorted(entries)}}
+    return json.dumps(meta, indent=0, sort_keys=True) + "\n"
+
+
 def _is_generated_name(name: str) -> bool:
-    return name == "MANIFEST.json" or (name.endswith(".py") and name.split("_", 1)[0] in BACKENDS)
+    return name in ("MANIFEST.json", ACCOUNTING_META) or (name.endswith(".py") and name.split("_", 1)[0] in BACKENDS)
 
 
 def write(out: Path | str = DEFAULT_OUT, groups=None, *, planned: Plan | None = None) -> dict[str, list[str]]:
