@@ -1,0 +1,108 @@
+r"""Atomic output: a reader never sees a half-written file or report directory.
+
+* :func:`atomic_write_text` / :func:`atomic_write_bytes` write a temporary
+  file in the destination's directory, flush and ``fsync`` it, then
+  :func:`os.replace` it over the destination (atomic on POSIX and Windows for
+  the same file system).
+* :func:`atomic_dir` yields an empty staging directory (hidden, next to the
+  destination) to build a whole report in.  On success the staging
+  directory is renamed to the destination if that does not exist yet (one
+  atomic step), otherwise each file is moved over its old version with
+  :func:`os.replace` (each file atomic; files of the old directory that the
+  new run does not produce are left alone, so ``--out .`` never deletes a
+  user's files).  On any exception, including ``KeyboardInterrupt``, the
+  staging directory is removed and the destination is untouched, so a failed
+  run creates no empty output directory.  A process killed with SIGKILL can
+  leave a hidden ``.NAME.tmp-*`` staging directory behind, never a partial
+  destination.
+
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> with atomic_dir(d / "report") as stage:
+...     _ = atomic_write_text(stage / "a.txt", "done")
+>>> (d / "report" / "a.txt").read_text()
+'done'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import InvalidParameterError
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (temp file in the same directory, fsync, os.replace)."""
+    dest = Path(path)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, dest)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return dest
+
+
+def atomic_write_text(path: str | Path, text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` atomically; see :func:`atomic_write_bytes`."""
+    return atomic_write_bytes(path, text.encode(encoding))
+
+
+def _existing_ancestor(p: Path) -> Path:
+    p = p.absolute()
+    for cand in (p.parent, *p.parent.parents):
+        if cand.is_dir():
+            return cand
+    return Path.cwd()
+
+
+def _merge(stage: Path, dest: Path) -> None:
+    for root, _dirs, files in os.walk(stage):
+        rel = Path(root).relative_to(stage)
+        (dest / rel).mkdir(parents=True, exist_ok=True)
+        for f in files:
+            os.replace(Path(root) / f, dest / rel / f)
+
+
+@contextlib.contextmanager
+def atomic_dir(path: str | Path) -> Iterator[Path]:
+    """Build a directory in a staging area and put it at ``path`` only when the block succeeds."""
+    dest = Path(path)
+    if dest.exists() and not dest.is_dir():
+        raise InvalidParameterError(f"output directory {str(dest)!r} exists and is not a directory")
+    stage = Path(tempfile.mkdtemp(prefix=f".{dest.name or 'out'}.tmp-", dir=_existing_ancestor(dest)))
+    os.chmod(stage, 0o777 & ~_umask())
+    try:
+        yield stage
+        if not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.rename(stage, dest)
+                return
+            except OSError:  # created meanwhile, or another file system: fall back to per-file moves
+                pass
+        _merge(stage, dest)
+    finally:
+        if stage.exists():
+            shutil.rmtree(stage, ignore_errors=True)
+
+
+__all__ = ["atomic_dir", "atomic_write_bytes", "atomic_write_text"]
