@@ -62,20 +62,40 @@ def _get_or_exit(id: str):
 def list_cmd(source: str | None, kind: str | None, as_json: bool) -> None:
     """List the theorem library."""
     from .library import all_theorems
+    from .theorem import Kind
 
-    ths = [t for t in all_theorems(source) if kind is None or t.kind.value == kind]
+    everything = all_theorems()
+    kinds = [k.value for k in Kind]
+    if kind is not None and kind not in kinds:
+        click.echo(f"error: --kind={kind!r} is not a kind; valid kinds: {', '.join(kinds)}", err=True)
+        sys.exit(2)
+    ths = [t for t in all_theorems(source) if kind is None or t.kind.value == kind] if source else [
+        t for t in everything if kind is None or t.kind.value == kind]
+    if source is not None and not any(t.source.paper == source or t.id.startswith(source) for t in everything):
+        keys = sorted({t.source.paper for t in everything})
+        click.echo(f"error: --source={source!r} matches no entry; valid sources: {', '.join(keys)} "
+                   "(or an id prefix such as 'he2021.')", err=True)
+        sys.exit(2)
     if as_json:
         click.echo(json.dumps([t.summary() for t in ths], indent=1))
         return
-    from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
+    from .audit.report import make_console
+
+    console = make_console()
     table = Table(title=f"symdp theorem library ({len(ths)} entries)")
-    for col in ("id", "kind", "source", "locator", "status", "title"):
-        table.add_column(col, overflow="fold")
+    idw = max([len(t.id) for t in ths] + [2])
+    table.add_column("id", no_wrap=True, min_width=min(idw, 60))
+    table.add_column("kind", no_wrap=True)
+    table.add_column("source", no_wrap=True)
+    table.add_column("locator", overflow="fold", max_width=28)
+    table.add_column("status", no_wrap=True)
+    table.add_column("title", overflow="fold", ratio=1)
     for t in ths:
-        table.add_row(t.id, t.kind.value, t.source.paper, t.source.locator, t.status, t.title)
-    Console().print(table)
+        table.add_row(*(escape(x) for x in (t.id, t.kind.value, t.source.paper, t.source.locator, t.status, t.title)))
+    console.print(table)
 
 
 @main.command("show")
@@ -93,9 +113,13 @@ def show_cmd(id: str, latex: bool, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(th.summary(), indent=1))
         return
+    from .audit.citations import citation
+
     click.echo(f"{th.id}: {th.title}")
     click.echo(f"  kind:       {th.kind.value}")
-    click.echo(f"  source:     {th.source.cite()} ({th.source.file})")
+    click.echo(f"  source:     {th.source.cite()}" + (f" ({th.source.file})" if th.source.file else ""))
+    if th.source.paper in ("he2021-uai", "he2021-long", "lampert2026", "bu2020", "wang2016"):
+        click.echo(f"  reference:  {citation(th.source.paper).text()}")
     if th.quantity:
         click.echo(f"  quantity:   {th.quantity}")
     if th.formula_available:
@@ -119,6 +143,49 @@ def show_cmd(id: str, latex: bool, as_json: bool) -> None:
     click.echo(f"  status:     {ev.verdict.value}" + (f" ({ev.rung})" if ev.rung else "") + (f": {ev.detail}" if ev.detail else ""))
     if th.notes:
         click.echo(f"  notes:      {th.notes}")
+
+
+@main.command("oracles")
+@click.argument("names", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="machine-readable output")
+def oracles_cmd(names: tuple[str, ...], as_json: bool) -> None:
+    """List the verifier's oracles: name, shape, parameters and what each computes.
+
+    A claim file names one as ``quantity = "<name>"`` (see ``examples/claims``); a
+    ``profile`` oracle (e.g. ``gaussian_profile``) checks an (eps, delta) claim as
+    delta(eps') <= delta'.
+    """
+    from .audit.catalog import oracle_catalog
+
+    cat = oracle_catalog()
+    if names:
+        unknown = [n for n in names if n not in cat]
+        if unknown:
+            click.echo(f"error: unknown oracle {unknown[0]!r}; valid oracles: {', '.join(sorted(cat))}", err=True)
+            sys.exit(2)
+        cat = {n: cat[n] for n in names}
+    if as_json:
+        click.echo(json.dumps(list(cat.values()), indent=1))
+        return
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .audit.report import make_console
+
+    table = Table(title=f"symdp oracles ({len(cat)})")
+    table.add_column("name", no_wrap=True)
+    table.add_column("shape", no_wrap=True)
+    table.add_column("parameters", overflow="fold", max_width=36)
+    table.add_column("computes", overflow="fold", ratio=1)
+    table.add_column("in claim files", overflow="fold", max_width=16)
+    for o in cat.values():
+        table.add_row(escape(o["name"]), o["shape"], escape(o["parameters_text"]), escape(o["computes"]),
+                      escape(o["claim_files"]))
+    console = make_console()
+    console.print(table)
+    console.print("In a claim file: kind = \"bound\", quantity = \"<name>\", claimed = \"<expression>\". A profile "
+                  "oracle checks delta(eps) <= claimed at the claim's epsilon. `symdp oracles NAME --json` gives the usage.",
+                  markup=False)
 
 
 @main.command("derive")

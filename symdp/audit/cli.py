@@ -28,21 +28,33 @@ from ..errors import ClaimFileError, SymdpError
               help="exit 1 when a claim FAILS (refuted) or FAILS / holds only partly (partial)")
 def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, seed, fail_on) -> None:
     """Audit bound claims: HOLDS (proved or supported), FAILS (counterexample), PARTIAL (where), UNDECIDED (why)."""
-    from rich.console import Console
+    from .engine import (
+        _plot,  # noqa: PLC2701
+        audit_claim_file,
+        audit_theorems,
+        library_claims,
+        quick_from_ledger,
+    )
+    from .report import enrich, make_console, print_table, write_html, write_json, write_markdown
 
-    from .engine import audit_claim_file, audit_theorems, library_claims, quick_from_ledger
-    from .engine import _plot  # noqa: PLC2701
-    from .report import print_table, write_html, write_json, write_markdown
-
-    console = Console(stderr=json_path == "-")
+    console = make_console(stderr=json_path == "-")
+    if source is not None and not claim_files:
+        _check_source(source)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     plots = not no_plots
     t0 = time.monotonic()
     try:
+        theorems: dict = {}
+        claim_of: dict[str, str] = {}
         if claim_files:
+            from .claims import load_claims
+
             results = []
             for f in claim_files:
+                for uc in load_claims(f).claims:  # parsed only (raises ClaimFileError before anything runs)
+                    theorems[uc.theorem.id] = uc.theorem
+                    claim_of[uc.theorem.id] = str(f)
                 results += audit_claim_file(f, deep=deep, seed=seed, plots=plots, report_dir=out)
             title = "symdp audit of " + ", ".join(Path(f).name for f in claim_files)
         else:
@@ -63,7 +75,9 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
             results += audit_theorems(todo, deep=deep, seed=seed, plots=plots, report_dir=out, progress=sys.stderr.isatty())
             order = {t.id: i for i, t in enumerate(ths)}
             results.sort(key=lambda r: order[r.id])
+            theorems = {t.id: t for t in ths}
             title = "symdp audit of the built-in theorem library"
+        enrich(results, theorems, claim_of)
     except ClaimFileError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -91,3 +105,16 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
     bad = {"never": (), "refuted": ("FAILS",), "partial": ("FAILS", "PARTIAL")}[fail_on]
     if any(r.verdict in bad for r in results):
         sys.exit(1)
+
+
+def _check_source(source: str) -> None:
+    """``--source`` must name a source key or an id prefix of at least one claim: exit 2 with the choices."""
+    from ..library import all_theorems
+
+    ths = all_theorems(with_evidence=False)
+    if any(t.source.paper == source or t.id.startswith(source) for t in ths):
+        return
+    keys = sorted({t.source.paper for t in ths})
+    click.echo(f"error: --source={source!r} matches no library entry; valid sources: {', '.join(keys)} "
+               "(or an id prefix such as 'he2021.')", err=True)
+    sys.exit(2)

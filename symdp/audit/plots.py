@@ -1,15 +1,61 @@
-"""Plots for audit reports (matplotlib, Agg): claimed vs true around a counterexample, ratios of bounds."""
+r"""Plots for audit reports (matplotlib, Agg).
+
+:func:`plot_claim` draws the claim's side and the other side along one parameter (top panel)
+and their relative difference with its zero line (bottom panel), so a crossing stays visible
+even when the two curves differ by 0.4 % on a log scale.  Axes are labelled with the
+parameter's name and unit, the title names the compared quantity, a counterexample is marked,
+and for a PARTIAL verdict the boundary of the region where the claim holds is drawn and the
+failing side shaded.  :func:`plot_region_2d` maps where a claim holds over two free parameters.
+Legends never call the paper's formula the "true value": the oracle side is named by what it
+computes (:func:`symdp.audit.report.truth_label`).
+"""
 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import mpmath
 import numpy as np
 
 Fn = Callable[[Mapping[str, Any]], Any]
+
+#: parameter name (prefix) -> axis label with its unit
+_UNITS: tuple[tuple[str, str], ...] = (
+    ("epsilonprime", "ε′ (composed privacy loss, nats)"),
+    ("epsilontilde", "ε̃ (per-step privacy loss, nats)"),
+    ("epsilon", "ε (privacy loss, nats)"),
+    ("deltaprime", "δ′ (composed failure probability)"),
+    ("deltatilde", "δ̃ (slack probability)"),
+    ("delta", "δ (failure probability)"),
+    ("sigma", "σ (noise multiplier, × sensitivity)"),
+    ("mu", "μ (GDP parameter)"),
+    ("q", "q (sampling rate)"),
+    ("p", "p (sampling rate)"),
+    ("T", "T (steps / compositions)"),
+    ("tau", "τ (mini-batch size, examples)"),
+    ("N", "N (training examples)"),
+    ("n", "n (training examples)"),
+    ("k", "k (number of sample sets)"),
+    ("alpha", "α (type-I error / Rényi order)"),
+    ("L", "L (Lipschitz constant)"),
+    ("b", "b (Laplace scale)"),
+    ("Delta", "Δ (sensitivity)"),
+)
+
+
+def axis_label(name: str) -> str:
+    """``epsilon`` -> ``ε (privacy loss, nats)``; unknown names are returned as they are."""
+    for key, label in _UNITS:
+        if name == key:
+            return label
+    for key, label in _UNITS:
+        if len(key) > 2 and name.startswith(key):
+            return f"{name}: " + label
+    return name
 
 
 def _grid(lo: float, hi: float, n: int, integer: bool) -> np.ndarray:
@@ -30,6 +76,13 @@ def _to_float(v: Any) -> float:
     return f
 
 
+def _safe(f: Fn, pt: Mapping[str, Any]) -> float:
+    try:
+        return _to_float(f(pt))
+    except Exception:  # noqa: BLE001 - a point where a side is undefined is simply not drawn
+        return math.nan
+
+
 def sweep(
     f_claim: Fn,
     f_true: Fn,
@@ -47,15 +100,25 @@ def sweep(
     for x in xs:
         pt = dict(point)
         pt[var] = int(x) if integer else mpmath.mpf(float(x))
-        try:
-            yc.append(_to_float(f_claim(pt)))
-        except Exception:  # noqa: BLE001 - a point where the claim is undefined is simply not drawn
-            yc.append(math.nan)
-        try:
-            yt.append(_to_float(f_true(pt)))
-        except Exception:  # noqa: BLE001
-            yt.append(math.nan)
+        yc.append(_safe(f_claim, pt))
+        yt.append(_safe(f_true, pt))
     return xs, np.array(yc), np.array(yt)
+
+
+_REGION = re.compile(r"holds for (?P<var>[A-Za-z_][A-Za-z0-9_]*) (?P<op><=|>=|<|>) (?P<x>[-+0-9.eE]+)")
+
+
+def parse_region(region: str | None) -> tuple[str, str, float] | None:
+    """``"holds for epsilon <= 1.25 and fails above"`` -> ``("epsilon", "<=", 1.25)``; None if not of that form."""
+    if not region:
+        return None
+    m = _REGION.search(region)
+    if not m:
+        return None
+    try:
+        return m.group("var"), m.group("op"), float(m.group("x"))
+    except ValueError:
+        return None
 
 
 def plot_claim(
@@ -70,40 +133,81 @@ def plot_claim(
     hi: float,
     integer: bool = False,
     claim_label: str = "claimed bound",
-    true_label: str = "true value",
+    true_label: str = "exact value",
     mark: float | None = None,
     ratio: bool = False,
+    ylabel: str | None = None,
+    region: str | None = None,
+    fixed: Mapping[str, Any] | None = None,
 ) -> Path:
-    """Draw claimed vs true (or their ratio) along one parameter and save a PNG."""
+    """Draw the claim's side vs the other side along one parameter and save a PNG.
+
+    ``f_claim`` must stay above ``f_true`` for the claim to hold (an upper bound; for a comparison
+    ``a <= b`` pass ``b`` as the claim side).  ``region`` (a PARTIAL verdict's text) draws the
+    boundary it names.  ``fixed`` (the other parameters) is printed under the title.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     xs, yc, yt = sweep(f_claim, f_true, point, var, lo, hi, integer=integer)
-    fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=110)
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.0, 5.2), dpi=110, sharex=True,
+                                  gridspec_kw={"height_ratios": [2.2, 1.0]})
+    ylab = ylabel or "value"
     if ratio:
         with np.errstate(divide="ignore", invalid="ignore"):
             r = yc / yt
         ax.plot(xs, r, color="#1f4e9c", label=f"{claim_label} / {true_label}")
-        ax.axhline(1.0, color="#888", lw=0.8, ls="--")
-        ax.set_ylabel("ratio")
+        ax.axhline(1.0, color="#888", lw=0.8, ls="--", label="ratio 1")
+        ax.set_ylabel(f"ratio of the two sides ({ylab})" if ylabel else "ratio of the two sides")
     else:
         ax.plot(xs, yt, color="#222", label=true_label)
         ax.plot(xs, yc, color="#b3261e", ls="--", label=claim_label)
         bad = np.isfinite(yc) & np.isfinite(yt) & (yc < yt)
         if bad.any():
-            ax.fill_between(xs, yc, yt, where=bad, color="#b3261e", alpha=0.15, label="claim violated")
+            ax.fill_between(xs, yc, yt, where=bad, color="#b3261e", alpha=0.18, label="claim violated")
         pos = np.concatenate([yc[np.isfinite(yc) & (yc > 0)], yt[np.isfinite(yt) & (yt > 0)]])
-        if pos.size and pos.max() / max(pos.min(), 1e-300) > 1e3:
+        allpos = bool(np.all(yc[np.isfinite(yc)] > 0) and np.all(yt[np.isfinite(yt)] > 0))
+        if pos.size and allpos and pos.max() / max(pos.min(), 1e-300) > 1e3:
             ax.set_yscale("log")
-    if mark is not None:
-        ax.axvline(float(mark), color="#a86b00", lw=1, ls=":", label=f"counterexample {var}={mark:g}")
+        ax.set_ylabel(ylab)
+    # bottom panel: relative difference, where the sign change (the crossing) is always visible
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = (yc - yt) / np.maximum(np.abs(yt), 1e-300)
+    ok = np.isfinite(rel)
+    ax2.plot(xs[ok], rel[ok], color="#1f4e9c", lw=1.2, label="(claim side − other side) / |other side|")
+    ax2.axhline(0.0, color="#b3261e", lw=0.9, ls="-", label="0: crossing")
+    if ok.any():
+        neg = ok & (rel < 0)
+        if neg.any():
+            ax2.fill_between(xs, np.where(neg, rel, 0.0), 0.0, where=neg, color="#b3261e", alpha=0.18)
+        r = rel[ok]
+        span = max(float(np.nanmax(np.abs(r))), 1e-12)
+        if span > 10:
+            ax2.set_yscale("symlog", linthresh=max(min(float(np.nanmin(np.abs(r[r != 0]))) if (r != 0).any() else 1e-3, 1.0), 1e-6))
+        else:
+            ax2.set_ylim(min(float(r.min()), -0.05 * span) * 1.15, max(float(r.max()), 0.05 * span) * 1.15)
+    ax2.set_ylabel("relative margin")
+    ax2.set_xlabel(axis_label(var))
+    for a in (ax, ax2):
+        if mark is not None:
+            a.axvline(float(mark), color="#a86b00", lw=1, ls=":", label=f"counterexample {var} = {mark:g}" if a is ax else None)
+    reg = parse_region(region)
+    if reg is not None and reg[0] == var:
+        _, op, x0 = reg
+        for a in (ax, ax2):
+            a.axvline(x0, color="#6a1b9a", lw=1.3, ls="-.", label=f"boundary {var} = {x0:g}" if a is ax else None)
+            if op in ("<=", "<"):
+                a.axvspan(x0, hi, color="#b3261e", alpha=0.06, label="region where the claim fails" if a is ax else None)
+            else:
+                a.axvspan(lo, x0, color="#b3261e", alpha=0.06, label="region where the claim fails" if a is ax else None)
     if lo > 0 and hi / lo > 50:
         ax.set_xscale("log")
-    ax.set_xlabel(var)
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    sub = ", ".join(f"{k} = {_fmt(v)}" for k, v in (fixed or {}).items() if k != var)
+    ax.set_title(title + (f"\n(other parameters: {sub})" if sub else ""), fontsize=9)
+    ax.legend(fontsize=7, loc="best")
+    ax2.legend(fontsize=7, loc="best")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
@@ -111,4 +215,71 @@ def plot_claim(
     return path
 
 
-__all__ = ["plot_claim", "sweep"]
+def _fmt(v: Any) -> str:
+    try:
+        return f"{float(v):.4g}"
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def plot_region_2d(
+    path: Path,
+    *,
+    title: str,
+    f_claim: Fn,
+    f_true: Fn,
+    point: Mapping[str, Any],
+    xvar: str,
+    xrange: tuple[float, float],
+    yvar: str,
+    yrange: tuple[float, float],
+    xinteger: bool = False,
+    yinteger: bool = False,
+    mark: tuple[float, float] | None = None,
+    n: int = 24,
+) -> Path:
+    """Where the claim holds (``f_claim >= f_true``) over two free parameters: a labelled region map."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+
+    xs = _grid(*xrange, n, xinteger)
+    ys = _grid(*yrange, n, yinteger)
+    z = np.full((len(ys), len(xs)), np.nan)
+    for j, y in enumerate(ys):
+        for i, x in enumerate(xs):
+            pt = dict(point)
+            pt[xvar] = int(x) if xinteger else mpmath.mpf(float(x))
+            pt[yvar] = int(y) if yinteger else mpmath.mpf(float(y))
+            c, t = _safe(f_claim, pt), _safe(f_true, pt)
+            if math.isfinite(c) and math.isfinite(t):
+                z[j, i] = 1.0 if c >= t else 0.0
+    fig, ax = plt.subplots(figsize=(6.4, 4.6), dpi=110)
+    cmap = ListedColormap(["#f2b8b5", "#b9dfc4"])
+    ax.pcolormesh(xs, ys, np.ma.masked_invalid(z), cmap=cmap, vmin=0, vmax=1, shading="nearest")
+    if np.isfinite(z).any() and 0 < np.nanmean(z) < 1:
+        ax.contour(xs, ys, np.nan_to_num(z, nan=0.5), levels=[0.5], colors="#6a1b9a", linewidths=1.3)
+    from matplotlib.patches import Patch
+
+    handles: list[Any] = [Patch(color="#b9dfc4", label="claim holds"), Patch(color="#f2b8b5", label="claim fails")]
+    if mark is not None:
+        ax.plot([mark[0]], [mark[1]], "x", color="k", label="counterexample")
+        handles.append(ax.lines[-1])
+    if xrange[0] > 0 and xrange[1] / xrange[0] > 50:
+        ax.set_xscale("log")
+    if yrange[0] > 0 and yrange[1] / yrange[0] > 50:
+        ax.set_yscale("log")
+    ax.set_xlabel(axis_label(xvar))
+    ax.set_ylabel(axis_label(yvar))
+    ax.set_title(title + "\n(boundary: purple line)", fontsize=9)
+    ax.legend(handles=handles, fontsize=7, loc="best")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+__all__ = ["axis_label", "parse_region", "plot_claim", "plot_region_2d", "sweep"]

@@ -1,17 +1,89 @@
-"""Audit reports: terminal table (rich), JSON, Markdown and a self-contained HTML page with plots."""
+r"""Audit reports: terminal table (rich), JSON (schema ``report_schema.json``), Markdown and a
+self-contained HTML page with rendered mathematics (MathML, made offline by ``latex2mathml``),
+full citations, named compared quantities and labelled plots.
+
+Every writer takes the list of :class:`AuditResult`; :func:`enrich` fills in what a reader needs
+from the theorems behind them (the statement's LaTeX, the compared quantity in words, the command
+that reproduces the finding).  Fields that the audit engine may add (``severity``, ``root_cause``,
+``origin``, ``quote``) are rendered when present, as attributes or in ``extra``, and left out when
+absent.
+
+>>> r = AuditResult(id="x.bound", kind="valid bound", title="t", source="[bu2020, Eq. 1; v]",
+...                 statement="y <= 1", verdict="HOLDS", strength="proved", rung="symbolic")
+>>> _how(r)
+'proved by symbolic'
+"""
 
 from __future__ import annotations
 
 import base64
 import html
 import json
+import os
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any
+
+from .citations import citation
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..theorem import Theorem
 
 VERDICTS = ("HOLDS", "FAILS", "PARTIAL", "UNDECIDED")
 _COLORS = {"HOLDS": "green", "FAILS": "red", "PARTIAL": "yellow", "UNDECIDED": "bright_black"}
 _HTML_COLORS = {"HOLDS": "#1b7f3b", "FAILS": "#b3261e", "PARTIAL": "#a86b00", "UNDECIDED": "#666"}
+
+#: the JSON report's schema (``symdp/audit/report_schema.json``); bump on any incompatible change
+SCHEMA_ID = "symdp.audit-report/2"
+SCHEMA_FILE = Path(__file__).with_name("report_schema.json")
+
+#: what each verdict means (printed in every report)
+VERDICT_LEGEND: dict[str, str] = {
+    "HOLDS": "true on the whole stated domain: 'proved' (symbolic identity, Z3 or an interval-arithmetic "
+             "certificate) or 'supported' (a numerical search against an exact oracle found no counterexample; "
+             "evidence, not a proof).",
+    "FAILS": "false: a counterexample, i.e. a setting of the claim's own parameters where it does not hold, "
+             "re-confirmed at 60 digits with mpmath and shrunk toward round numbers.",
+    "PARTIAL": "true on part of the domain only: the boundary and the failing region are given.",
+    "UNDECIDED": "no verdict, with the reason: no exact oracle for the quantity (e.g. a generalization gap of an "
+                 "arbitrary learner), the formula is missing from the source text, or the budget ran out.",
+}
+
+#: optional fields the audit engine may attach (attribute or ``extra`` key) and how reports name them
+OPTIONAL_FIELDS = ("severity", "root_cause", "origin", "quote")
+
+# oracle name -> how a report names the side it computes (never "true value" of the paper's own formula)
+_TRUTH_LABELS = {
+    "kl_eps_dp": "worst case over eps-DP pairs (randomized response)",
+    "optimal_composition": "optimal composition (Kairouz, Oh, Viswanath 2017)",
+    "optimal_composition_enum": "optimal composition (Kairouz, Oh, Viswanath 2017)",
+    "gaussian_profile": "exact Gaussian-mechanism profile (Balle, Wang 2018)",
+    "laplace_profile": "exact Laplace-mechanism profile",
+    "subsampled_gaussian_profile": "subsampled-Gaussian profile (PLD bracket, upper end)",
+    "tradeoff_dp_composition": "exact trade-off of the composition",
+    "gaussian_tradeoff": "exact Gaussian trade-off G_mu",
+    "sgm_pld": "exact subsampled-Gaussian hockey-stick divergence (quadrature)",
+    "subsampled_gaussian_tradeoff": "exact subsampled-Gaussian trade-off (quadrature)",
+    "gaussian_rdp": "exact Renyi divergence of the Gaussian mechanism",
+    "gdp_tradeoff": "exact GDP parameter / trade-off (Neyman-Pearson)",
+    "moments_accountant": "moments accountant (Abadi et al. 2016)",
+    "clt_approximation": "exact profile (PLD bracket)",
+    "wang_laplace_mean_mc": "Monte Carlo estimate",
+    "wang_linreg_mc": "Monte Carlo estimate",
+}
+
+
+def truth_label(oracle: str | None) -> str:
+    """How reports and plot legends name the oracle side of a comparison."""
+    if not oracle:
+        return "exact value"
+    if oracle in _TRUTH_LABELS:
+        return _TRUTH_LABELS[oracle]
+    if oracle.startswith("composition_"):
+        return "optimal composition (Kairouz, Oh, Viswanath 2017)"
+    return f"oracle {oracle}"
 
 
 @dataclass
@@ -21,6 +93,8 @@ class AuditResult:
     ``verdict`` is HOLDS / FAILS / PARTIAL (holds only on part of the domain) /
     UNDECIDED; ``strength`` says how a HOLDS was established (``proved`` with a
     certificate, or ``supported`` by a numerical search, which is not a proof).
+    ``latex``, ``quantity``, ``compared``, ``reproduce`` and ``source_key`` are
+    filled by :func:`enrich`.
     """
 
     id: str
@@ -41,6 +115,11 @@ class AuditResult:
     cases: int | None = None
     plot: str | None = None  # path of a PNG, relative to the report directory
     extra: dict[str, Any] = field(default_factory=dict)
+    latex: str | None = None  # the statement as LaTeX (rendered to MathML in HTML)
+    quantity: str | None = None  # the compared quantity in words
+    compared: str | None = None  # one sentence: what was compared, where, the two values and their names
+    reproduce: str | None = None  # the command that reproduces the result
+    source_key: str | None = None  # key of the source (he2021-uai, bu2020, ..., user)
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -51,73 +130,280 @@ class AuditResult:
         return {k: v for k, v in d.items() if v not in (None, "", {}) or k in ("id", "kind", "verdict")}
 
 
+def optional(r: AuditResult, name: str) -> Any:
+    """An optional field (``severity``, ``root_cause``, ...) from the attribute or ``extra``; None if absent."""
+    v = getattr(r, name, None)
+    if v in (None, "", {}, []):
+        v = r.extra.get(name) if isinstance(r.extra, dict) else None
+    if v in (None, "", {}, []):
+        return None
+    if hasattr(v, "value") and not isinstance(v, (str, int, float)):
+        v = v.value  # an enum
+    return v
+
+
 def value_labels(r: AuditResult) -> tuple[str, str]:
     """Names of ``claimed`` / ``actual`` for a result's kind.
 
-    For a valid bound they are the claimed bound and the true value of the quantity; for a
+    For a valid bound they are the claimed bound and the value the oracle computes; for a
     comparison between two expressions (tighter-than, factor, consistency, user comparisons)
-    they are the claimed larger side and the side the claim says is smaller.
+    they are the side the claim says is larger and the side it says is smaller.
     """
     if r.kind in ("valid bound", "bound"):
         return "claimed bound", "true value"
     if r.kind in ("expansion", "identity", "equivalence"):
         return "claimed", "actual"
-    return "claimed larger side", "smaller side"
+    return "claimed larger side", "side claimed smaller"
 
 
 def counts(results: Iterable[AuditResult]) -> dict[str, int]:
-    c = {v: 0 for v in VERDICTS}
+    c = dict.fromkeys(VERDICTS, 0)
     for r in results:
         c[r.verdict] += 1
     return c
 
 
-def _short(v: str | None, digits: int = 6) -> str:
-    """A number string shortened for tables (the JSON keeps every digit)."""
+def _short(v: Any, digits: int = 4) -> str:
+    """A number string shortened for reading (the JSON keeps every digit)."""
     if v is None:
         return ""
     try:
         return f"{float(v):.{digits}g}"
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return str(v)
 
 
-def print_table(results: list[AuditResult], *, title: str = "symdp audit", console: Any = None) -> None:
+# ---------------------------------------------------------------------------- enrichment
+_PAIR = re.compile(r"'([^'{}]*)': '([^'{}]*)'")
+_DICT = re.compile(r"\{(?:\s*'[^'{}]*': '[^'{}]*',?)*\s*\}")
+
+
+def clean_text(s: str | None) -> str:
+    """Verifier prose made readable: ``counterexample {'T': '100'}`` -> ``counterexample T = 100``,
+    an empty dict -> ``(none)``; a SymPy ``O(order k)`` remainder -> ``O(.^k)``."""
+    if not s:
+        return ""
+
+    def _d(m: re.Match[str]) -> str:
+        pairs = _PAIR.findall(m.group(0))
+        return ", ".join(f"{k} = {v}" for k, v in pairs) if pairs else "(none)"
+
+    s = _DICT.sub(_d, s)
+    s = re.sub(r"O\(order (\d+)\)", r"O(remainder of order \1)", s)
+    return s
+
+
+def _cx_text(cx: Mapping[str, Any] | None) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in (cx or {}).items())
+
+
+def _eval_at(expr: Any, cx: Mapping[str, Any]) -> float | None:
+    """A SymPy expression at the counterexample (names as in ``cx``); None where it cannot be evaluated."""
+    try:
+        import sympy as sp
+
+        subs = {s: sp.Rational(str(cx[s.name])) if re.fullmatch(r"-?[0-9.eE+-]+", str(cx[s.name])) else None
+                for s in expr.free_symbols if s.name in cx}
+        if any(v is None for v in subs.values()) or len(subs) != len(expr.free_symbols):
+            return None
+        v = float(sp.N(expr.subs(subs), 20))
+    except Exception:  # noqa: BLE001 - a value for the prose only
+        return None
+    return v
+
+
+def _eps_prime_at(th: Theorem, cx: Mapping[str, Any]) -> float | None:
+    for k in ("epsilonprime", "at"):
+        if k in cx:
+            try:
+                return float(cx[k])
+            except (TypeError, ValueError):
+                return None
+    if th.lhs is not None and getattr(th.lhs, "name", "") == "epsilonprime" and th.rhs is not None:
+        return _eval_at(th.rhs, cx)
+    if th.conclusion is not None and th.conclusion.params:
+        return _eval_at(th.conclusion.params[0], cx)
+    return None
+
+
+def _oracle(name: str | None) -> Any:
+    """The registered oracle of this name (public registry of :mod:`symdp.verify`), or None."""
+    if not name:
+        return None
+    try:
+        from .. import verify as _v  # noqa: F401 - importing the package registers every oracle
+
+        try:
+            from ..verify.registry import ORACLES
+        except ImportError:  # before the registry split
+            from ..verify.oracles import ORACLES
+        return ORACLES.get(name)
+    except Exception:  # noqa: BLE001 - prose only
+        return None
+
+
+def _oracle_shape(name: str | None) -> str | None:
+    o = _oracle(name)
+    return o.shape if o is not None else None
+
+
+def describe(r: AuditResult, th: Theorem | None) -> tuple[str | None, str | None]:
+    """(quantity, compared sentence) for a result, e.g.
+    ``("delta' of the composition", "delta' at eps' = 2.03: claimed 9.958e-4, optimal composition 9.995e-4")``."""
+    cx = r.counterexample or {}
+    where = f" at {_cx_text(cx)}" if cx else " at the stated values"
+    quantity = (th.quantity if th is not None and th.quantity else None)
+    if th is not None and th.oracle and quantity in (None, th.oracle):
+        o = _oracle(th.oracle)  # a user claim names its oracle as the quantity: say what it computes
+        quantity = o.description.split(";")[0] if o is not None else quantity
+    if r.claimed is None or r.actual is None:
+        return quantity, None
+    c, a = _short(r.claimed), _short(r.actual)
+    oracle = th.oracle if th is not None else None
+    if th is not None and oracle and _oracle_shape(oracle) == "profile":
+        o = _oracle(oracle)
+        at_names = [n for n in (o.aliases.get("at", ()) if o is not None else ()) if n in cx]
+        if "user-claim" in th.tags and at_names:  # the profile is read at the claim's own eps
+            q = "delta(eps)" + (f" ({quantity})" if quantity else "")
+            return q, f"delta at {at_names[0]} = {cx[at_names[0]]}{where}: claimed {c}, {truth_label(oracle)} {a}"
+        ep = _eps_prime_at(th, cx)
+        at = f" at eps' = {ep:.4g}" if ep is not None else ""
+        q = "delta'" + (f" ({quantity})" if quantity else "")
+        return q, f"delta'{at}{where}: claimed {c}, {truth_label(oracle)} {a}"
+    if r.kind in ("valid bound", "bound"):
+        q = quantity or (str(th.lhs) if th is not None and th.lhs is not None else "the bounded quantity")
+        return q, f"{q}{where}: claimed bound {c}, {truth_label(oracle)} {a}"
+    if r.kind in ("expansion", "identity", "equivalence"):
+        return quantity, f"{quantity or 'value'}{where}: claimed {c}, actual {a}"
+    # comparisons: the claim says 'actual' side <= 'claimed' side
+    try:
+        fc, fa = float(r.claimed), float(r.actual)
+        rel = "equal to" if fa == fc else ("larger than" if fa > fc else "smaller than")
+    except (TypeError, ValueError):
+        rel = "compared with"
+    q = quantity or "the two sides"
+    return q, (f"{q}{where}: the side the paper claims is smaller is {a}, {rel} the side it claims is larger, {c}")
+
+
+def reproduce_command(r: AuditResult, claim_file: str | None = None) -> str:
+    """The shell command that re-runs this one audit."""
+    if claim_file:
+        return f"symdp audit --claims {claim_file} --out symdp-report"
+    return f"symdp audit {r.id} --out symdp-report"
+
+
+def enrich(results: Iterable[AuditResult], theorems: Mapping[str, Theorem] | None = None,
+           claim_files: Mapping[str, str] | None = None) -> None:
+    """Fill ``latex``, ``quantity``, ``compared``, ``reproduce`` and ``source_key`` (in place) from the
+    theorems behind the results (``{id: Theorem}``); ``claim_files`` maps user-claim ids to their file."""
+    theorems = theorems or {}
+    claim_files = claim_files or {}
+    for r in results:
+        th = theorems.get(r.id)
+        if r.source_key is None:
+            r.source_key = th.source.paper if th is not None else _source_key(r)
+        if r.latex is None and th is not None:
+            try:
+                r.latex = th.latex()
+            except Exception:  # noqa: BLE001 - the plain statement stays
+                r.latex = None
+        q, comp = describe(r, th)
+        if r.quantity is None:
+            r.quantity = q
+        if r.compared is None:
+            r.compared = comp
+        if r.reproduce is None:
+            r.reproduce = reproduce_command(r, claim_files.get(r.id))
+        r.detail = clean_text(r.detail)
+        if r.region:
+            r.region = clean_text(r.region)
+
+
+# ---------------------------------------------------------------------------- terminal
+def terminal_width(console: Any = None) -> int:
+    """The terminal's width on a TTY; 160 columns otherwise (logs, pipes) unless ``COLUMNS`` says."""
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) >= 40:
+        return int(env)
+    if console is not None and getattr(console, "is_terminal", False):
+        return max(int(console.size.width), 60)
+    return 160
+
+
+def make_console(*, stderr: bool = False) -> Any:
+    """A rich Console of :func:`terminal_width` columns (no soft wrapping of ids)."""
     from rich.console import Console
+
+    probe = Console(stderr=stderr)
+    return Console(stderr=stderr, width=terminal_width(probe))
+
+
+def print_table(results: list[AuditResult], *, title: str = "symdp audit", console: Any = None) -> None:
+    """The results as a table; ids are never split (no_wrap) and bracketed text is escaped, not read as markup."""
+    from rich.markup import escape
     from rich.table import Table
 
-    console = console or Console()
-    table = Table(title=title, show_lines=False)
-    for col, kw in (("id", {"overflow": "fold"}), ("kind", {}), ("verdict", {}), ("how / counterexample", {"overflow": "fold"})):
-        table.add_column(col, **kw)
+    console = console or make_console()
+    idw = max([len(r.id) for r in results] + [2])
+    table = Table(title=title, show_lines=False, expand=False)
+    table.add_column("id", no_wrap=True, min_width=min(idw, 60), overflow="ellipsis" if idw > 60 else "fold")
+    table.add_column("kind", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("how / counterexample", overflow="fold", ratio=1)
     for r in results:
         color = _COLORS[r.verdict]
-        if r.verdict == "FAILS" and r.counterexample:
-            how = ", ".join(f"{k}={v}" for k, v in r.counterexample.items())
-            if r.claimed is not None and r.actual is not None:
-                a, b = value_labels(r)
-                how += f": {a} {_short(r.claimed)} vs {b} {_short(r.actual)}"
-        elif r.verdict == "PARTIAL":
-            how = r.region or r.detail
-        elif r.verdict == "HOLDS":
-            how = f"{r.strength}" + (f" ({r.rung})" if r.rung else "") + (f" {r.certificate}" if r.certificate else "")
-            if r.strength == "supported" and r.cases:
-                how += f", {r.cases} cases"
-        else:
-            how = r.detail
-        table.add_row(r.id, r.kind, f"[{color}]{r.verdict}[/{color}]", how[:300])
+        table.add_row(escape(r.id), escape(r.kind), f"[{color}]{r.verdict}[/{color}]", escape(_how(r)[:400]))
     console.print(table)
     c = counts(results)
     console.print("  ".join(f"[{_COLORS[k]}]{k}: {v}[/{_COLORS[k]}]" for k, v in c.items()))
 
 
+# ---------------------------------------------------------------------------- JSON
+def report_payload(results: list[AuditResult], *, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON report (validated against ``report_schema.json``)."""
+    keys = list(counts_by_source(results))
+    return {
+        "schema": SCHEMA_ID,
+        "meta": meta or {},
+        "counts": counts(results),
+        "summary": summary(results),
+        "verdict_legend": VERDICT_LEGEND,
+        "sources": {k: {"citation": citation(k).to_json(), "counts": counts_by_source(results)[k]} for k in keys},
+        "claims": [r.to_json() for r in results],
+    }
+
+
 def write_json(results: list[AuditResult], path: Path, *, meta: dict[str, Any] | None = None) -> None:
-    payload = {"meta": meta or {}, "counts": counts(results), "claims": [r.to_json() for r in results]}
-    path.write_text(json.dumps(payload, indent=1, default=str))
+    path.write_text(json.dumps(report_payload(results, meta=meta), indent=1, default=str))
 
 
+def validate_report(payload: Mapping[str, Any]) -> None:
+    """Validate a JSON report against ``report_schema.json`` (jsonschema when installed, else the
+    required keys and verdict values by hand); raises ValueError naming the offending path."""
+    schema = json.loads(SCHEMA_FILE.read_text())
+    try:
+        import jsonschema
+    except ImportError:  # pragma: no cover - jsonschema ships with the dev extras
+        jsonschema = None
+    if jsonschema is not None:
+        try:
+            jsonschema.validate(payload, schema)
+        except jsonschema.ValidationError as exc:
+            raise ValueError(f"audit report invalid at {'/'.join(map(str, exc.absolute_path))}: {exc.message}") from None
+        return
+    for k in schema["required"]:
+        if k not in payload:
+            raise ValueError(f"audit report invalid: missing key {k!r}")
+    for c in payload["claims"]:
+        if c.get("verdict") not in VERDICTS:
+            raise ValueError(f"audit report invalid: claims/{c.get('id')}/verdict={c.get('verdict')!r} not in {VERDICTS}")
+
+
+# ---------------------------------------------------------------------------- grouping
 def _source_key(r: AuditResult) -> str:
     """The source of a result as a short key: ``[he2021-uai, Lemma 2; ...]`` -> ``he2021-uai``."""
+    if r.source_key:
+        return r.source_key
     src = r.source.strip().lstrip("[")
     return (src.split(",")[0].split(";")[0].strip() or "user") if src else "user"
 
@@ -126,7 +412,7 @@ def counts_by_source(results: Iterable[AuditResult]) -> dict[str, dict[str, int]
     """``{source: {verdict: count}}`` in first-appearance order of the sources."""
     out: dict[str, dict[str, int]] = {}
     for r in results:
-        out.setdefault(_source_key(r), {v: 0 for v in VERDICTS})[r.verdict] += 1
+        out.setdefault(_source_key(r), dict.fromkeys(VERDICTS, 0))[r.verdict] += 1
     return out
 
 
@@ -136,20 +422,70 @@ def findings(results: Iterable[AuditResult]) -> list[AuditResult]:
     return [r for r in rs if r.verdict == "FAILS"] + [r for r in rs if r.verdict == "PARTIAL"]
 
 
+def _is_major(r: AuditResult) -> bool:
+    sev = optional(r, "severity")
+    if sev is not None:
+        return str(sev).lower() in ("major", "critical", "high", "error")
+    return r.verdict == "FAILS" and r.kind in ("valid bound", "bound")
+
+
+def summary(results: Iterable[AuditResult]) -> str:
+    """The opening sentence: how many (major) errors in which sources."""
+    rs = list(results)
+    c = counts(rs)
+    majors: dict[str, int] = {}
+    for r in rs:
+        if r.verdict in ("FAILS", "PARTIAL") and _is_major(r):
+            majors[_source_key(r)] = majors.get(_source_key(r), 0) + 1
+    has_sev = any(optional(r, "severity") is not None for r in rs)
+    what = "major errors" if has_sev else "refuted bounds"
+    s = (f"{len(rs)} claims audited: {c['HOLDS']} hold, {c['FAILS']} fail, {c['PARTIAL']} hold only in part, "
+         f"{c['UNDECIDED']} undecided.")
+    if majors:
+        s += f" {sum(majors.values())} {what}: " + "; ".join(
+            f"{n} in {citation(k).short}" + (f" [{k}]" if citation(k).short != k else "") for k, n in majors.items()) + "."
+    else:
+        s += f" No {what}."
+    return s
+
+
+def _how(r: AuditResult) -> str:
+    if r.verdict == "FAILS":
+        if r.compared:
+            return r.compared
+        cx = _cx_text(r.counterexample)
+        a, b = value_labels(r)
+        if r.claimed is None:
+            return clean_text(cx or r.detail)
+        return (f"{cx}: " if cx else "at the stated values: ") + f"{a} {_short(r.claimed)}, {b} {_short(r.actual)}"
+    if r.verdict == "PARTIAL":
+        return clean_text(r.region or r.detail)
+    if r.verdict == "HOLDS":
+        s = r.strength + (f" by {r.rung}" if r.rung else "")
+        if r.certificate:
+            s += f" ({r.certificate})"
+        if r.cases:
+            s += f", {r.cases} cases"
+        return s
+    return clean_text(r.detail)
+
+
+# ---------------------------------------------------------------------------- Markdown
 def _md_escape(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
 def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: dict[str, Any] | None = None) -> None:
     c = counts(results)
-    lines = [f"# {title}", ""]
+    lines = [f"# {title}", "", f"**Summary.** {summary(results)}", ""]
     if meta:
         lines += [f"- {k}: {v}" for k, v in meta.items()] + [""]
-    lines += ["| verdict | count |", "|---|---|"] + [f"| {k} | {v} |" for k, v in c.items()] + [""]
+    lines += ["| verdict | count | meaning |", "|---|---|---|"]
+    lines += [f"| {k} | {v} | {_md_escape(VERDICT_LEGEND[k])} |" for k, v in c.items()] + [""]
     by_src = counts_by_source(results)
-    if len(by_src) > 1:
-        lines += ["| source | " + " | ".join(VERDICTS) + " |", "|---|" + "---:|" * len(VERDICTS)]
-        lines += [f"| {src} | " + " | ".join(str(n[v]) for v in VERDICTS) + " |" for src, n in by_src.items()] + [""]
+    lines += ["| source | " + " | ".join(VERDICTS) + " |", "|---|" + "---:|" * len(VERDICTS)]
+    lines += [f"| {_md_escape(citation(src).short)} | " + " | ".join(str(n[v]) for v in VERDICTS) + " |"
+              for src, n in by_src.items()] + [""]
     found = findings(results)
     if found:
         lines += ["## Findings", ""]
@@ -159,83 +495,100 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
     for r in results:
         lines.append(f"| `{r.id}` | {r.kind} | **{r.verdict}** | {_md_escape(_how(r))} | {_md_escape(r.source)} |")
     lines.append("")
-    for r in results:
-        if r.verdict in ("FAILS", "PARTIAL"):
-            lines += [f"## {r.verdict}: `{r.id}`", "", f"{r.title} — {r.source}", "", f"Statement: `{r.statement}`", ""]
-            if r.counterexample:
-                lines.append("Counterexample: " + ", ".join(f"`{k} = {v}`" for k, v in r.counterexample.items()))
-            if r.claimed is not None:
+    for src in by_src:
+        rs = [r for r in found if _source_key(r) == src]
+        if not rs:
+            continue
+        cit = citation(src)
+        lines += [f"## {cit.short}", "", cit.text(), ""]
+        for r in rs:
+            lines += [f"### {r.verdict}: `{r.id}`", "", f"{r.title} — {r.source}", ""]
+            lines.append(f"Statement: $ {r.latex} $" if r.latex else f"Statement: `{r.statement}`")
+            for name in OPTIONAL_FIELDS:
+                v = optional(r, name)
+                if v is not None:
+                    lines.append(f"\n{name.replace('_', ' ').capitalize()}: {_md_escape(str(v))}")
+            if r.compared:
+                lines.append(f"\nCompared: {r.compared}")
+            elif r.claimed is not None:
                 a, b = value_labels(r)
                 lines.append(f"\n{a.capitalize()}: `{r.claimed}`; {b}: `{r.actual}`; margin: `{r.margin}`")
+            if r.counterexample:
+                lines.append("\nCounterexample: " + ", ".join(f"`{k} = {v}`" for k, v in r.counterexample.items()))
             if r.region:
                 lines.append(f"\nRegion: {r.region}")
             if r.detail:
-                lines.append(f"\n{r.detail}")
+                lines.append(f"\nVerifier: {r.detail}")
+            if r.reproduce:
+                lines.append(f"\nReproduce: `{r.reproduce}`")
             if r.plot:
-                lines.append(f"\n![{r.id}]({r.plot})")
+                lines.append(f"\n![plot of {r.id}]({r.plot})")
+            if isinstance(r.extra, dict) and r.extra.get("region_plot"):
+                lines.append(f"\n![region map of {r.id}]({r.extra['region_plot']})")
             lines.append("")
     path.write_text("\n".join(lines))
 
 
-def _how(r: AuditResult) -> str:
-    if r.verdict == "FAILS":
-        cx = ", ".join(f"{k}={v}" for k, v in (r.counterexample or {}).items())
-        a, b = value_labels(r)
-        if r.claimed is None:
-            return cx or r.detail
-        return (f"{cx}: " if cx else "at the stated values: ") + f"{a} {_short(r.claimed)}, {b} {_short(r.actual)}"
-    if r.verdict == "PARTIAL":
-        return r.region or r.detail
-    if r.verdict == "HOLDS":
-        s = r.strength + (f" by {r.rung}" if r.rung else "")
-        if r.certificate:
-            s += f" ({r.certificate})"
-        if r.cases:
-            s += f", {r.cases} cases"
-        return s
-    return r.detail
+# ---------------------------------------------------------------------------- HTML
+def math_html(latex: str | None, fallback: str = "") -> str:
+    """LaTeX as MathML (``latex2mathml``, offline); the escaped LaTeX in ``<code>`` if it cannot be converted."""
+    if not latex:
+        return f"<code>{html.escape(fallback)}</code>" if fallback else ""
+    try:
+        from latex2mathml.converter import convert
+
+        return convert(latex, display="block")
+    except Exception:  # noqa: BLE001 - an unconvertible formula is shown as LaTeX source, never dropped
+        return f"<code class='latex'>{html.escape(latex)}</code>"
 
 
-def _img(report_dir: Path, rel: str | None) -> str:
+def _img(report_dir: Path, rel: str | None, alt: str) -> str:
     if not rel:
         return ""
     p = report_dir / rel
     if not p.exists():
         return ""
     data = base64.b64encode(p.read_bytes()).decode()
-    return f'<img alt="plot" src="data:image/png;base64,{data}">'
+    return f'<img class="plot" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2em auto;color:#222;line-height:1.45}
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1180px;margin:2em auto;color:#222;line-height:1.45;padding:0 1em}
 h1{font-size:1.6em} table{border-collapse:collapse;width:100%;font-size:.9em} td,th{border-bottom:1px solid #ddd;padding:.35em .5em;text-align:left;vertical-align:top}
 th{background:#f4f4f4} code{font-size:.92em;background:#f6f6f6;padding:0 .2em}
 .v{font-weight:700} .card{border:1px solid #ddd;border-radius:6px;padding:1em;margin:1em 0}
 .counts span{display:inline-block;margin-right:1.2em;font-weight:600} img{max-width:100%}
-table.all{table-layout:fixed} table.all col.id{width:23%} table.all col.kind{width:9%} table.all col.v{width:11%}
-table.all col.how{width:37%} table.all col.src{width:20%}
+table.all{table-layout:fixed} table.all col.id{width:24%} table.all col.kind{width:9%} table.all col.v{width:10%}
+table.all col.how{width:39%} table.all col.src{width:18%}
 td{overflow-wrap:anywhere} code{overflow-wrap:anywhere;white-space:pre-wrap}
 ul.findings li{margin:.3em 0} table.src{width:auto} table.src td,table.src th{text-align:right} table.src td:first-child{text-align:left}
+.summary{font-size:1.05em;background:#fbf7ee;border-left:4px solid #a86b00;padding:.6em 1em}
+.cite{color:#444;font-size:.95em} .stmt{overflow-x:auto;padding:.3em 0} math{font-size:1.1em}
+dl.legend dt{font-weight:700;float:left;clear:left;width:7em} dl.legend dd{margin-left:7.5em;margin-bottom:.3em}
+.kv b{display:inline-block;min-width:7em} details{margin-top:.5em;color:#555}
 """
 
 
 def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict[str, Any] | None = None) -> None:
-    """A self-contained page (CSS inline, plots embedded as base64 PNG)."""
+    """A self-contained page (CSS inline, formulas as MathML, plots embedded as base64 PNG)."""
     report_dir = path.parent
     c = counts(results)
     esc = html.escape
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title><style>{_CSS}</style></head><body>"]
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{esc(title)}</title><style>{_CSS}</style></head><body>"]
     parts.append(f"<h1>{esc(title)}</h1>")
+    parts.append(f"<p class='summary' id='summary'>{esc(summary(results))}</p>")
     if meta:
         parts.append("<p>" + " &middot; ".join(f"{esc(str(k))}: {esc(str(v))}" for k, v in meta.items()) + "</p>")
     parts.append("<p class='counts'>" + "".join(
         f"<span style='color:{_HTML_COLORS[k]}'>{k}: {v}</span>" for k, v in c.items()) + "</p>")
+    parts.append("<h2>Verdict legend</h2><dl class='legend' id='legend'>" + "".join(
+        f"<dt style='color:{_HTML_COLORS[k]}'>{k}</dt><dd>{esc(v)}</dd>" for k, v in VERDICT_LEGEND.items()) + "</dl>")
     by_src = counts_by_source(results)
-    if len(by_src) > 1:
-        parts.append("<table class='src'><tr><th>source</th>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + "</tr>")
-        for src, n in by_src.items():
-            parts.append(f"<tr><td>{esc(src)}</td>" + "".join(f"<td>{n[v]}</td>" for v in VERDICTS) + "</tr>")
-        parts.append("</table>")
+    parts.append("<h2>By source</h2><table class='src'><tr><th>source</th>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + "</tr>")
+    for src, n in by_src.items():
+        parts.append(f"<tr><td><a href='#src-{esc(src)}'>{esc(citation(src).short)}</a></td>"
+                     + "".join(f"<td>{n[v]}</td>" for v in VERDICTS) + "</tr>")
+    parts.append("</table>")
     found = findings(results)
     if found:
         parts.append("<h2>Findings</h2><ul class='findings'>")
@@ -253,25 +606,62 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
             f"<tr><td><a href='#{esc(r.id)}'><code>{esc(r.id)}</code></a></td><td>{esc(r.kind)}</td>"
             f"<td class='v' style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}</td><td>{esc(_how(r))}</td><td>{esc(r.source)}</td></tr>"
         )
-    parts.append("</table><h2>Details</h2>")
-    for r in found + [r for r in results if r.verdict not in ("FAILS", "PARTIAL")]:
-        if r.verdict not in ("FAILS", "PARTIAL") and not r.plot:
+    parts.append("</table>")
+    parts.append("<h2>Details by source</h2>")
+    for src in by_src:
+        rs = [r for r in found if _source_key(r) == src] + [
+            r for r in results if _source_key(r) == src and r.verdict not in ("FAILS", "PARTIAL") and r.plot]
+        cit = citation(src)
+        parts.append(f"<section class='source' id='src-{esc(src)}'><h3>{esc(cit.short)}</h3><p class='cite'>{esc(cit.text())}")
+        for label, url in cit.links():
+            parts.append(f" <a href='{esc(url)}'>{esc(label)}</a>")
+        parts.append("</p>")
+        if not rs:
+            parts.append("<p>No findings and no plots for this source.</p></section>")
             continue
-        parts.append(f"<div class='card' id='{esc(r.id)}'><h3 style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}: <code>{esc(r.id)}</code></h3>")
-        parts.append(f"<p>{esc(r.title)} &mdash; {esc(r.source)}</p><p>Statement: <code>{esc(r.statement)}</code></p>")
-        if r.counterexample:
-            parts.append("<p>Counterexample: " + ", ".join(f"<code>{esc(k)} = {esc(v)}</code>" for k, v in r.counterexample.items()) + "</p>")
-        if r.claimed is not None:
-            a, b = value_labels(r)
-            parts.append(f"<p>{esc(a.capitalize())} <code>{esc(str(r.claimed))}</code>, {esc(b)} <code>{esc(str(r.actual))}</code>, margin <code>{esc(str(r.margin))}</code></p>")
-        if r.region:
-            parts.append(f"<p>Region: {esc(r.region)}</p>")
-        if r.detail:
-            parts.append(f"<p>{esc(r.detail)}</p>")
-        parts.append(_img(report_dir, r.plot))
-        parts.append("</div>")
+        for r in rs:
+            parts.append(_card(r, report_dir))
+        parts.append("</section>")
     parts.append("</body></html>")
     path.write_text("\n".join(parts))
 
 
-__all__ = ["AuditResult", "VERDICTS", "counts", "counts_by_source", "findings", "value_labels", "print_table", "write_json", "write_markdown", "write_html"]
+def _card(r: AuditResult, report_dir: Path) -> str:
+    esc = html.escape
+    p = [f"<div class='card finding' id='{esc(r.id)}'><h4 style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}: <code>{esc(r.id)}</code></h4>"]
+    p.append(f"<p>{esc(r.title)} &mdash; <span class='cite'>{esc(r.source)}</span></p>")
+    p.append("<div class='stmt'>" + math_html(r.latex, r.statement) + "</div>")
+    quote = optional(r, "quote")
+    if quote is not None:
+        p.append(f"<blockquote>{esc(str(quote))}</blockquote>")
+    kv = []
+    for name in ("severity", "root_cause", "origin"):
+        v = optional(r, name)
+        if v is not None:
+            kv.append(f"<b>{esc(name.replace('_', ' '))}</b> {esc(clean_text(str(v)))}")
+    if r.compared:
+        kv.append(f"<b>compared</b> {esc(r.compared)}")
+    elif r.claimed is not None:
+        a, b = value_labels(r)
+        kv.append(f"<b>values</b> {esc(a)} {esc(_short(r.claimed))}, {esc(b)} {esc(_short(r.actual))}")
+    if r.counterexample:
+        kv.append("<b>counterexample</b> " + ", ".join(f"<code>{esc(k)} = {esc(str(v))}</code>" for k, v in r.counterexample.items()))
+    if r.region:
+        kv.append(f"<b>region</b> {esc(r.region)}")
+    if r.verdict == "HOLDS":
+        kv.append(f"<b>how</b> {esc(_how(r))}")
+    if r.reproduce:
+        kv.append(f"<b>reproduce</b> <code>{esc(r.reproduce)}</code>")
+    p.append("<p class='kv'>" + "<br>".join(kv) + "</p>")
+    p.append(_img(report_dir, r.plot, f"plot of {r.id}"))
+    p.append(_img(report_dir, r.extra.get("region_plot") if isinstance(r.extra, dict) else None, f"region map of {r.id}"))
+    if r.detail:
+        p.append(f"<details><summary>verifier log</summary><p>{esc(r.detail)}</p></details>")
+    p.append("</div>")
+    return "".join(p)
+
+
+__all__ = ["AuditResult", "OPTIONAL_FIELDS", "SCHEMA_ID", "VERDICTS", "VERDICT_LEGEND", "clean_text", "counts",
+           "counts_by_source", "describe", "enrich", "findings", "make_console", "math_html", "optional",
+           "print_table", "report_payload", "reproduce_command", "summary", "terminal_width", "truth_label",
+           "validate_report", "value_labels", "write_html", "write_json", "write_markdown"]
