@@ -7,15 +7,39 @@ r"""Verification: the ladder (symbolic, Z3, interval, numerical), oracles and th
 
 ``run`` verifies library entries and (by default) writes ``proofs/``;
 ``symdp verify`` is its command line.
+
+Layout (no import cycles; ``tests/test_verify_structure.py`` checks it):
+
+- :mod:`.core`: the result type, budgets, time limits;
+- :mod:`.compile`: expressions -> mpmath callables, hypothesis checks, sampling boxes;
+- :mod:`.rungs`: one module per rung (symbolic, smt, interval, numerical, oracle, direct);
+- :mod:`.engine`: the thin dispatcher (:func:`verify_theorem`);
+- :mod:`.registry`: the oracle registry (imports no oracle); the oracle modules
+  (:mod:`.oracles`, :mod:`.composition`, :mod:`.fdp`, :mod:`.montecarlo`, :mod:`.oracles_accounting`)
+  register into it and are imported here;
+- backends: :mod:`.smt` (Z3), :mod:`.interval` (arb), :mod:`.search` (sampling), :mod:`.ledger` (``proofs/``).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Iterable
 
 from ..theorem import Verdict
-from .engine import VerificationResult, verify_theorem
-from .ledger import evidence_for, proofs_dir, replay, write_ledger
+from .compile import compile_expr, hyp_checker, sampling_box
+from .consistency import apply_consistency, special_cases
+from .core import VerificationResult, time_limit
+from .engine import verify_theorem
+from .ledger import evidence_for, load_ledger, load_ledger_file, proofs_dir, replay, write_ledger
+from .registry import ORACLES, Oracle, get_oracle, register
+from .rungs.oracle import oracle_functions
+
+# the oracle modules register into the registry; importing them here (not from the registry) keeps the
+# package free of import cycles: registry <- oracle modules <- package
+from . import composition, fdp, montecarlo, oracles  # noqa: E402,F401  (order: oracles first via their imports)
+
+if importlib.util.find_spec(__name__ + ".oracles_accounting") is not None:  # the accountants' formulas (helper module)
+    from . import oracles_accounting  # noqa: F401
 
 
 def run(
@@ -44,9 +68,21 @@ def run(
                 bar.advance(task)
     else:
         results = [verify_theorem(th, deep=deep, seed=seed) for th in ths]
+    # a general entry whose special case fails cannot hold (issue 12 item 3); the special case may come from
+    # this run or, for a partial run, from the ledger
+    every = all_theorems(with_evidence=False) if ids else ths
+    hashes = {t.id: t.expr_hash() for t in every}
+    recorded = {k: row for k, row in load_ledger().items() if row.get("hash") == hashes.get(k)}  # not stale
+    apply_consistency(results, every, recorded=recorded)
     if write:
         write_ledger(results, full=ids is None)
     return results
 
 
-__all__ = ["VerificationResult", "verify_theorem", "run", "replay", "evidence_for", "proofs_dir", "write_ledger", "Verdict"]
+#: the public verify API (the audit and the library use only these names)
+__all__ = [
+    "VerificationResult", "Verdict", "verify_theorem", "run",
+    "replay", "evidence_for", "proofs_dir", "write_ledger", "load_ledger", "load_ledger_file",
+    "compile_expr", "hyp_checker", "sampling_box", "time_limit",
+    "Oracle", "ORACLES", "register", "get_oracle", "oracle_functions", "apply_consistency", "special_cases",
+]

@@ -108,7 +108,7 @@ def eq7_max_simplex_homogeneous(epsprime: Any, epsilon: Any, delta: Any, T: int,
 
 
 def _compile(expr: sp.Basic) -> Callable:
-    from .engine import compile_expr
+    from .compile import compile_expr
 
     return compile_expr(expr)
 
@@ -170,7 +170,7 @@ def eval_indexed(expr: sp.Basic, point: dict[str, Any], eps: Sequence[Any], delt
 
 
 def _hyps_ok(th, pt: dict[str, Any]) -> bool:
-    from .engine import _hyp_checker
+    from .compile import hyp_checker as _hyp_checker
 
     return _hyp_checker(th.hypotheses)({k: mpmath.nstr(v, mpmath.mp.dps) if isinstance(v, mpmath.mpf) else str(v) for k, v in pt.items()})
 
@@ -352,8 +352,8 @@ def map_igmm(th):
 def map_tied_profile(th):
     """The generic (eps', delta')-DP profile check with the conclusion's eps~ read as the premise's eps
     (He et al. long, Thm 8: 'C.2 repeats it with eps (= eps~ of C.1)')."""
-    from .engine import _oracle_functions
-    from .oracles import ORACLES
+    from .registry import ORACLES
+    from .rungs.oracle import oracle_functions as _oracle_functions
 
     et, e = _S("epsilontilde", th), _S("epsilon", th)
     conc = th.conclusion

@@ -174,7 +174,7 @@ def C_p_gaussian(p: Any, mu: Any, alpha: Any) -> mpmath.mpf:
 
 
 def _compile(expr):
-    from .engine import compile_expr
+    from .compile import compile_expr
 
     return compile_expr(expr)
 

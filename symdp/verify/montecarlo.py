@@ -21,7 +21,7 @@ import mpmath
 import sympy as sp
 
 from ..theorem import Evidence, Theorem, Verdict
-from .oracles import Oracle, register
+from .registry import Oracle, register
 
 Z_PASS = 4.5
 Z_FAIL = 6.0
@@ -48,7 +48,8 @@ register(Oracle("wang_linreg_mc", _linreg, "mc", ("gamma", "n"), "Monte Carlo of
 
 def verify_mc(th: Theorem, orc: Oracle, res, *, deep: bool = False, seed: int = 0) -> None:
     """Compare an entry's closed form with a Monte Carlo oracle at a few points of its box."""
-    from .engine import _hyp_checker, _is_quantity, compile_expr, sampling_box
+    from .compile import compile_expr, sampling_box
+    from .compile import hyp_checker as _hyp_checker, is_quantity as _is_quantity
 
     if th.lhs is None or th.rhs is None or not isinstance(th.lhs, sp.Symbol) or not _is_quantity(th, th.lhs):
         res.evidence = Evidence(Verdict.UNCHECKED, None, f"oracle {orc.name} estimates a named quantity; this entry's lhs is not one")

@@ -39,68 +39,16 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import mpmath
 import numpy as np
 import sympy as sp
 
 from ..errors import InvalidParameterError, UnsupportedError
+from .registry import ORACLES, TRADEOFF_COMPANION, Oracle, get_oracle, register
 
 mp = mpmath.mp
-
-
-@dataclass(frozen=True)
-class Oracle:
-    """A named exact (or rigorously bracketed) evaluator of a true quantity."""
-
-    name: str
-    fn: Callable[..., Any]
-    shape: str  # "value" | "profile" | "mc"
-    params: tuple[str, ...]  # required keyword arguments
-    description: str
-    closed_form: str | None = None  # sympy text of the worst case in canonical symbols (value oracles)
-    reduction: str | None = None  # why the closed form is the worst case (human proof sketch)
-    bracket: Callable[..., tuple[Any, Any]] | None = None  # (lower, upper) rigorous-ish bracket
-    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    rtol: str | None = None  # relative tolerance of equality checks (quadrature oracles); None: exact
-    #: maps an entry onto (f_claim, f_true, relation, symbols[, default ranges]) or a reason string; used
-    #: instead of the generic value/profile mapping (see symdp.verify.composition)
-    mapper: Callable[..., Any] | None = None
-    #: the oracle's value in closed form: called with the same keyword arguments as ``fn``, given as SymPy
-    #: expressions, returns a SymPy expression (or None where no closed form applies).  It must be the
-    #: exact value (tests compare it with ``fn`` at random points; the engine re-checks it at sample points
-    #: before it uses it); the interval rung then certifies claims against it.
-    exact: Callable[..., Any] | None = None
-    exact_note: str | None = None  # why ``exact`` is the oracle's value (printed with proofs that use it)
-
-    def __call__(self, **kw: Any) -> Any:
-        return self.fn(**kw)
-
-    def accepts(self, names: set[str]) -> bool:
-        """True when every required parameter (or an alias of it) is among ``names``."""
-        for p in self.params:
-            if p in names:
-                continue
-            if any(a in names for a in self.aliases.get(p, ())):
-                continue
-            return False
-        return True
-
-
-ORACLES: dict[str, Oracle] = {}
-
-
-def register(oracle: Oracle) -> Oracle:
-    ORACLES[oracle.name] = oracle
-    return oracle
-
-
-def get_oracle(name: str) -> Oracle:
-    if name not in ORACLES:
-        raise UnsupportedError(f"no oracle named {name!r}; known: {sorted(ORACLES)}")
-    return ORACLES[name]
 
 
 def _mpf(x: Any) -> mpmath.mpf:
@@ -752,8 +700,6 @@ register(
     )
 )
 
-#: profile oracle -> trade-off oracle of the same mechanism (used for entries about alpha -> beta)
-TRADEOFF_COMPANION = {"gaussian_profile": "gaussian_tradeoff", "subsampled_gaussian_profile": "subsampled_gaussian_tradeoff"}
 
 
 __all__ = [
@@ -764,7 +710,3 @@ __all__ = [
     "subsampled_gaussian_tradeoff", "TRADEOFF_COMPANION", "gaussian_rdp", "Phi", "Phi_inv", "gaussian_profile_exact",
     "laplace_profile_exact", "gaussian_tradeoff_exact", "subsampled_gaussian_tradeoff_exact", "sgm_hockey_stick_exact",
 ]
-
-from . import montecarlo as _montecarlo  # noqa: E402,F401  (registers the Monte Carlo oracles)
-from . import composition as _composition  # noqa: E402,F401  (registers the composition mappers)
-from . import fdp as _fdp  # noqa: E402,F401  (registers the f-DP / GDP, moments-accountant and CLT mappers)

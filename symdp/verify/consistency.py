@@ -1,0 +1,158 @@
+r"""Consistency between verdicts (issue 12 item 3): an entry whose special case fails cannot HOLD.
+
+A *special case* of an entry G is an entry S whose every admissible point is also an admissible point of G
+with the same claim there.  Three sources of the relation:
+
+1. ``tags`` of S containing ``"special-case-of:<id of G>"`` (declared by the library encoder);
+2. a heterogeneous-steps entry ``X_sum`` (tag ``"heterogeneous"``) and the equal-steps entry ``X``: every
+   step ``(eps, delta)`` equal is a sequence of the general statement (``r_spread = 1`` in the verifier's
+   parametrisation of :mod:`symdp.verify.composition`);
+3. the same statement (lhs, relation, rhs, hypotheses, premises, conclusion, oracle) over a domain box that
+   lies inside G's box (a sub-box).
+
+Rule: when S is REFUTED or PARTIAL (a rigorous counterexample, re-confirmed in high precision or in exact
+arithmetic), a SUPPORTED or UNCHECKED G becomes REFUTED with rung ``consistency``; the counterexample is S's
+point (plus how S sits inside G).  A PROVED G is never downgraded by a numerical result: the contradiction is
+recorded in ``attempts`` (and :func:`apply_consistency` returns it) so that the encoding is re-read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+import sympy as sp
+
+from ..theorem import Evidence, Theorem, Verdict
+from .core import VerificationResult, cx_dict
+
+SPECIAL_TAG = "special-case-of:"
+_FAILED = (Verdict.REFUTED, Verdict.PARTIAL)
+_DOWNGRADABLE = (Verdict.SUPPORTED, Verdict.UNCHECKED)
+
+
+@dataclass(frozen=True)
+class SpecialCase:
+    """``special`` is a special case of ``general``; ``how`` says which points of the general entry it is, and
+    ``fixed`` the values of the general entry's extra parameters at those points."""
+
+    general: str
+    special: str
+    how: str
+    fixed: tuple[tuple[str, str], ...] = ()
+
+
+def _num(x: Any) -> float | None:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v
+
+
+def _box(th: Theorem) -> dict[str, tuple[float | None, float | None]]:
+    return {s.name: (_num(lo), _num(hi)) for s, lo, hi in th.domain}
+
+
+def _inside(inner: Mapping[str, tuple[float | None, float | None]], outer: Mapping[str, tuple[float | None, float | None]]) -> bool:
+    """Every range of ``outer`` contains ``inner``'s range of the same symbol (unbounded ends: None)."""
+    for name, (olo, ohi) in outer.items():
+        ilo, ihi = inner.get(name, (None, None))
+        if olo is not None and (ilo is None or ilo < olo):
+            return False
+        if ohi is not None and (ihi is None or ihi > ohi):
+            return False
+    return True
+
+
+def _statement_key(th: Theorem) -> tuple[Any, ...] | None:
+    if th.lhs is None or th.rhs is None:
+        return None
+    return (sp.srepr(th.lhs), th.relation, sp.srepr(th.rhs), tuple(sorted(sp.srepr(h) for h in th.hypotheses)),
+            repr(th.premises), repr(th.conclusion), th.oracle, th.kind)
+
+
+def special_cases(theorems: Iterable[Theorem]) -> list[SpecialCase]:
+    """Every (general, special) pair among ``theorems`` by the three rules of the module docstring."""
+    ths = list(theorems)
+    by_id = {t.id: t for t in ths}
+    out: list[SpecialCase] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(sc: SpecialCase) -> None:
+        if sc.general != sc.special and (sc.general, sc.special) not in seen and sc.general in by_id:
+            seen.add((sc.general, sc.special))
+            out.append(sc)
+
+    for t in ths:
+        for tag in t.tags:
+            if tag.startswith(SPECIAL_TAG):
+                add(SpecialCase(tag[len(SPECIAL_TAG):], t.id, f"declared by {t.id} (tag {tag!r})"))
+        if "heterogeneous" in t.tags and t.id.endswith("_sum") and t.id[: -len("_sum")] in by_id:
+            s = by_id[t.id[: -len("_sum")]]
+            if s.oracle and t.oracle and s.source.locator == t.source.locator:
+                add(SpecialCase(t.id, s.id, "all steps equal (eps_i = epsilon, delta_i = delta for every i)",
+                                (("r_spread", "1"),)))
+    groups: dict[tuple[Any, ...], list[Theorem]] = {}
+    for t in ths:
+        key = _statement_key(t)
+        if key is not None and t.domain:
+            groups.setdefault(key, []).append(t)
+    for members in groups.values():
+        for g in members:
+            for s in members:
+                if g is not s and _box(s) != _box(g) and _inside(_box(s), _box(g)):
+                    add(SpecialCase(g.id, s.id, "the same statement on a sub-box of the domain"))
+    return out
+
+
+def apply_consistency(results: list[VerificationResult], theorems: Iterable[Theorem],
+                      recorded: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
+    """Enforce "a general entry whose special case fails cannot hold" on ``results`` (in place).
+
+    ``recorded``: ledger rows (id -> row) for special cases not verified in this run.  Returns one line per
+    change or contradiction."""
+    res_by_id = {r.id: r for r in results}
+    notes: list[str] = []
+    for sc in special_cases(theorems):
+        g = res_by_id.get(sc.general)
+        if g is None:
+            continue
+        s = res_by_id.get(sc.special)
+        if s is not None:
+            s_verdict, s_cx, s_rung = s.verdict, s.counterexample, s.evidence.rung
+            s_claimed, s_actual = s.claimed, s.actual
+        elif recorded and sc.special in recorded:
+            row = recorded[sc.special]
+            s_verdict, s_cx, s_rung = Verdict(row["verdict"]), row.get("counterexample"), row.get("rung")
+            s_claimed, s_actual = row.get("claimed"), row.get("actual")
+        else:
+            continue
+        if s_verdict not in _FAILED or not s_cx:
+            continue
+        if g.verdict in _DOWNGRADABLE:
+            before = g.verdict
+            cx = dict(s_cx)
+            cx.update(dict(sc.fixed))
+            g.counterexample = cx
+            g.claimed, g.actual, g.margin = s_claimed, s_actual, None
+            g.region = None
+            g.attempts.append(f"consistency: was {before.value} ({g.evidence.detail[:160]})")
+            g.evidence = Evidence(
+                Verdict.REFUTED, "consistency",
+                f"its special case {sc.special} ({sc.how}) is {s_verdict.value} ({s_rung or 'numerical'} rung) with "
+                f"counterexample {dict(s_cx)}: claimed {s_claimed}, true {s_actual}; that point is a point of this "
+                f"entry" + (f" with {', '.join(f'{k} = {v}' for k, v in sc.fixed)}" if sc.fixed else "")
+                + f"; before this check the entry was {before.value}",
+                None, cx_dict(cx), g.evidence.cases,
+            )
+            notes.append(f"{sc.general}: {before.value} -> REFUTED (special case {sc.special} is {s_verdict.value})")
+        elif g.verdict is Verdict.PROVED:
+            msg = (f"consistency: special case {sc.special} ({sc.how}) is {s_verdict.value} at {dict(s_cx)} while this "
+                   f"entry is PROVED ({g.evidence.detail[:120]}): re-read both encodings and the special-case relation")
+            g.attempts.append(msg)
+            notes.append(f"{sc.general}: PROVED but special case {sc.special} is {s_verdict.value} (kept; flagged)")
+    return notes
+
+
+__all__ = ["SpecialCase", "SPECIAL_TAG", "special_cases", "apply_consistency"]

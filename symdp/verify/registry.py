@@ -1,0 +1,72 @@
+r"""The oracle registry: the :class:`Oracle` type, :func:`register` and lookup.
+
+It imports none of the oracles.  Oracle modules (:mod:`~symdp.verify.oracles`,
+:mod:`~symdp.verify.composition`, :mod:`~symdp.verify.fdp`, :mod:`~symdp.verify.montecarlo`,
+:mod:`~symdp.verify.oracles_accounting`, ...) import this module and register into it; the package
+(:mod:`symdp.verify`) imports the oracle modules, so the registry is full once ``symdp.verify`` is imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import UnsupportedError
+
+@dataclass(frozen=True)
+class Oracle:
+    """A named exact (or rigorously bracketed) evaluator of a true quantity."""
+
+    name: str
+    fn: Callable[..., Any]
+    shape: str  # "value" | "profile" | "mc"
+    params: tuple[str, ...]  # required keyword arguments
+    description: str
+    closed_form: str | None = None  # sympy text of the worst case in canonical symbols (value oracles)
+    reduction: str | None = None  # why the closed form is the worst case (human proof sketch)
+    bracket: Callable[..., tuple[Any, Any]] | None = None  # (lower, upper) rigorous-ish bracket
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    rtol: str | None = None  # relative tolerance of equality checks (quadrature oracles); None: exact
+    #: maps an entry onto (f_claim, f_true, relation, symbols[, default ranges]) or a reason string; used
+    #: instead of the generic value/profile mapping (see symdp.verify.composition)
+    mapper: Callable[..., Any] | None = None
+    #: the oracle's value in closed form: called with the same keyword arguments as ``fn``, given as SymPy
+    #: expressions, returns a SymPy expression (or None where no closed form applies).  It must be the
+    #: exact value (tests compare it with ``fn`` at random points; the engine re-checks it at sample points
+    #: before it uses it); the interval rung then certifies claims against it.
+    exact: Callable[..., Any] | None = None
+    exact_note: str | None = None  # why ``exact`` is the oracle's value (printed with proofs that use it)
+
+    def __call__(self, **kw: Any) -> Any:
+        return self.fn(**kw)
+
+    def accepts(self, names: set[str]) -> bool:
+        """True when every required parameter (or an alias of it) is among ``names``."""
+        for p in self.params:
+            if p in names:
+                continue
+            if any(a in names for a in self.aliases.get(p, ())):
+                continue
+            return False
+        return True
+
+
+ORACLES: dict[str, Oracle] = {}
+
+
+def register(oracle: Oracle) -> Oracle:
+    ORACLES[oracle.name] = oracle
+    return oracle
+
+
+def get_oracle(name: str) -> Oracle:
+    if name not in ORACLES:
+        raise UnsupportedError(f"no oracle named {name!r}; known: {sorted(ORACLES)}")
+    return ORACLES[name]
+
+
+#: profile oracle -> trade-off oracle of the same mechanism (used for entries about alpha -> beta)
+TRADEOFF_COMPANION = {"gaussian_profile": "gaussian_tradeoff", "subsampled_gaussian_profile": "subsampled_gaussian_tradeoff"}
+
+
+__all__ = ["Oracle", "ORACLES", "register", "get_oracle", "TRADEOFF_COMPANION"]

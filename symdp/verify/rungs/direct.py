@@ -1,0 +1,54 @@
+r"""A closed-form claim ``lhs rel rhs`` (no oracle) up the ladder: symbolic, then the numerical search (cheap;
+finds counterexamples before proofs of false claims are tried), exact equality for strict claims, Z3, interval."""
+
+from __future__ import annotations
+
+
+from ...theorem import Evidence, Theorem, Verdict
+from ..compile import compile_expr, hyp_checker, sampling_box
+from ..core import BUDGET, REFINE, VerificationResult
+from ..search import find_counterexample
+from .interval import interval_rung
+from .numerical import fill_from_search, strict_equality
+from .smt import z3_rung
+from .symbolic import symbolic_identity, symbolic_sign
+
+def verify_direct(th: Theorem, res: VerificationResult, deep: bool, seed: int) -> None:
+    lhs, rel, rhs = th.lhs, th.relation, th.rhs
+    if rel in ("==",):
+        if symbolic_identity(lhs, rhs):
+            res.evidence = Evidence(Verdict.PROVED, "symbolic", "SymPy: lhs - rhs simplifies to 0")
+            return
+        res.attempts.append("symbolic: difference did not simplify to 0")
+        if z3_rung(th, lhs, "==", rhs, res):
+            return
+    else:
+        if symbolic_sign(lhs, rel, rhs):
+            detail = f"SymPy: the sign of the difference follows from the symbols' assumptions ({rel})"
+            cert = None
+            if z3_rung(th, lhs, rel, rhs, res, timeout_s=5.0):  # a replayable certificate as well
+                cert = res.evidence.certificate
+                detail += "; also " + res.evidence.detail
+            res.evidence = Evidence(Verdict.PROVED, "symbolic", detail, cert)
+            return
+        res.attempts.append("symbolic: sign not decided")
+    # numerical search first (cheap, finds counterexamples before trying proofs of false claims)
+    syms = set(lhs.free_symbols) | set(rhs.free_symbols) | {s for h in th.hypotheses for s in h.free_symbols}
+    box, own = sampling_box(th, syms)
+    n = BUDGET["default"][1 if deep else 0]
+    fc, ft, hc = compile_expr(rhs), compile_expr(lhs), hyp_checker(th.hypotheses)
+    sr = find_counterexample(fc, ft, box, relation=rel, n=n, seed=seed, constraint=hc, refine=REFINE["default"][1 if deep else 0])
+    fill_from_search(res, sr, box, "lhs", None, own, region_fns=(fc, ft, rel, hc))
+    if res.evidence.verdict is not Verdict.SUPPORTED or rel == "==":
+        return
+    if rel in ("<", ">") and strict_equality(th, lhs, rhs, box, fc, ft, res):
+        return
+    supported = res.evidence
+    if z3_rung(th, lhs, rel, rhs, res):
+        return
+    if interval_rung(th, lhs, rel, rhs, res, time_limit_s=30.0 if deep else 12.0, max_leaves=20000 if deep else 3000):
+        return
+    res.evidence = supported
+
+
+__all__ = ["verify_direct"]

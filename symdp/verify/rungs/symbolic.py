@@ -1,0 +1,155 @@
+r"""Rung 1: SymPy proves an identity (the difference simplifies to 0), the sign of a difference under the symbols'
+assumptions, or an asymptotic expansion (the remainder ratio has a finite limit).
+
+A symbolic result is never overridden by a numerical one: a SymPy limit that says the remainder ratio diverges
+is confirmed numerically before it refutes, and where the numbers seem to settle against it the entry stays
+UNCHECKED (never SUPPORTED).
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import sympy as sp
+
+from ...theorem import Evidence, Theorem, Verdict
+from ..compile import compile_expr, elementary, sampling_box
+from ..core import Timeout, VerificationResult, time_limit
+
+def symbolic_identity(lhs: sp.Expr, rhs: sp.Expr, seconds: float = 8.0) -> bool:
+    try:
+        with time_limit(seconds):
+            d = sp.simplify(elementary(lhs) - elementary(rhs))
+            if d == 0:
+                return True
+            d2 = sp.simplify(d.rewrite(sp.exp))
+            if d2 == 0:
+                return True
+            if d.has(sp.erfc, sp.erfinv):  # erfinv(1 - erfc(x)) = x needs erfc written as 1 - erf
+                return sp.simplify(d.rewrite(sp.erf)) == 0
+            return False
+    except Timeout:
+        return False
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def symbolic_sign(lhs: sp.Expr, relation: str, rhs: sp.Expr, seconds: float = 8.0) -> bool:
+    """SymPy's assumption system proves the sign of the (simplified, factored) difference."""
+    d = (rhs - lhs) if relation in ("<=", "<") else (lhs - rhs)
+    strict = relation in ("<", ">")
+    try:
+        with time_limit(seconds):
+            for cand in (d, sp.factor(sp.simplify(d))):
+                r = cand.is_positive if strict else cand.is_nonnegative
+                if r:
+                    return True
+    except Timeout:
+        return False
+    except Exception:  # noqa: BLE001
+        return False
+    return False
+
+
+def _expansion_ratios(th: Theorem) -> list[tuple[str, mpmath.mpf]] | None:
+    """|lhs - rhs| / |remainder| along var -> point (other symbols at their domain's geometric middle)."""
+    ex = th.expansion
+    v = ex.var
+    others = (set(th.lhs.free_symbols) | set(th.rhs.free_symbols)) - {v}
+    box, _ = sampling_box(th, others)
+    base: dict[str, str] = {}
+    for nm, (lo, hi) in box.ranges.items():
+        mid = math.sqrt(lo * hi) if lo > 0 and hi / lo > 50 else (lo + hi) / 2
+        base[nm] = box.fmt(nm, mid)
+    p0 = sp.sympify(ex.point)
+    if p0 in (sp.oo,):
+        seq = [sp.Integer(10) ** k for k in (2, 4, 6, 8, 10, 12, 16, 20, 30)]
+        rem = v ** (-ex.order)
+    elif p0.is_number:
+        seq = [p0 + sp.Integer(10) ** (-k) for k in (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 30)]
+        rem = (v - p0) ** ex.order
+    else:
+        return None
+    f = compile_expr(sp.Abs(th.lhs - th.rhs) / sp.Abs(rem))
+    out = []
+    with mpmath.workdps(150):
+        for val in seq:
+            pt = {k: mpmath.mpf(x) for k, x in base.items()}
+            pt[v.name] = mpmath.mpf(str(sp.N(val, 160)))
+            out.append((sp.sstr(val), f(pt)))
+    return out
+
+
+def verify_expansion(th: Theorem, res: VerificationResult) -> None:
+    from ...asymptotics import check_expansion
+
+    try:
+        with time_limit(20):
+            ok, lim = check_expansion(th)
+    except Timeout:
+        ok, lim = None, None
+    ex = th.expansion
+    if ok:
+        res.evidence = Evidence(Verdict.PROVED, "symbolic", f"(lhs - rhs)/remainder -> {sp.sstr(lim)} (finite) as {ex.var} -> {ex.point}")
+        return
+    try:
+        ratios = _expansion_ratios(th)
+    except Exception as exc:  # noqa: BLE001
+        ratios = None
+        res.attempts.append(f"numeric expansion check failed: {type(exc).__name__}: {exc}")
+    sym_txt = f"SymPy: (lhs - rhs)/remainder -> {sp.sstr(lim)}" if lim is not None else "SymPy limit timed out"
+    tab = ", ".join(f"{k}: {mpmath.nstr(r, 4)}" for k, r in ratios) if ratios else ""
+    vals = [r for _, r in ratios] if ratios else []
+    growing = bool(vals) and all(b > a * 2 for a, b in zip(vals, vals[1:])) and vals[-1] > 100 * vals[0]
+    if lim is not None and infinite_limit(lim):
+        # a symbolic result: decisive, never overridden by the numbers (which may still be pre-asymptotic)
+        res.actual = sp.sstr(lim)
+        num_txt = (f"; at 150 digits |lhs - rhs|/|remainder| along {ex.var} -> {ex.point} at one point of the other "
+                   f"parameters: {tab}" if tab else "")
+        agree = ("" if not tab else " (the numbers grow too)" if growing or (vals[-1] > 100 * vals[0]) else
+                 " (the sampled sequence has not left the pre-asymptotic regime; the symbolic limit decides, a "
+                 "numerical check never overrides it)")
+        res.evidence = Evidence(
+            Verdict.REFUTED, "symbolic",
+            f"{sym_txt} (infinite) as {ex.var} -> {ex.point}: the remainder is not O(order {ex.order}){num_txt}{agree}",
+        )
+        return
+    if ratios:
+        res.actual = sp.sstr(lim) if lim is not None else None
+        if growing:
+            res.evidence = Evidence(
+                Verdict.REFUTED, "numerical",
+                f"{sym_txt}; at 150 digits |lhs - rhs|/|remainder| grows without bound as {ex.var} -> {ex.point} ({tab}): "
+                f"the remainder is not O(order {ex.order})",
+            )
+            return
+        settled = vals[-1] > 0 and abs(vals[-1] - vals[-2]) <= mpmath.mpf("0.05") * abs(vals[-1]) and mpmath.isfinite(vals[-1])
+        if settled:
+            res.evidence = Evidence(
+                Verdict.SUPPORTED, "numerical",
+                f"at 150 digits |lhs - rhs|/|remainder| settles as {ex.var} -> {ex.point} ({tab}) at one point of the other "
+                f"parameters; {sym_txt}", None, None, len(vals),
+            )
+            return
+        res.evidence = Evidence(Verdict.UNCHECKED, None, f"{sym_txt} (not decided), and the ratio does not clearly diverge numerically ({tab})")
+        return
+    res.evidence = Evidence(Verdict.UNCHECKED, None, f"{sym_txt}; no numerical confirmation")
+
+
+def infinite_limit(lim: sp.Basic) -> bool:
+    """True when SymPy's limit is definitely infinite (``oo``, ``-oo``, ``zoo``, ``oo*sign(...)`` with a
+    nonzero factor)."""
+    lim = sp.sympify(lim)
+    if lim.is_finite:
+        return False
+    if lim in (sp.oo, -sp.oo, sp.zoo) or lim.is_infinite:
+        return True
+    if lim.has(sp.oo, -sp.oo, sp.zoo) and not lim.has(sp.nan, sp.AccumBounds):
+        rest = lim.subs({sp.oo: 1, -sp.oo: -1, sp.zoo: 1})
+        return bool(rest.is_nonzero) or isinstance(lim, sp.Mul) and all(
+            a.is_nonzero or isinstance(a, sp.sign) or a in (sp.oo, -sp.oo, sp.zoo) for a in lim.args)
+    return False
+
+
+__all__ = ["symbolic_identity", "symbolic_sign", "verify_expansion", "infinite_limit"]
