@@ -12,6 +12,7 @@ import sys
 
 import click
 
+from ._clierrors import OneLineErrors
 from .errors import SymdpError, UnknownTheoremError
 
 #: subcommand name -> "module:attribute" of a click.Command
@@ -25,7 +26,7 @@ LAZY = {
 }
 
 
-class LazyGroup(click.Group):
+class LazyGroup(OneLineErrors):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(LAZY))
 
