@@ -23,10 +23,11 @@ import subprocess
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from ._version import __version__
 
-__all__ = ["provenance"]
+__all__ = ["kernel_hashes", "provenance"]
 
 _GIT_TIMEOUT_S = 5.0
 
@@ -39,9 +40,9 @@ def provenance() -> dict[str, str | bool]:
     - ``symdp_version``: ``symdp.__version__`` (stated once, in ``symdp/_version.py``);
     - ``generated_manifest_sha256``: SHA-256 of ``generated/MANIFEST.json`` (which maps every
       library entry to its kernels and the hash of the source expression they compile);
-    - ``generated_sha256``: SHA-256 over the names and bytes of every generated file
-      (``MANIFEST.json`` and the numpy/torch/mpmath kernel modules), in name order, so a
-      kernel edited by hand after ``symdp codegen`` changes it too;
+    - ``generated_sha256``: the ``combined`` hash of :func:`kernel_hashes` (every generated
+      file: ``MANIFEST.json``, the accountants' data file, the numpy/torch/mpmath kernel
+      modules), so a kernel edited by hand after ``symdp codegen`` changes it too;
     - ``git_commit`` and ``git_dirty`` (tracked files modified): only when symdp runs from
       a git checkout and ``git`` answers within a few seconds; absent otherwise (an
       installed wheel has no commit to report).
@@ -60,29 +61,38 @@ def _provenance() -> tuple[tuple[str, str | bool], ...]:
     return tuple(out.items())
 
 
-def _generated_hashes() -> dict[str, str]:
+def kernel_hashes() -> dict[str, Any]:
+    r"""SHA-256 of every generated file and a combined hash of them all.
+
+    Returns ``{"files": {name: sha256}, "combined": sha256 | None}`` over the files of
+    ``symdp.generated`` that ``symdp codegen`` writes (``MANIFEST.json``, the accountants' data
+    file and the kernel modules: every ``*.py`` and ``*.json`` except ``__init__.py``), in name
+    order; ``combined`` is the SHA-256 of the lines ``"<name>:<sha256>\n"``.  Empty files and
+    ``None`` when the generated package is absent.  (The DP-SGD certificate records exactly this.)
+    """
     try:
         root = resources.files("symdp.generated")
         files = sorted(
             (f for f in root.iterdir() if f.is_file() and _is_generated(f.name)), key=lambda f: f.name
         )
+        out = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
     except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
-        return {"generated_manifest_sha256": "missing", "generated_sha256": "missing"}
-    tree = hashlib.sha256()
-    manifest = "missing"
-    for f in files:
-        data = f.read_bytes()
-        if f.name == "MANIFEST.json":
-            manifest = hashlib.sha256(data).hexdigest()
-        tree.update(f.name.encode() + b"\0" + hashlib.sha256(data).digest())
-    return {"generated_manifest_sha256": manifest, "generated_sha256": tree.hexdigest()}
+        return {"files": {}, "combined": None}
+    combined = hashlib.sha256("".join(f"{k}:{v}\n" for k, v in out.items()).encode()).hexdigest() if out else None
+    return {"files": out, "combined": combined}
+
+
+def _generated_hashes() -> dict[str, str]:
+    h = kernel_hashes()
+    files: dict[str, str] = h["files"]
+    return {
+        "generated_manifest_sha256": files.get("MANIFEST.json", "missing"),
+        "generated_sha256": h["combined"] or "missing",
+    }
 
 
 def _is_generated(name: str) -> bool:
-    # the files `symdp codegen` writes (symdp.codegen.generate: MANIFEST.json and <backend>_<module>.py)
-    return name == "MANIFEST.json" or (
-        name.endswith(".py") and name.split("_", 1)[0] in ("numpy", "torch", "mpmath")
-    )
+    return name.endswith((".py", ".json")) and name != "__init__.py"
 
 
 def _git() -> dict[str, str | bool]:

@@ -53,6 +53,9 @@ def test_tree_hash_sees_a_hand_edited_kernel(tmp_path, monkeypatch):
     assert after["generated_sha256"] != before["generated_sha256"]
     (tmp_path / "notes.txt").write_text("not a generated file")
     assert prov_mod._generated_hashes() == after
+    files = prov_mod.kernel_hashes()["files"]
+    assert set(files) == {f.name for f in tmp_path.iterdir() if f.suffix in (".py", ".json")} - {"__init__.py"}
+    assert files[kern.name] == hashlib.sha256(kern.read_bytes()).hexdigest()
     (tmp_path / "MANIFEST.json").unlink()
     assert prov_mod._generated_hashes()["generated_manifest_sha256"] == "missing"
 
