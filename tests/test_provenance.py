@@ -72,3 +72,43 @@ def test_provenance_imports_without_sympy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def _expected() -> dict:
+    p = symdp.provenance()
+    assert p["generated_sha256"] == prov_mod.kernel_hashes()["combined"]
+    return p
+
+
+def test_ledger_records_provenance(tmp_path):
+    import json
+
+    from symdp.verify.ledger import load_ledger_file, write_ledger
+
+    write_ledger([], full=True, root=tmp_path)
+    data = json.loads((tmp_path / "ledger.json").read_text())
+    assert data["provenance"] == _expected()
+    assert load_ledger_file(tmp_path) == {}
+
+
+def test_audit_report_records_provenance(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from symdp.cli import main
+
+    res = CliRunner().invoke(main, ["audit", "bu2020.mnist_fig4_top", "--no-plots", "--quick", "--out", str(tmp_path)])
+    assert res.exit_code in (0, 1), res.output
+    meta = json.loads((tmp_path / "audit.json").read_text())["meta"]
+    assert meta["provenance"] == _expected() and meta["symdp"] == symdp.__version__
+
+
+def test_certificate_records_provenance():
+    from symdp.certify.certificate import versions
+    from symdp.certify.schema import SCHEMA
+
+    v = versions()
+    assert v["provenance"] == _expected()
+    assert v["kernels"]["combined"] == v["provenance"]["generated_sha256"]
+    assert SCHEMA["properties"]["versions"].get("additionalProperties", True) is True

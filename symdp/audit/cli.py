@@ -84,10 +84,11 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
     except SymdpError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    from .. import __version__
+    from .. import __version__, provenance
 
     meta = {
         "symdp": __version__,
+        "provenance": provenance(),  # symdp version, generated-kernel hashes, git commit (uniform across artefacts)
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "claims": len(results),
         "mode": "quick (ledger reuse)" if quick else ("deep" if deep else "default"),

@@ -87,7 +87,10 @@ def write_ledger(results: list, *, full: bool, root: Path | None = None) -> Path
         old[r.id] = r.ledger_entry()
     order = [r.id for r in results] if full else list(old)
     entries = [old[i] for i in order]
-    (root / "ledger.json").write_text(json.dumps({"version": LEDGER_VERSION, "entries": entries}, indent=1) + "\n")
+    from .._provenance import provenance  # symdp version, generated-kernel hashes, git commit (uniform across artefacts)
+
+    payload = {"version": LEDGER_VERSION, "provenance": provenance(), "entries": entries}
+    (root / "ledger.json").write_text(json.dumps(payload, indent=1) + "\n")
     (root / "LEDGER.md").write_text(ledger_markdown(entries))
     load_ledger.cache_clear()
     return root / "ledger.json"
