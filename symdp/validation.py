@@ -123,8 +123,7 @@ class RealParam(click.ParamType):
 
     @property
     def range(self) -> str:
-        rng = _fmt_range(self.lo, self.hi, self.lo_open, self.hi_open or (self.hi is None and not self.allow_inf))
-        return rng + ("" if self.allow_inf or self.hi is not None else ", finite")
+        return _fmt_range(self.lo, self.hi, self.lo_open, self.hi_open or (self.hi is None and not self.allow_inf))
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
         return "REAL"

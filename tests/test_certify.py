@@ -339,7 +339,7 @@ def test_cli_from_hparams_and_ledger(tmp_path):
     assert r.exit_code != 0 and "--sample-rate" in r.output
     r = CliRunner().invoke(main, ["certify", "--from-hparams", "--sample-rate", "0", "--n", "10",
                                   "--out", str(tmp_path / "d")])
-    assert r.exit_code == 2 and "sample_rate" in r.output
+    assert r.exit_code == 2 and "--sample-rate" in r.output and len(r.output.strip().splitlines()) == 1
 
 
 def test_cli_trains_a_tiny_run(tmp_path):
