@@ -15,7 +15,6 @@ Two entry points:
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import math
 import platform
 from dataclasses import dataclass, field
@@ -32,18 +31,11 @@ from .schema import SCHEMA_ID, validate
 
 # --------------------------------------------------------------------------- provenance
 def kernel_hashes() -> dict:
-    """sha256 of every generated kernel file (``symdp.generated``) and a combined hash of them all."""
-    try:
-        from importlib import resources
+    """sha256 of every generated kernel file (``symdp.generated``) and a combined hash of them all
+    (the one copy lives in :func:`symdp._provenance.kernel_hashes`)."""
+    from .._provenance import kernel_hashes as _kernel_hashes
 
-        root = resources.files("symdp.generated")
-        files = sorted((p for p in root.iterdir() if p.name.endswith((".py", ".json")) and p.name != "__init__.py"),
-                       key=lambda p: p.name)
-    except (ModuleNotFoundError, FileNotFoundError):
-        return {"files": {}, "combined": None}
-    out = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
-    comb = hashlib.sha256("".join(f"{k}:{v}\n" for k, v in out.items()).encode()).hexdigest() if out else None
-    return {"files": out, "combined": comb}
+    return _kernel_hashes()
 
 
 def versions() -> dict:
@@ -57,6 +49,7 @@ def versions() -> dict:
     except ImportError:  # hparams mode works without torch
         v["torch"] = None
     v["kernels"] = kernel_hashes()
+    v["provenance"] = symdp.provenance()  # symdp version, generated-kernel hashes, git commit (uniform across artefacts)
     return v
 
 
@@ -125,10 +118,26 @@ def certify_hparams(*, noise_multiplier: float, sample_rate: float, steps: int, 
                           train_error=train_error)
 
 
-def _check(name: str, lhs: float | None, rhs: float | None, detail: str) -> dict:
+def _check(name: str, lhs: float | None, rhs: float | None, detail: str, *, applies: bool = True) -> dict:
+    """One measured-vs-certified check.  ``passed`` is None (rendered "not applicable" / "not evaluated") when
+    the certified side comes from a route whose hypotheses fail for this run, or a side is missing: a bound
+    that does not apply can neither pass nor fail."""
+    if not applies:
+        return dict(name=name, passed=None, lhs=None if lhs is None else float(lhs), rhs=None if rhs is None else float(rhs),
+                    gap=None, detail="not applicable: " + detail)
     if lhs is None or rhs is None:
         return dict(name=name, passed=None, lhs=lhs, rhs=rhs, gap=None, detail=detail + " (not evaluated: a side is missing)")
     return dict(name=name, passed=bool(lhs <= rhs), lhs=float(lhs), rhs=float(rhs), gap=float(rhs - lhs), detail=detail)
+
+
+#: an empirical epsilon lower bound at or below this is uninformative (the attack did not beat chance)
+UNINFORMATIVE_EPS = 1e-3
+
+
+def uninformative_audit(audit: dict | None) -> bool:
+    """True when the MIA audit's epsilon lower bound says nothing (at most :data:`UNINFORMATIVE_EPS`):
+    the attack did not separate members from non-members at the stated confidence."""
+    return audit is not None and (audit.get("epsilon_lower") is None or audit["epsilon_lower"] <= UNINFORMATIVE_EPS)
 
 
 def empirical_checks(cert: dict, empirical: dict) -> list[dict]:
@@ -138,20 +147,22 @@ def empirical_checks(cert: dict, empirical: dict) -> list[dict]:
     audit = empirical.get("audit")
     upper = cert["privacy"]["epsilon_upper"]
     if audit is not None:
+        note = (" [uninformative: the empirical lower bound is ~0, the attack did not beat chance at this confidence; "
+                "the check cannot detect an invalid certificate]" if uninformative_audit(audit) else "")
         checks.append(_check(
             "empirical epsilon lower bound <= certified epsilon upper bound", audit["epsilon_lower"], upper,
             f"MIA audit ({audit['evaluation_canaries']} evaluation canaries, confidence {1 - audit['alpha']:.2f}) vs "
-            f"{cert['privacy']['epsilon_upper_from']} accountant at delta={cert['privacy']['delta']:.3g}"))
+            f"{cert['privacy']['epsilon_upper_from']} accountant at delta={cert['privacy']['delta']:.3g}" + note))
     for g in cert["generalization"]:
         if g["bound"] is None:
             continue
-        qual = "" if g["applies"] else " [route does not apply to this run: reference only]"
+        why = "" if g["applies"] else f"the route's hypotheses fail for this run ({g['reason']}); bound shown for reference only"
         if g["bound_kind"] == "gap":
             checks.append(_check(f"measured test-train error gap (absolute) <= {g['name']}", empirical["error_gap"], g["bound"],
-                                 "test error estimates the population risk" + qual))
+                                 why or "test error estimates the population risk", applies=g["applies"]))
         else:
             checks.append(_check(f"measured test error <= {g['name']}", empirical["test_error"], g["bound"],
-                                 "test error estimates the population risk" + qual))
+                                 why or "test error estimates the population risk", applies=g["applies"]))
     return checks
 
 
@@ -291,9 +302,9 @@ def _plots(cert: dict, outdir: Path) -> list[str]:
         if a:
             ax.plot([a["fpr"]], [a["tpr"]], "o", color="C3", label="loss-threshold MIA (canaries)")
             ax.plot([a["fpr_upper"]], [a["tpr_lower"]], "x", color="C3", label="(FPR upper, TPR lower), CP")
-        ax.set_xlabel("false-positive rate")
-        ax.set_ylabel("true-positive rate")
-        ax.set_title("membership inference: certified limit")
+        ax.set_xlabel("attack false-positive rate (FPR)")
+        ax.set_ylabel("attack true-positive rate (TPR)")
+        ax.set_title("membership inference: largest TPR the certificate allows", fontsize=9)
         ax.legend(fontsize=7, loc="lower right")
         fig.tight_layout()
         fig.savefig(outdir / "tradeoff.png", dpi=120)
@@ -307,8 +318,9 @@ def _plots(cert: dict, outdir: Path) -> list[str]:
         tight = cert["privacy"]["accountants"]["tight"]
         if tight["available"]:
             ax.axhline(tight["epsilon"], ls="--", color="C2", label="tight accountant, final")
-        ax.set_xlabel("step")
-        ax.set_ylabel(f"epsilon at delta={cert['privacy']['delta']:.1g}")
+        ax.set_xlabel("training step")
+        ax.set_ylabel(f"ε at δ = {cert['privacy']['delta']:.1g} (nats)")
+        ax.set_title("privacy spent during training (odometer)", fontsize=9)
         ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(outdir / "epsilon.png", dpi=120)
@@ -323,13 +335,24 @@ def _plots(cert: dict, outdir: Path) -> list[str]:
         ax.hist(cl["member"], bins=bins, alpha=0.6, label="canary in training set")
         if emp.get("audit"):
             ax.axvline(emp["audit"]["threshold"], color="k", ls=":", label="attack threshold")
-        ax.set_xlabel("cross-entropy loss")
+        ax.set_xlabel("canary cross-entropy loss (nats)")
+        ax.set_ylabel("number of canaries")
+        ax.set_title("loss-threshold attack on the canaries", fontsize=9)
         ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(outdir / "canaries.png", dpi=120)
         plt.close(fig)
         names.append("canaries.png")
     return names
+
+
+def check_result(c: dict) -> str:
+    """``passed`` / ``FAILED`` / ``not applicable`` / ``not evaluated`` for a check; an uninformative pass says so."""
+    if c["passed"] is None:
+        return "not applicable" if c["detail"].startswith("not applicable") else "not evaluated"
+    if not c["passed"]:
+        return "**FAILED**"
+    return "passed (uninformative)" if "[uninformative" in c["detail"] else "passed"
 
 
 def to_markdown(cert: dict, images: Sequence[str] = ()) -> str:
@@ -354,17 +377,21 @@ def to_markdown(cert: dict, images: Sequence[str] = ()) -> str:
     if cert["tradeoff"]:
         t = cert["tradeoff"]
         L += ["## Membership-inference trade-off", "",
-              "Largest attack TPR the guarantee allows: TPR <= min(1, e^eps FPR + delta, 1 - e^-eps (1 - delta - FPR)).", "",
+              "Largest attack TPR the guarantee allows:", "",
+              r"$$ \mathrm{TPR} \le \min\left\{1,\; e^{\varepsilon}\,\mathrm{FPR} + \delta,\; "
+              r"1 - e^{-\varepsilon}\left(1 - \delta - \mathrm{FPR}\right)\right\} $$", "",
               "| FPR | max TPR |", "|---|---|"]
         for f in (0.001, 0.01, 0.05, 0.1, 0.5):
             L.append(f"| {f} | {_fmt(float(_privacy.tradeoff_tpr(f, t['epsilon'], t['delta'])))} |")
         L.append("")
-    L += ["## Generalization bounds", "", "| route | theorems (verdict) | applies | confidence | bound | why |",
-          "|---|---|---|---|---|---|"]
+    L += ["## Generalization bounds", "", "A route whose hypotheses fail for this run is **not applicable**: its number "
+          "is shown for reference only and is not a guarantee.", "",
+          "| route | theorems (verdict) | applies | confidence | bound | why |", "|---|---|---|---|---|---|"]
     for g in cert["generalization"]:
         ths = ", ".join(f"`{i}` ({s})" for i, s in g["status"].items()) or "none"
-        L.append(f"| {_fmt(g['name'])} | {ths} | {_fmt(g['applies'])} | {_fmt(g['confidence'])} | "
-                 f"{_fmt(g['bound'])} ({g['bound_kind']}) | {_fmt(g['reason'])} |")
+        ap = "yes" if g["applies"] else "**not applicable**"
+        bd = f"{_fmt(g['bound'])} ({g['bound_kind']})" + ("" if g["applies"] or g["bound"] is None else ", reference only")
+        L.append(f"| {_fmt(g['name'])} | {ths} | {ap} | {_fmt(g['confidence'])} | {bd} | {_fmt(g['reason'])} |")
     L.append(f"\nBounded loss: {_bounds.ZERO_ONE}.\n")
     emp = cert.get("empirical")
     if emp:
@@ -376,10 +403,13 @@ def to_markdown(cert: dict, images: Sequence[str] = ()) -> str:
             L += ["", "### Membership-inference audit", "", a["method"] + ".", "",
                   f"- canaries: {a['num_canaries']} ({a['members']} members); evaluation half {a['evaluation_canaries']}",
                   f"- TPR {a['tpr']:.3f} (lower {a['tpr_lower']:.3f}), FPR {a['fpr']:.3f} (upper {a['fpr_upper']:.3f})",
-                  f"- empirical epsilon lower bound: **{a['epsilon_lower']:.3f}** (confidence {1 - a['alpha']:.2f})", ""]
-        L += ["### Checks", "", "| check | measured | certified | margin | passed | detail |", "|---|---|---|---|---|---|"]
+                  f"- empirical epsilon lower bound: **{a['epsilon_lower']:.3f}** (confidence {1 - a['alpha']:.2f})"
+                  + (" **uninformative**: the attack did not beat chance at this confidence, so this lower bound says "
+                     "nothing about the certificate's tightness and cannot catch an invalid one" if uninformative_audit(a)
+                     else ""), ""]
+        L += ["### Checks", "", "| check | measured | certified | margin | result | detail |", "|---|---|---|---|---|---|"]
         for c in emp["checks"]:
-            L.append(f"| {_fmt(c['name'])} | {_fmt(c['lhs'])} | {_fmt(c['rhs'])} | {_fmt(c['gap'])} | {_fmt(c['passed'])} | "
+            L.append(f"| {_fmt(c['name'])} | {_fmt(c['lhs'])} | {_fmt(c['rhs'])} | {_fmt(c['gap'])} | {check_result(c)} | "
                      f"{_fmt(c['detail'])} |")
         L.append("")
     for im in images:
@@ -423,6 +453,11 @@ def to_html(markdown: str, outdir: Path, images: Sequence[str]) -> str:
             in_table = False
         if line.startswith("!["):
             continue
+        if line.startswith("$$") and line.rstrip().endswith("$$") and len(line.strip()) > 4:
+            from ..audit.report import math_html
+
+            body.append(math_html(line.strip()[2:-2].strip()))
+            continue
         if line.startswith("#"):
             lvl = len(line) - len(line.lstrip("#"))
             body.append(f"<h{lvl}>{esc(line.lstrip('#').strip())}</h{lvl}>")
@@ -434,7 +469,7 @@ def to_html(markdown: str, outdir: Path, images: Sequence[str]) -> str:
         body.append("</table>")
     for im in images:
         data = base64.b64encode((outdir / im).read_bytes()).decode()
-        body.append(f'<img alt="{im}" src="data:image/png;base64,{data}">')
+        body.append(f'<img class="plot" alt="{html.escape(im)}" src="data:image/png;base64,{data}">')
     style = ("body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse;margin:8px 0}"
              "td,th{border:1px solid #bbb;padding:3px 6px;font-size:13px;vertical-align:top}img{margin:6px}")
     return f"<!doctype html><html><head><meta charset='utf-8'><title>symdp certificate</title><style>{style}</style></head><body>{''.join(body)}</body></html>"
@@ -458,5 +493,20 @@ def write_report(cert: dict, outdir: str | Path) -> dict[str, Path]:
     return {k: Path(outdir) / v for k, v in names.items()}
 
 
-__all__ = ["RunConfig", "certify_hparams", "certify_ledger", "empirical_checks", "kernel_hashes", "run", "versions",
-           "write_report"]
+class CertificateReport:
+    """A certificate for notebooks: ``CertificateReport(cert)`` renders as HTML (``_repr_html_``) and Markdown."""
+
+    def __init__(self, cert: dict) -> None:
+        validate(cert)
+        self.cert = cert
+
+    def _repr_markdown_(self) -> str:
+        return to_markdown(self.cert)
+
+    def _repr_html_(self) -> str:
+        page = to_html(to_markdown(self.cert), Path("."), ())
+        return page[page.index("<body>") + 6:page.index("</body>")]
+
+
+__all__ = ["CertificateReport", "RunConfig", "certify_hparams", "certify_ledger", "check_result", "empirical_checks",
+           "kernel_hashes", "run", "uninformative_audit", "versions", "write_report"]
