@@ -9,6 +9,7 @@ import warnings
 import click
 
 from ..errors import SymdpError
+from ..validation import NONNEGATIVE, POSITIVE, PROBABILITY_OPEN, RATE, IntParam
 
 
 def _fail(exc: Exception) -> None:
@@ -17,11 +18,11 @@ def _fail(exc: Exception) -> None:
 
 
 @click.command("account")
-@click.option("--noise-multiplier", "-s", type=float, required=True, help="sigma: noise std / clipping norm")
-@click.option("--sample-rate", "-q", type=float, required=True, help="Poisson sampling rate q in (0, 1]")
-@click.option("--steps", "-T", type=str, required=True, help="number of steps T (integer >= 0)")
-@click.option("--delta", "-d", type=float, default=None, help="target delta in (0, 1): report epsilon")
-@click.option("--epsilon", "-e", "eps", type=float, default=None, help="target epsilon >= 0: report delta instead")
+@click.option("--noise-multiplier", "-s", type=POSITIVE, required=True, help="sigma: noise std / clipping norm")
+@click.option("--sample-rate", "-q", type=RATE, required=True, help="Poisson sampling rate q in (0, 1]")
+@click.option("--steps", "-T", type=IntParam(0, 10**12), required=True, help="number of steps T (integer >= 0)")
+@click.option("--delta", "-d", type=PROBABILITY_OPEN, default=None, help="target delta in (0, 1): report epsilon")
+@click.option("--epsilon", "-e", "eps", type=NONNEGATIVE, default=None, help="target epsilon >= 0: report delta instead")
 @click.option("--accountant", "-a", default="tight", show_default=True,
               type=click.Choice(["tight", "pld", "rdp", "clt", "advanced", "he2021"]))
 @click.option("--sampling", default="poisson", show_default=True, type=click.Choice(["poisson", "without_replacement", "shuffle"]))
@@ -66,16 +67,18 @@ def account(noise_multiplier: float, sample_rate: float, steps: str, delta: floa
         click.echo(f"error_bound:    {r.error_bound:.3g} ({r.error_bound_kind})")
     if r.approximation:
         click.echo(f"note:           {r.approximation}")
+    if getattr(r, "fallback", None):
+        click.echo(f"fallback:       {r.fallback}")
     for k, v in r.verdicts.items():
         click.echo(f"rests on:       {k} [{v}]")
 
 
 @click.command("calibrate")
-@click.option("--target-epsilon", "-e", type=float, required=True)
-@click.option("--delta", "-d", type=float, required=True)
-@click.option("--sample-rate", "-q", type=float, required=True)
-@click.option("--steps", "-T", type=str, default=None, help="number of steps: report the noise multiplier")
-@click.option("--noise-multiplier", "-s", type=float, default=None, help="give this instead of --steps: report the largest T")
+@click.option("--target-epsilon", "-e", type=POSITIVE, required=True, help="target epsilon in (0, inf)")
+@click.option("--delta", "-d", type=PROBABILITY_OPEN, required=True, help="delta in (0, 1)")
+@click.option("--sample-rate", "-q", type=RATE, required=True, help="Poisson sampling rate q in (0, 1]")
+@click.option("--steps", "-T", type=IntParam(1, 10**12), default=None, help="number of steps: report the noise multiplier")
+@click.option("--noise-multiplier", "-s", type=POSITIVE, default=None, help="give this instead of --steps: report the largest T")
 @click.option("--accountant", "-a", default="tight", show_default=True, type=click.Choice(["tight", "pld", "rdp"]))
 @click.option("--json", "as_json", is_flag=True)
 def calibrate(target_epsilon: float, delta: float, sample_rate: float, steps: str | None, noise_multiplier: float | None,
