@@ -396,7 +396,7 @@ def test_cli_account_and_calibrate_json():
     c = json.loads(res.output)
     assert c["epsilon"] <= 2.0 and c["noise_multiplier"] > 0
     res = runner.invoke(main, ["account", "-s", "1.1", "-q", "0", "-T", "10", "-d", "1e-5"])
-    assert res.exit_code == 2 and "sample_rate" in res.output
+    assert res.exit_code == 2 and "--sample-rate" in res.output
     res = runner.invoke(main, ["account", "-s", "1.1", "-q", "0.1", "-T", "10", "-d", "1e-5", "--sampling", "shuffle"])
     assert res.exit_code == 2 and "shuffl" in res.output
 
