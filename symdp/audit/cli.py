@@ -40,69 +40,75 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
     console = make_console(stderr=json_path == "-")
     if source is not None and not claim_files:
         _check_source(source)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    plots = not no_plots
-    t0 = time.monotonic()
-    try:
-        theorems: dict = {}
-        claim_of: dict[str, str] = {}
-        if claim_files:
-            from .claims import load_claims
+    from .._io import atomic_dir, atomic_write_text
 
-            results = []
-            for f in claim_files:
-                for uc in load_claims(f).claims:  # parsed only (raises ClaimFileError before anything runs)
-                    theorems[uc.theorem.id] = uc.theorem
-                    claim_of[uc.theorem.id] = str(f)
-                results += audit_claim_file(f, deep=deep, seed=seed, plots=plots, report_dir=out)
-            title = "symdp audit of " + ", ".join(Path(f).name for f in claim_files)
-        else:
-            from ..library import get
+    final = Path(out_dir)
+    if final.exists() and not final.is_dir():
+        raise click.BadParameter(f"{out_dir!r} exists and is not a directory", param_hint="'--out'")
+    # built in a hidden staging directory; it appears at --out only when every report file is written,
+    # so a refused input or a failed run leaves no (empty or partial) report directory
+    with atomic_dir(final) as out:
+        plots = not no_plots
+        t0 = time.monotonic()
+        try:
+            theorems: dict = {}
+            claim_of: dict[str, str] = {}
+            if claim_files:
+                from .claims import load_claims
 
-            ths = [get(i, with_evidence=False) for i in ids] if ids else library_claims(source)
-            results = []
-            todo = ths
-            if quick:
-                done, todo = quick_from_ledger(ths)
-                for r in done:
-                    if plots and r.verdict in ("FAILS", "PARTIAL"):
-                        try:
-                            _plot(get(r.id, with_evidence=False), r, out / "plots", out)
-                        except Exception as exc:  # noqa: BLE001
-                            r.extra["plot_error"] = str(exc)[:200]
-                results += done
-            results += audit_theorems(todo, deep=deep, seed=seed, plots=plots, report_dir=out, progress=sys.stderr.isatty())
-            order = {t.id: i for i, t in enumerate(ths)}
-            results.sort(key=lambda r: order[r.id])
-            theorems = {t.id: t for t in ths}
-            title = "symdp audit of the built-in theorem library"
-        enrich(results, theorems, claim_of)
-    except ClaimFileError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    except SymdpError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    from .. import __version__, provenance
+                results = []
+                for f in claim_files:
+                    for uc in load_claims(f).claims:  # parsed only (raises ClaimFileError before anything runs)
+                        theorems[uc.theorem.id] = uc.theorem
+                        claim_of[uc.theorem.id] = str(f)
+                    results += audit_claim_file(f, deep=deep, seed=seed, plots=plots, report_dir=out)
+                title = "symdp audit of " + ", ".join(Path(f).name for f in claim_files)
+            else:
+                from ..library import get
 
-    meta = {
-        "symdp": __version__,
-        "provenance": provenance(),  # symdp version, generated-kernel hashes, git commit (uniform across artefacts)
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "claims": len(results),
-        "mode": "quick (ledger reuse)" if quick else ("deep" if deep else "default"),
-        "seconds": round(time.monotonic() - t0, 1),
-    }
-    write_json(results, out / "audit.json", meta=meta)
-    write_markdown(results, out / "audit.md", title=title, meta=meta)
-    write_html(results, out / "audit.html", title=title, meta=meta)
-    if json_path == "-":
-        click.echo((out / "audit.json").read_text())
-    elif json_path:
-        write_json(results, Path(json_path), meta=meta)
+                ths = [get(i, with_evidence=False) for i in ids] if ids else library_claims(source)
+                results = []
+                todo = ths
+                if quick:
+                    done, todo = quick_from_ledger(ths)
+                    for r in done:
+                        if plots and r.verdict in ("FAILS", "PARTIAL"):
+                            try:
+                                _plot(get(r.id, with_evidence=False), r, out / "plots", out)
+                            except Exception as exc:  # noqa: BLE001
+                                r.extra["plot_error"] = str(exc)[:200]
+                    results += done
+                results += audit_theorems(todo, deep=deep, seed=seed, plots=plots, report_dir=out, progress=sys.stderr.isatty())
+                order = {t.id: i for i, t in enumerate(ths)}
+                results.sort(key=lambda r: order[r.id])
+                theorems = {t.id: t for t in ths}
+                title = "symdp audit of the built-in theorem library"
+            enrich(results, theorems, claim_of)
+        except ClaimFileError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        except SymdpError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        from .. import __version__, provenance
+
+        meta = {
+            "symdp": __version__,
+            "provenance": provenance(),  # symdp version, generated-kernel hashes, git commit (uniform across artefacts)
+            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "claims": len(results),
+            "mode": "quick (ledger reuse)" if quick else ("deep" if deep else "default"),
+            "seconds": round(time.monotonic() - t0, 1),
+        }
+        write_json(results, out / "audit.json", meta=meta)
+        write_markdown(results, out / "audit.md", title=title, meta=meta)
+        write_html(results, out / "audit.html", title=title, meta=meta)
+        if json_path == "-":
+            click.echo((out / "audit.json").read_text())
+        elif json_path:
+            atomic_write_text(json_path, (out / "audit.json").read_text())
     print_table(results, title=title, console=console)
-    console.print(f"reports: {out / 'audit.md'}, {out / 'audit.html'}, {out / 'audit.json'}")
+    console.print(f"reports: {final / 'audit.md'}, {final / 'audit.html'}, {final / 'audit.json'}")
     bad = {"never": (), "refuted": ("FAILS",), "partial": ("FAILS", "PARTIAL")}[fail_on]
     if any(r.verdict in bad for r in results):
         sys.exit(1)
