@@ -52,7 +52,7 @@ VERDICT_LEGEND: dict[str, str] = {
 }
 
 #: optional fields the audit engine may attach (attribute or ``extra`` key) and how reports name them
-OPTIONAL_FIELDS = ("severity", "root_cause", "origin", "quote")
+OPTIONAL_FIELDS = ("severity", "severity_why", "root_cause", "root_cause_note", "origin", "reading", "quote")
 
 # oracle name -> how a report names the side it computes (never "true value" of the paper's own formula)
 _TRUTH_LABELS = {
@@ -124,6 +124,10 @@ class AuditResult:
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict={self.verdict!r} not in {VERDICTS}")
+
+    def _repr_html_(self) -> str:
+        """Notebook rendering: the report's card (statement as MathML, compared values, verdict)."""
+        return _card(self, Path("."))
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -282,7 +286,24 @@ def describe(r: AuditResult, th: Theorem | None) -> tuple[str | None, str | None
     except (TypeError, ValueError):
         rel = "compared with"
     q = quantity or "the two sides"
-    return q, (f"{q}{where}: the side the paper claims is smaller is {a}, {rel} the side it claims is larger, {c}")
+    who = "the claim says" if th is None or "user-claim" in th.tags else "the paper claims"
+    return q, (f"{q}{where}: the side {who} is smaller is {a}, {rel} the side {who} is larger, {c}")
+
+
+def plot_labels(th: Theorem) -> tuple[str, str, str]:
+    """(y-axis label, claim-side legend, other-side legend) of a claim's plot.
+
+    A profile oracle compares deltas (the claim's delta' against the mechanism's delta at the claimed
+    eps'), whatever quantity the entry bounds, so the axis says delta'."""
+    shape = _oracle_shape(th.oracle)
+    if th.oracle and shape == "profile":
+        return "δ′ at the claimed ε′ (probability)", "claimed δ′ (paper's formula)", truth_label(th.oracle)
+    if th.oracle:
+        q = th.quantity if th.quantity and th.quantity != th.oracle else (
+            (_oracle(th.oracle).description.split(";")[0]) if _oracle(th.oracle) is not None else "value")
+        return q, "claimed bound (paper's formula)" if "user-claim" not in th.tags else "claimed bound", truth_label(th.oracle)
+    q = th.quantity or "value of each side"
+    return q, "side claimed larger (rhs)", "side claimed smaller (lhs)"
 
 
 def reproduce_command(r: AuditResult, claim_file: str | None = None) -> str:
@@ -504,10 +525,11 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
         for r in rs:
             lines += [f"### {r.verdict}: `{r.id}`", "", f"{r.title} — {r.source}", ""]
             lines.append(f"Statement: $ {r.latex} $" if r.latex else f"Statement: `{r.statement}`")
-            for name in OPTIONAL_FIELDS:
-                v = optional(r, name)
+            for name in ("severity", "root_cause_note", "origin", "reading", "quote"):
+                v = optional(r, name) if name != "root_cause_note" else (optional(r, name) or optional(r, "root_cause"))
                 if v is not None:
-                    lines.append(f"\n{name.replace('_', ' ').capitalize()}: {_md_escape(str(v))}")
+                    label = {"root_cause_note": "Root cause", "quote": "The paper"}.get(name, name.capitalize())
+                    lines.append(f"\n{label}: {_md_escape(clean_text(str(v)))}")
             if r.compared:
                 lines.append(f"\nCompared: {r.compared}")
             elif r.claimed is not None:
@@ -517,6 +539,8 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
                 lines.append("\nCounterexample: " + ", ".join(f"`{k} = {v}`" for k, v in r.counterexample.items()))
             if r.region:
                 lines.append(f"\nRegion: {r.region}")
+            if optional(r, "region_map") is not None:
+                lines.append(f"\nRegion map: {optional(r, 'region_map')}")
             if r.detail:
                 lines.append(f"\nVerifier: {r.detail}")
             if r.reproduce:
@@ -563,9 +587,11 @@ table.all col.how{width:39%} table.all col.src{width:18%}
 td{overflow-wrap:anywhere} code{overflow-wrap:anywhere;white-space:pre-wrap}
 ul.findings li{margin:.3em 0} table.src{width:auto} table.src td,table.src th{text-align:right} table.src td:first-child{text-align:left}
 .summary{font-size:1.05em;background:#fbf7ee;border-left:4px solid #a86b00;padding:.6em 1em}
-.cite{color:#444;font-size:.95em} .stmt{overflow-x:auto;padding:.3em 0} math{font-size:1.1em}
+.cite{color:#444;font-size:.95em} .stmt{overflow-x:auto;overflow-y:hidden;padding:.3em 0} math{font-size:1.1em}
 dl.legend dt{font-weight:700;float:left;clear:left;width:7em} dl.legend dd{margin-left:7.5em;margin-bottom:.3em}
 .kv b{display:inline-block;min-width:7em} details{margin-top:.5em;color:#555}
+blockquote{border-left:3px solid #bbb;margin:.5em 0;padding:.2em .8em;color:#333;background:#fafafa;font-style:italic}
+.sev-major{color:#b3261e;font-weight:700} .sev-minor{color:#a86b00} .sev-vacuous-only{color:#666}
 """
 
 
@@ -635,10 +661,17 @@ def _card(r: AuditResult, report_dir: Path) -> str:
     if quote is not None:
         p.append(f"<blockquote>{esc(str(quote))}</blockquote>")
     kv = []
-    for name in ("severity", "root_cause", "origin"):
+    sev = optional(r, "severity")
+    if sev is not None:
+        why = optional(r, "severity_why")
+        kv.append(f"<b>severity</b> <span class='sev sev-{esc(str(sev))}'>{esc(str(sev))}</span>" + (f" ({esc(str(why))})" if why else ""))
+    rc = optional(r, "root_cause_note") or optional(r, "root_cause")
+    if rc is not None:
+        kv.append(f"<b>root cause</b> {esc(clean_text(str(rc)))}")
+    for name in ("origin", "reading"):
         v = optional(r, name)
         if v is not None:
-            kv.append(f"<b>{esc(name.replace('_', ' '))}</b> {esc(clean_text(str(v)))}")
+            kv.append(f"<b>{esc(name)}</b> {esc(clean_text(str(v)))}")
     if r.compared:
         kv.append(f"<b>compared</b> {esc(r.compared)}")
     elif r.claimed is not None:
@@ -648,6 +681,9 @@ def _card(r: AuditResult, report_dir: Path) -> str:
         kv.append("<b>counterexample</b> " + ", ".join(f"<code>{esc(k)} = {esc(str(v))}</code>" for k, v in r.counterexample.items()))
     if r.region:
         kv.append(f"<b>region</b> {esc(r.region)}")
+    rmap = optional(r, "region_map")
+    if rmap is not None:
+        kv.append(f"<b>region map</b> {esc(str(rmap))}")
     if r.verdict == "HOLDS":
         kv.append(f"<b>how</b> {esc(_how(r))}")
     if r.reproduce:
@@ -663,5 +699,5 @@ def _card(r: AuditResult, report_dir: Path) -> str:
 
 __all__ = ["AuditResult", "OPTIONAL_FIELDS", "SCHEMA_ID", "VERDICTS", "VERDICT_LEGEND", "clean_text", "counts",
            "counts_by_source", "describe", "enrich", "findings", "make_console", "math_html", "optional",
-           "print_table", "report_payload", "reproduce_command", "summary", "terminal_width", "truth_label",
+           "plot_labels", "print_table", "report_payload", "reproduce_command", "summary", "terminal_width", "truth_label",
            "validate_report", "value_labels", "write_html", "write_json", "write_markdown"]

@@ -294,6 +294,8 @@ def _plots(cert: dict, outdir: Path) -> list[str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..audit.plots import save_labelled
+
     names = []
     tr = cert["tradeoff"]
     if tr is not None:
@@ -310,7 +312,7 @@ def _plots(cert: dict, outdir: Path) -> list[str]:
         ax.set_title("membership inference: largest TPR the certificate allows", fontsize=9)
         ax.legend(fontsize=7, loc="lower right")
         fig.tight_layout()
-        fig.savefig(outdir / "tradeoff.png", dpi=120)
+        save_labelled(fig, outdir / "tradeoff.png", dpi=120)
         plt.close(fig)
         names.append("tradeoff.png")
     odo = cert["privacy"].get("odometer")
@@ -326,7 +328,7 @@ def _plots(cert: dict, outdir: Path) -> list[str]:
         ax.set_title("privacy spent during training (odometer)", fontsize=9)
         ax.legend(fontsize=7)
         fig.tight_layout()
-        fig.savefig(outdir / "epsilon.png", dpi=120)
+        save_labelled(fig, outdir / "epsilon.png", dpi=120)
         plt.close(fig)
         names.append("epsilon.png")
     emp = cert.get("empirical")
@@ -343,7 +345,7 @@ def _plots(cert: dict, outdir: Path) -> list[str]:
         ax.set_title("loss-threshold attack on the canaries", fontsize=9)
         ax.legend(fontsize=7)
         fig.tight_layout()
-        fig.savefig(outdir / "canaries.png", dpi=120)
+        save_labelled(fig, outdir / "canaries.png", dpi=120)
         plt.close(fig)
         names.append("canaries.png")
     return names
