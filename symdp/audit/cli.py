@@ -80,7 +80,7 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
                     results += done
                 results += audit_theorems(todo, deep=deep, seed=seed, plots=plots, report_dir=out, progress=sys.stderr.isatty())
                 order = {t.id: i for i, t in enumerate(ths)}
-                results.sort(key=lambda r: order[r.id])
+                results.sort(key=lambda r: order.get(r.id, len(order)))  # mechanism-level (algo.*) results last
                 theorems = {t.id: t for t in ths}
                 title = "symdp audit of the built-in theorem library"
             enrich(results, theorems, claim_of)
