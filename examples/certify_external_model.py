@@ -21,13 +21,13 @@ out = Path(sys.argv[1] if len(sys.argv) > 1 else "symdp-certify-example")
 cert = certify_ledger([(1.1, 256 / 60_000, 2000), (1.5, 512 / 60_000, 1000)], n=60_000, delta=1e-5,
                       train_error=0.02)
 acc = cert["privacy"]["accountants"]
-print("external model: tight eps = %.3f, RDP eps = %.3f, CLT (approximation) = %.3f"
-      % (acc["tight"]["epsilon"], acc["rdp"]["epsilon"], acc["clt"]["epsilon"]))
+print(f"external model: tight eps = {acc['tight']['epsilon']:.3f}, RDP eps = {acc['rdp']['epsilon']:.3f}, "
+      f"CLT (approximation) = {acc['clt']['epsilon']:.3f}")
 write_report(cert, out / "external")
 
 # 2. train with a budget: the run stops before the odometer would exceed epsilon = 1.5
 cert = run(RunConfig(steps=2000, target_epsilon=1.5, progress=True))
-print("trained: %d steps, certified eps = %.3f, empirical lower bound = %.3f, test error = %.3f"
-      % (cert["parameters"]["steps"], cert["privacy"]["epsilon_upper"],
-         cert["empirical"]["audit"]["epsilon_lower"], cert["empirical"]["test_error"]))
+print(f"trained: {cert['parameters']['steps']} steps, certified eps = {cert['privacy']['epsilon_upper']:.3f}, "
+      f"empirical lower bound = {cert['empirical']['audit']['epsilon_lower']:.3f}, "
+      f"test error = {cert['empirical']['test_error']:.3f}")
 print("reports:", write_report(cert, out / "trained"))

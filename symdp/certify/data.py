@@ -52,7 +52,7 @@ def load_digits_split(*, test_fraction: float = 0.25, seed: int = 0) -> Split:
     y = ds.target.astype(np.int64)
     rng = np.random.default_rng(seed)
     perm = rng.permutation(len(y))
-    n_test = int(round(test_fraction * len(y)))
+    n_test = round(test_fraction * len(y))
     te, tr = perm[:n_test], perm[n_test:]
     return Split(x[tr], y[tr], x[te], y[te], num_classes=10)
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -54,7 +55,7 @@ def _result_fields(res: Any) -> dict:
     eps = float(np.asarray(get("epsilon"), dtype=float))
     err = get("error_bound")
     err = None if err is None else float(np.asarray(err, dtype=float))
-    out = dict(epsilon=eps, is_upper_bound=bool(get("is_upper_bound", False)),
+    out: dict[str, Any] = dict(epsilon=eps, is_upper_bound=bool(get("is_upper_bound", False)),
                error_bound=err if err is not None and math.isfinite(err) else None)
     verdicts = get("verdicts")
     if verdicts:

@@ -117,7 +117,7 @@ SCHEMA: dict[str, Any] = {
             "properties": {
                 "delta": _num,
                 "accountants": {"type": "object", "required": ["tight", "rdp", "clt"],
-                                "properties": {k: _ACCOUNTANT for k in ("tight", "rdp", "clt")}},
+                                "properties": dict.fromkeys(("tight", "rdp", "clt"), _ACCOUNTANT)},
                 "epsilon_upper": _num_or_null,
                 "epsilon_upper_from": _str_or_null,
                 "odometer": {"type": ["object", "null"]},

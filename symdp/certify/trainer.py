@@ -35,8 +35,9 @@ not a cryptographically secure generator, as is usual for research DP-SGD.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import torch
 from torch.func import functional_call, grad, vmap
@@ -120,7 +121,7 @@ def make_odometer(device: torch.device | str | None = None) -> Any:
     on the generated kernels; certify never re-types an accountant formula).
     """
     try:
-        from ..accountants import RDPOdometer  # type: ignore[attr-defined]
+        from ..accountants import RDPOdometer
     except ImportError as exc:
         raise UnsupportedError(f"symdp.accountants.RDPOdometer is not available in this build: {exc}") from exc
     try:
@@ -268,7 +269,7 @@ def train_dpsgd(
         raise InvalidTypeError(f"optimizer must be a torch optimizer or a factory, got {type(optimizer).__name__}")
     model.to(dev)
     if optimizer is None:
-        opt = torch.optim.SGD(model.parameters(), lr=0.5)
+        opt: torch.optim.Optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
     elif isinstance(optimizer, torch.optim.Optimizer):
         opt = optimizer
     else:

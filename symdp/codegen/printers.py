@@ -140,9 +140,10 @@ class _Printer:
             if e not in self.names:
                 raise UnsupportedExpression(f"symbol {e} is not a kernel argument")
             return self.names[e]
-        if fold and isinstance(e, sp.Expr) and not e.free_symbols:
-            if e.is_Number or e.is_NumberSymbol or (e.is_real is not False):
-                return self.const(e)
+        if fold and isinstance(e, sp.Expr) and not e.free_symbols and (
+            e.is_Number or e.is_NumberSymbol or (e.is_real is not False)
+        ):
+            return self.const(e)
         if e is sp.S.Infinity or e is sp.S.NegativeInfinity or e is sp.zoo or e is sp.nan:
             raise UnsupportedExpression(f"non-finite constant {e}")
         if isinstance(e, AppliedUndef):
@@ -203,7 +204,7 @@ class _Printer:
         terms = sorted(e.args, key=sp.default_sort_key)
         parts: list[str] = []
         for t in terms:
-            c, rest = t.as_coeff_Mul()
+            c = t.as_coeff_Mul()[0]
             if c.is_Number and c < 0 and parts:
                 parts.append(" - " + self.p(-t))
             else:
@@ -233,10 +234,10 @@ class _Printer:
             # temporary's buffer (temporary elision) instead of allocating for ``0.5 * x``
             num.sort(key=lambda f: bool(f.is_Atom))
             if num and not num[0].is_Atom and abs(float(c)) != 1.0:
-                out = "(" + " * ".join(self.p(f) for f in num) + " * " + self.const(c)
+                grouped = "(" + " * ".join(self.p(f) for f in num) + " * " + self.const(c)
                 if den:
-                    out += " / " + " / ".join(self.p(f) for f in den)
-                return out + ")"
+                    grouped += " / " + " / ".join(self.p(f) for f in den)
+                return grouped + ")"
         out = " * ".join(self.p(f) for f in num) if num else None
         if c == -1 or (c.is_Float and float(c) == -1.0):
             out = "-" + out if out else self.const(sp.Integer(-1))

@@ -47,13 +47,25 @@ Rules (highest priority first):
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import sympy as sp
 from sympy.codegen.rewriting import Optimization, expm1_opt, logaddexp_opt
 
-from .functions import (erfcx, erfcx_rem, expm1, gauss_diff, log1mexp, log1p, log1p_mix, log_ndtr, log_ratio, ndtr, ndtri,
-                        xlogx)
+from .functions import (
+    erfcx,
+    erfcx_rem,
+    expm1,
+    gauss_diff,
+    log1mexp,
+    log1p,
+    log1p_mix,
+    log_ndtr,
+    log_ratio,
+    ndtr,
+    ndtri,
+    xlogx,
+)
 
 __all__ = ["Rule", "RULES", "stabilize", "rules_applied"]
 
@@ -257,8 +269,8 @@ def _erfcx_rule(expr: sp.Basic) -> sp.Basic:
         return len(ex) == 1 and len(ec) == 1 and sp.expand(ex[0].args[0] - ec[0].args[0] ** 2) == 0
 
     def repl(e):
-        ex = [f for f in e.args if isinstance(f, sp.exp)][0]
-        ec = [f for f in e.args if isinstance(f, sp.erfc)][0]
+        ex = next(f for f in e.args if isinstance(f, sp.exp))
+        ec = next(f for f in e.args if isinstance(f, sp.erfc))
         rest = [f for f in e.args if f is not ex and f is not ec]
         return sp.Mul(*rest) * erfcx(ec.args[0])
 

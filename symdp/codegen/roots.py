@@ -25,8 +25,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -181,7 +182,7 @@ def invert(
     if backend == "torch":
         import torch
 
-        log = torch.log
+        log: Callable[[Any], Any] = torch.log
     else:
         log = np.log
 
@@ -238,6 +239,9 @@ def gdp_eps_for_delta(mu: Any, delta: Any, *, backend: str = "numpy", max_iter: 
         from .runtime_torch import torch_args
 
         mu, delta = torch.broadcast_tensors(*torch_args(mu, delta))
+        xp_sqrt: Callable[..., Any]
+        xp_log: Callable[..., Any]
+        xp_where: Callable[..., Any]
         xp_sqrt, xp_log, xp_where = torch.sqrt, torch.log, torch.where
     else:
         check_real("mu", mu, 0.0, lo_open=True)
@@ -271,7 +275,7 @@ def gdp_mu_for(epsilon: Any, delta: Any, *, backend: str = "numpy", max_iter: in
         from .runtime_torch import torch_args
 
         epsilon, delta = torch.broadcast_tensors(*torch_args(epsilon, delta))
-        xp_sqrt = torch.sqrt
+        xp_sqrt: Callable[..., Any] = torch.sqrt
     else:
         check_real("epsilon", epsilon, 0.0)
         check_probability("delta", delta)
