@@ -273,12 +273,28 @@ class Theorem:
             return r"\text{" + (self.notes or self.title) + "}"
         return sp.latex(st)
 
+    def _hypotheses_latex(self) -> str:
+        """The hypotheses as LaTeX, trivially true ones (``True``) left out."""
+        return ",\\; ".join(sp.latex(h) for h in self.hypotheses if h is not sp.true and h is not True)
+
     def _repr_latex_(self) -> str:
-        hyps = ", ".join(sp.latex(h) for h in self.hypotheses)
-        s = f"$\\displaystyle {self.latex()}$"
+        """Notebook rendering: one math block, ``statement \\quad \\text{for } hypotheses``."""
+        hyps = self._hypotheses_latex()
+        s = self.latex()
         if hyps:
-            s += f" \\quad for $ {hyps} $"
-        return s
+            s += f" \\quad \\text{{for }} {hyps}"
+        return f"$\\displaystyle {s}$"
+
+    def _repr_html_(self) -> str:
+        """Notebook rendering as HTML: id, title, source, and the statement as MathML (latex2mathml)."""
+        import html as _html
+
+        from .audit.report import math_html
+
+        hyps = self._hypotheses_latex()
+        body = math_html(self.latex() + (f" \\quad \\text{{for }} {hyps}" if hyps else ""))
+        return (f"<div><b><code>{_html.escape(self.id)}</code></b>: {_html.escape(self.title)}"
+                f" <small>{_html.escape(self.source.cite())}</small>{body}</div>")
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready description (used by ``symdp list --json`` / ``show --json``)."""
