@@ -269,7 +269,12 @@ def _one_claim(c: Any, syms, box, text: str, start: int, path: str, seen: set[st
                 raise ClaimFileError(
                     f"line {_key_line(text, start, 'quantity')}: unknown quantity {quantity!r}; oracles: {', '.join(names)}"
                 )
-            q = sp.Symbol("Q")
+            # a profile oracle's value is delta(eps) at the claim's eps: the verifier maps an entry whose lhs is a
+            # delta onto it (see `symdp oracles`); a value oracle's quantity is a plain Q
+            shape = getattr(getattr(_oracles, "ORACLES", {}).get(quantity), "shape", "value")
+            q = sp.Symbol("delta_true" if shape == "profile" else "Q")
+            if q.name in syms:
+                raise ClaimFileError(f"line {_key_line(text, start, 'quantity')}: symbol name {q.name!r} is reserved")
             th = theorem(cid, title, Kind.BOUND, source, lhs=q, relation="<=" if direction == "upper" else ">=",
                          rhs=claimed, oracle=quantity, quantity=quantity, **common)
         else:
