@@ -432,8 +432,118 @@ def parse_relation(
     return op(b.build(node.left, 1), b.build(node.comparators[0], 1))
 
 
+# ---- srepr text (certificates) ------------------------------------------------------------------------------
+
+#: limits of a srepr text read by :func:`parse_srepr`
+SREPR_MAX_LENGTH = 2_000_000
+SREPR_MAX_NODES = 200_000
+#: classes whose first positional argument may be a string (a name or a decimal), never parsed as code
+_STR_ARG_CLASSES = frozenset({"Symbol", "Dummy", "Float", "Integer", "Rational"})
+#: |integer exponent| of a constant power in srepr text
+SREPR_MAX_EXPONENT = 10_000
+#: SymPy classes whose automatic evaluation grows without bound in a numeric argument
+_GROWING = frozenset({"gamma", "factorial", "factorial2", "subfactorial", "binomial", "RisingFactorial",
+                      "FallingFactorial", "fibonacci", "lucas", "bell", "catalan", "harmonic", "bernoulli", "euler"})
+
+
+def parse_srepr(text: str, *, where: str = "certificate") -> sp.Basic:
+    r"""Rebuild a SymPy object from its ``sympy.srepr`` text without ``eval``.
+
+    Only calls of SymPy classes (subclasses of :class:`sympy.Basic`, looked up by bare name in the ``sympy``
+    namespace) with numeric, string-name or nested-call arguments and boolean/integer keyword values (symbol
+    assumptions, ``precision``) are accepted; bare names must be SymPy singletons (``pi``, ``E``, ``oo``,
+    ``true``...).  Strings are accepted only as the first argument of ``Symbol``, ``Dummy``, ``Float``,
+    ``Integer`` and ``Rational`` (other classes would hand a string to ``sympify``, which runs code).  Constant
+    powers with an integer exponent above :data:`SREPR_MAX_EXPONENT` and factorial-like classes of numeric
+    arguments above :data:`MAX_SPECIAL_ARG` are refused before SymPy evaluates them.  Raises :class:`ClaimFileError` naming the offending piece.
+
+    >>> x = sp.Symbol("x", positive=True)
+    >>> parse_srepr(sp.srepr(sp.exp(-x) + sp.Rational(1, 3))) == sp.exp(-x) + sp.Rational(1, 3)
+    True
+    """
+    if not isinstance(text, str):
+        raise ClaimFileError(f"{where}: expected srepr text, got {type(text).__name__}")
+    if len(text) > SREPR_MAX_LENGTH:
+        raise ClaimFileError(f"{where}: srepr text is {len(text)} characters; the limit is {SREPR_MAX_LENGTH}")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise ClaimFileError(f"{where}: not srepr text ({type(exc).__name__})") from None
+    count = 0
+
+    def fail(why: str) -> ClaimFileError:
+        return ClaimFileError(f"{where}: {why}")
+
+    def cls_of(name: str) -> Any:
+        obj = getattr(sp, name, None)
+        if isinstance(obj, type) and issubclass(obj, sp.Basic):
+            return obj
+        raise fail(f"{name!r} is not a SymPy class")
+
+    def const(node: ast.AST) -> Any:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int)) and not isinstance(node.value, str):
+            if isinstance(node.value, int) and len(str(abs(node.value))) > 5000:
+                raise fail("integer literal longer than 5000 digits")
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+                and isinstance(node.operand.value, int) and not isinstance(node.operand.value, bool):
+            return -const(node.operand)
+        raise fail(f"{_src(node)} is not an allowed constant")
+
+    def build(node: ast.AST) -> Any:
+        nonlocal count
+        count += 1
+        if count > SREPR_MAX_NODES:
+            raise fail(f"more than {SREPR_MAX_NODES} syntax nodes")
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name):
+                raise fail("only calls of SymPy classes by bare name are allowed")
+            name = node.func.id
+            cls = cls_of(name)
+            args: list[Any] = []
+            for k, a in enumerate(node.args):
+                if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                    if k != 0 or name not in _STR_ARG_CLASSES:
+                        raise fail(f"a string argument is allowed only first in {sorted(_STR_ARG_CLASSES)}")
+                    args.append(a.value)
+                elif isinstance(a, (ast.Call, ast.Name)):
+                    args.append(build(a))
+                elif isinstance(a, ast.Tuple):
+                    args.append(sp.Tuple(*(build(e) for e in a.elts)))
+                else:
+                    args.append(const(a))
+            kwargs = {}
+            for kw in node.keywords:
+                if kw.arg is None:
+                    raise fail("** arguments are not allowed")
+                kwargs[kw.arg] = const(kw.value)
+            if name == "Pow" and len(args) == 2 and getattr(args[0], "is_number", False) \
+                    and getattr(args[1], "is_Integer", False) and abs(int(args[1])) > SREPR_MAX_EXPONENT:
+                raise fail(f"constant power with exponent {args[1]} exceeds {SREPR_MAX_EXPONENT}")
+            if name in _GROWING and any(getattr(a, "is_number", False) and abs(a) > MAX_SPECIAL_ARG for a in args):
+                raise fail(f"{name}() of a numeric argument above {MAX_SPECIAL_ARG}")
+            return cls(*args, **kwargs)
+        if isinstance(node, ast.Name):
+            obj = getattr(sp, node.id, None)
+            if isinstance(obj, sp.Basic):
+                return obj
+            raise fail(f"{node.id!r} is not a SymPy constant")
+        if isinstance(node, ast.Tuple):
+            return sp.Tuple(*(build(e) for e in node.elts))
+        raise fail(f"{type(node).__name__} is not allowed in srepr text")
+
+    try:
+        return build(tree.body)
+    except ClaimFileError:
+        raise
+    except RecursionError:
+        raise fail("nested too deeply") from None
+    except (TypeError, ValueError, AttributeError, ArithmeticError) as exc:
+        raise fail(f"cannot rebuild ({type(exc).__name__}: {str(exc)[:80]})") from None
+
+
 __all__ = [
-    "parse_expression", "parse_relation", "FUNCTIONS", "CONSTANTS", "MAX_LENGTH", "MAX_DEPTH", "MAX_NODES",
+    "parse_expression", "parse_relation", "parse_srepr", "FUNCTIONS", "CONSTANTS", "MAX_LENGTH", "MAX_DEPTH", "MAX_NODES",
     "MAX_CALL_DEPTH", "MAX_GROWTH_DEPTH", "MAX_INT_DIGITS", "MAX_CONST_EXPONENT", "MAX_SPECIAL_ARG",
     "MAX_CONST_MAGNITUDE",
 ]

@@ -597,16 +597,14 @@ def certificate(id: str, hash_: str, g: sp.Expr, res: IntervalResult, *, strict:
     }
 
 
-def _sympy_ns() -> dict:
-    return sp.__dict__.copy()
-
-
 def replay(cert: dict) -> tuple[bool, str]:
     """Re-check a certificate: rebuild the leaves from the split tree (so they cover the box) and re-enclose,
     on each leaf, ``g`` (goal leaves) or the named hypothesis (outside leaves, which must be certainly false)."""
-    ns = _sympy_ns()
-    g = eval(cert["g"], ns)  # noqa: S307 - srepr of our own certificate (proofs/ is ours)
-    hyps = [Hyp(eval(h["d"], ns), bool(h["strict"]), h.get("text", "")) for h in cert.get("hypotheses", [])]  # noqa: S307
+    from ..audit.parser import parse_srepr  # srepr read without eval: a certificate may come from anyone's report
+
+    g = parse_srepr(cert["g"], where="certificate g")
+    hyps = [Hyp(parse_srepr(h["d"], where="certificate hypothesis"), bool(h["strict"]), h.get("text", ""))
+            for h in cert.get("hypotheses", [])]
     syms: dict[str, sp.Symbol] = {s.name: s for s in g.free_symbols}
     for h in hyps:
         for s in h.d.free_symbols:
