@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from ..errors import ClaimFileError, SymdpError
+from ..validation import SEED
 
 
 @click.command("audit")
@@ -23,7 +24,7 @@ from ..errors import ClaimFileError, SymdpError
 @click.option("--quick", is_flag=True, help="reuse current verdicts from proofs/ledger.json; verify only stale or missing entries")
 @click.option("--deep", is_flag=True, help="search longer for counterexamples")
 @click.option("--no-plots", is_flag=True, help="skip matplotlib plots")
-@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--seed", default=0, show_default=True, type=SEED)
 @click.option("--fail-on", type=click.Choice(["never", "refuted", "partial"]), default="never", show_default=True,
               help="exit 1 when a claim FAILS (refuted) or FAILS / holds only partly (partial)")
 def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, seed, fail_on) -> None:

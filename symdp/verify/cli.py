@@ -8,6 +8,8 @@ import time
 
 import click
 
+from ..validation import SEED
+
 
 @click.command("verify")
 @click.argument("ids", nargs=-1)
@@ -15,7 +17,7 @@ import click
 @click.option("--replay", "do_replay", is_flag=True, help="re-check every saved certificate without re-deriving; exit 1 if any fails")
 @click.option("--json", "as_json", is_flag=True, help="print the ledger as JSON (after verifying IDS, or as saved when none given with --json alone)")
 @click.option("--no-write", is_flag=True, help="do not write proofs/")
-@click.option("--seed", default=0, type=int, help="seed of the random search")
+@click.option("--seed", default=0, type=SEED, help="seed of the random search")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_write: bool, seed: int, quiet: bool) -> None:
     """Decide for each library entry how far it is established (PROVED / REFUTED / PARTIAL / SUPPORTED /
