@@ -24,6 +24,7 @@ import sympy as sp
 from ..theorem import Kind, Theorem, Verdict
 from .claims import UserClaim, load_claims
 from .report import AuditResult
+from .severity import annotate
 
 #: kinds the audit treats as claims (definitions are not claims)
 CLAIM_KINDS = (Kind.BOUND, Kind.COMPARISON, Kind.EXPANSION, Kind.IDENTITY, Kind.EQUIVALENCE)
@@ -111,11 +112,13 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
     ratio = res.verdict == "HOLDS" and th.kind is Kind.COMPARISON
     from .plots import plot_region_2d
 
-    ylabel = (th.quantity or "value")[:70]
+    from .report import plot_labels
+
+    ylabel, lc, lt = plot_labels(th)
     with mpmath.workdps(30):
         plot_claim(
             plot_dir / fname,
-            title=f"{res.verdict}: {th.id}" + (f" ({th.quantity[:60]})" if th.quantity else ""),
+            title=f"{res.verdict}: {th.id}\n{th.title[:90]}",
             ylabel=ylabel,
             region=res.region,
             fixed={k: v for k, v in point.items() if k != var},
@@ -131,14 +134,19 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
             mark=float(cx[var]) if var in cx else None,
             ratio=ratio,
         )
-        if res.verdict == "PARTIAL" and len(names) == 2:  # two free parameters: map the region
+        if res.verdict in ("FAILS", "PARTIAL") and len(names) == 2:  # two free parameters: map where it holds
             yv = next(n for n in names if n != var)
             f2 = th.id.replace("/", "_") + ".region.png"
-            plot_region_2d(plot_dir / f2, title=f"PARTIAL: {th.id}: where the claim holds", f_claim=f_c, f_true=f_t,
+            _p2, frac, nval = plot_region_2d(plot_dir / f2, title=f"{res.verdict}: {th.id}: where the claim holds", f_claim=f_c, f_true=f_t,
                            point=point, xvar=var, xrange=box.ranges[var], yvar=yv, yrange=box.ranges[yv],
                            xinteger=var in box.integers, yinteger=yv in box.integers, n=20,
                            mark=(float(cx[var]), float(cx[yv])) if var in cx and yv in cx else None)
             res.extra["region_plot"] = str((plot_dir / f2).relative_to(report_dir))
+            if nval:
+                (xl, xh), (yl, yh) = box.ranges[var], box.ranges[yv]
+                res.extra["region_map"] = (
+                    f"on a grid of {nval} points over {var} in [{xl:g}, {xh:g}] x {yv} in [{yl:g}, {yh:g}] the claim "
+                    f"holds at {100 * frac:.0f}% and fails at {100 * (1 - frac):.0f}% (see the region map)")
     res.plot = str((plot_dir / fname).relative_to(report_dir))
 
 
@@ -239,6 +247,7 @@ def audit_theorem(th: Theorem, *, deep: bool = False, seed: int = 0, plot_dir: P
             dest.write_text(text)
         if res.certificate:
             res.certificate = f"certificates/{res.certificate}"
+    annotate(th, res, seed=seed)
     if plot_dir is not None and report_dir is not None and (verdict in ("FAILS", "PARTIAL") or th.kind is Kind.COMPARISON):
         try:
             _plot(th, res, plot_dir, report_dir)
@@ -248,7 +257,8 @@ def audit_theorem(th: Theorem, *, deep: bool = False, seed: int = 0, plot_dir: P
 
 
 def audit_theorems(ths: Iterable[Theorem], *, deep: bool = False, seed: int = 0, plots: bool = True,
-                   report_dir: Path | None = None, progress: bool = False) -> list[AuditResult]:
+                   report_dir: Path | None = None, progress: bool = False, algorithms: bool = True) -> list[AuditResult]:
+    """Audit each theorem; algorithm theorems among them also get their mechanism-level result (appended)."""
     ths = list(ths)
     plot_dir = (report_dir / "plots") if (plots and report_dir is not None) else None
     out: list[AuditResult] = []
@@ -267,6 +277,38 @@ def audit_theorems(ths: Iterable[Theorem], *, deep: bool = False, seed: int = 0,
                 bar.advance(task)
     else:
         out = [one(th) for th in ths]
+    return out + audit_algorithms_for([th.id for th in ths], out, algorithms=algorithms)
+
+
+def audit_algorithms_for(ids: Iterable[str], results: list[AuditResult] | None = None, *,
+                         algorithms: bool = True) -> list[AuditResult]:
+    """Mechanism-level results for the algorithm theorems among ``ids`` (issue 12, item 1).
+
+    The library entries keep the generic "(eps~, delta)-DP steps" reading; their results in
+    ``results`` are labelled as such (``extra["reading"]``) and point to the algo.* entry that audits
+    the theorem on the real mechanism (:mod:`symdp.audit.algorithms`).
+    """
+    if not algorithms:
+        return []
+    from .algorithms import algorithm_claims_for, audit_algorithm
+
+    ids = list(ids)
+    out: list[AuditResult] = []
+    for ac in algorithm_claims_for(ids):
+        res = audit_algorithm(ac)
+        annotate(None, res)
+        out.append(res)
+        for r in results or ():
+            if r.id in ac.refines:
+                r.extra["reading"] = (f"generic: T abstract (eps~, delta)-DP steps, not the algorithm; {ac.id} audits "
+                                      "the theorem on the real mechanism")
+                r.extra["mechanism_claim"] = ac.id
+    from .experiments import audit_experiments, experiments_for
+
+    if experiments_for(ids):
+        for res in audit_experiments():
+            annotate(None, res)
+            out.append(res)
     return out
 
 
@@ -339,7 +381,20 @@ def quick_from_ledger(ths: list[Theorem]) -> tuple[list[AuditResult], list[Theor
             actual=e.get("actual"), margin=e.get("margin"), region=e.get("region"), cases=e.get("cases"),
             extra={"from_ledger": True},
         ))
+        annotate(th, done[-1])
+    todo_ids = {t.id for t in todo}
+    from .algorithms import algorithm_claims_for
+
+    done_ids = [r.id for r in done]
+    from .experiments import experiments_for
+
+    if experiments_for(done_ids) and experiments_for(todo_ids):
+        done_ids = [i for i in done_ids if not i.startswith("bu2020.mnist_fig4")]  # todo's audit adds them
+    if any(not (set(ac.refines) & todo_ids) for ac in algorithm_claims_for(done_ids)) or experiments_for(done_ids):
+        # algorithm theorems whose library entries all came from the ledger: their mechanism-level result too
+        kept = [i for i in done_ids if i not in {x for ac in algorithm_claims_for(todo_ids) for x in ac.refines}]
+        done += audit_algorithms_for(kept, done)
     return done, todo
 
 
-__all__ = ["audit_theorem", "audit_theorems", "audit_claim_file", "library_claims", "quick_from_ledger", "CLAIM_KINDS"]
+__all__ = ["audit_theorem", "audit_theorems", "audit_algorithms_for", "audit_claim_file", "library_claims", "quick_from_ledger", "CLAIM_KINDS"]

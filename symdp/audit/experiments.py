@@ -1,0 +1,181 @@
+r"""003's published experiments against the tight accountant (issue 12, item 5).
+
+Bu, Dong, Long, Su (2020), Section 4.2 and Figure 4: NoisySGD on MNIST (p = 256/60000) with the
+noise ``sigma`` the moments accountant (MA) needs for a target (eps, 1e-5) and the smaller
+``sigma~`` the CLT (eq. 3.1) needs for the same target, "which are both shown to give (1.34,
+10^-5)-DP at epoch 20" (top) and "(8.68, 10^-5)-DP at epoch 70" (bottom).  Section 5: "one can add
+less noise during the training process while having the same privacy guarantees as using the moments
+accountant".
+
+Each printed guarantee is a claim about the trained model's mechanism (Poisson-subsampled Gaussian,
+T = epochs/p steps, add/remove adjacency).  The oracles:
+
+* upper bound: symdp's tight PLD accountant (:func:`symdp.accountants.epsilon`, pessimistic);
+* lower bound: Microsoft's ``prv_accountant`` (Gopi, Lee, Wutschitz 2021), whose ``compute_epsilon``
+  / ``compute_delta`` return (lower, estimate, upper) with its numerical error analysis (an
+  independent library; its lower end is a numerical bound, not interval-certified).
+
+A claim HOLDS (supported) when the tight upper bound is at most the printed epsilon; FAILS when the
+lower bound exceeds it (the report gives both ends).  "Same privacy with less noise" FAILS when the
+less noisy model's lower epsilon exceeds the MA model's upper epsilon.  T is ``epochs/p`` rounded
+down for lower bounds and up for upper bounds, so the step convention cannot make a FAILS.
+
+>>> [r.verdict for r in audit_experiments()][:2]
+['HOLDS', 'FAILS']
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..theorem import Source
+from .report import AuditResult
+
+P_MNIST = 256 / 60000
+DELTA = 1e-5
+_SRC = Source(paper="bu2020", file="003_066a862b3a3a386a.txt", version="arXiv 2019 (003)",
+              locator="Section 4.2, Figure 4")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One trained model of 003: noise multiplier, epochs, the printed epsilon at delta = 1e-5 and how it was computed."""
+
+    id: str
+    sigma: float
+    epochs: int
+    eps_printed: float
+    method: str  # "moments accountant" | "CLT"
+    quote: str
+    refines: tuple[str, ...] = ()
+
+    def steps(self, up: bool) -> int:
+        t = self.epochs / P_MNIST
+        return math.ceil(t) if up else math.floor(t)
+
+
+_TOP = ("'we set the noise scales to sigma = 1.3, sigma~ = 1.06, which are both shown to give (1.34, 10^-5)-DP at "
+        "epoch 20 using the moments accountant and the CLT approach, respectively'; Figure 4: 'The top plots use p = "
+        "256/60000 ... (mu_CLT = 0.35)'")
+_BOTTOM = ("Figure 4: 'The bottom plots use the same parameters except for sigma = 0.7, sigma~ = 0.638 ... Both "
+           "approaches give (8.68, 10^-5)-DP at epoch 70 (mu_CLT = 1.78)'")
+_SAME = ("Section 5: 'one can add less noise during the training process while having the same privacy guarantees as "
+         "using the moments accountant, thereby improving model utility'")
+
+EXPERIMENTS: tuple[tuple[Experiment, Experiment], ...] = (
+    (Experiment("experiment.bu2020.fig4_top_ma", 1.3, 20, 1.34, "moments accountant", _TOP),
+     Experiment("experiment.bu2020.fig4_top_clt", 1.06, 20, 1.34, "CLT", _TOP, ("bu2020.mnist_fig4_top",))),
+    (Experiment("experiment.bu2020.fig4_bottom_ma", 0.7, 70, 8.68, "moments accountant", _BOTTOM),
+     Experiment("experiment.bu2020.fig4_bottom_clt", 0.638, 70, 8.68, "CLT", _BOTTOM, ("bu2020.mnist_fig4_bottom",))),
+)
+
+
+def tight_upper(sigma: float, steps: int, delta: float = DELTA) -> float:
+    """Tight-PLD upper bound on epsilon (symdp.accountants, pessimistic)."""
+    from ..accountants import epsilon
+
+    r = epsilon(noise_multiplier=sigma, sample_rate=P_MNIST, steps=steps, delta=delta, accountant="tight")
+    if not r.is_upper_bound:
+        raise ArithmeticError(f"tight accountant returned no upper bound for sigma={sigma}, steps={steps}")
+    return float(r.epsilon)
+
+
+def rdp_upper(sigma: float, steps: int, delta: float = DELTA) -> float:
+    from ..accountants import epsilon
+
+    return float(epsilon(noise_multiplier=sigma, sample_rate=P_MNIST, steps=steps, delta=delta, accountant="rdp").epsilon)
+
+
+def prv_bounds(sigma: float, steps: int, eps: float, *, delta: float = DELTA,
+               eps_error: float = 0.03) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """prv_accountant's (lower, estimate, upper) of epsilon(delta) and of delta(eps), from one composition."""
+    from prv_accountant import PRVAccountant
+    from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
+
+    acc = PRVAccountant(prvs=PoissonSubsampledGaussianMechanism(noise_multiplier=sigma, sampling_probability=P_MNIST),
+                        max_self_compositions=steps, eps_error=eps_error, delta_error=1e-10)
+    e3 = acc.compute_epsilon(delta=delta, num_self_compositions=steps)
+    d3 = acc.compute_delta(epsilon=eps, num_self_compositions=steps)
+    return (float(e3[0]), float(e3[1]), float(e3[2])), (float(d3[0]), float(d3[1]), float(d3[2]))
+
+
+def _base(e: Experiment, title: str) -> dict[str, Any]:  # keyword arguments of AuditResult
+    return dict(id=e.id, kind="experiment", title=title, source=_SRC.cite(),
+                statement=f"NoisySGD (p = 256/60000, sigma = {e.sigma}, {e.epochs} epochs) is ({e.eps_printed}, 1e-5)-DP")
+
+
+def audit_experiment(e: Experiment) -> AuditResult:
+    """One model's printed guarantee against the tight accountant (upper) and prv_accountant (lower)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        up = tight_upper(e.sigma, e.steps(up=True))
+        rdp = rdp_upper(e.sigma, e.steps(up=True))
+        (lo_eps, _, _), (d_lo, _, d_up) = prv_bounds(e.sigma, e.steps(up=False), e.eps_printed)
+    title = f"003 Fig. 4: sigma = {e.sigma}, {e.epochs} epochs gives ({e.eps_printed}, 1e-5)-DP by the {e.method}"
+    cx = {"sigma": repr(e.sigma), "sample_rate": "256/60000", "epochs": str(e.epochs),
+          "steps": f"{e.steps(False)}..{e.steps(True)}", "delta": "1e-05"}
+    extra: dict[str, Any] = {
+        "origin": "paper", "quote": e.quote, "method_printed": e.method,
+        "eps_tight_upper": up, "eps_rdp_upper": rdp, "eps_prv_lower": lo_eps,
+        "delta_at_printed_eps_prv": [d_lo, d_up],
+        "mechanism": {"kind": "self_composed", "steps": e.steps(True), "mechanism": {
+            "kind": "subsampled", "rate": P_MNIST, "scheme": "poisson", "adjacency": "add_remove",
+            "mechanism": {"kind": "gaussian", "sensitivity": 1.0, "sigma": e.sigma}}},
+    }
+    if up <= e.eps_printed:
+        detail = (f"holds: the tight accountant's upper bound is eps = {up:.6g} <= {e.eps_printed} (RDP: {rdp:.6g}); "
+                  f"the printed {e.method} value is a valid, conservative guarantee")
+        return AuditResult(**_base(e, title), verdict="HOLDS", strength="supported", rung="accountant", detail=detail,
+                           claimed=repr(e.eps_printed), actual=repr(up), counterexample=cx, extra=extra)
+    if lo_eps > e.eps_printed and d_lo > DELTA:
+        detail = (f"the model's epsilon at delta = 1e-5 lies in [{lo_eps:.6g}, {up:.6g}] (lower: prv_accountant; upper: "
+                  f"tight PLD), above the printed {e.eps_printed}; equivalently delta({e.eps_printed}) is in "
+                  f"[{d_lo:.4g}, {d_up:.4g}] = {d_lo / DELTA:.3g}-{d_up / DELTA:.3g} x 1e-5. The {e.method} is an "
+                  f"approximation at finite T (eq. 3.1), not a guarantee.")
+        return AuditResult(**_base(e, title), verdict="FAILS", rung="accountant", detail=detail, claimed=repr(e.eps_printed),
+                           actual=repr(lo_eps), margin=repr(e.eps_printed - lo_eps), counterexample=cx, extra=extra)
+    detail = f"undecided: eps in [{lo_eps:.6g}, {up:.6g}] brackets the printed {e.eps_printed}"
+    return AuditResult(**_base(e, title), verdict="UNDECIDED", rung="accountant", detail=detail, extra=extra)
+
+
+def audit_recalibration(ma: Experiment, clt: Experiment, ma_res: AuditResult, clt_res: AuditResult) -> AuditResult:
+    """'The same privacy with less noise': the CLT-recalibrated model against the MA model, both by the tight accountant."""
+    up_ma = float(ma_res.extra["eps_tight_upper"])
+    lo_clt = float(clt_res.extra["eps_prv_lower"])
+    rid = clt.id.replace("_clt", "_same_privacy")
+    base: dict[str, Any] = dict(id=rid, kind="experiment", source=_SRC.cite(),
+                title=f"003: sigma~ = {clt.sigma} (CLT) gives the same privacy as sigma = {ma.sigma} (MA) with less noise",
+                statement=f"eps(sigma~ = {clt.sigma}) <= eps(sigma = {ma.sigma}) at delta = 1e-5, {ma.epochs} epochs")
+    extra = {"origin": "paper", "quote": _SAME + "; " + clt.quote, "eps_ma_model_upper": up_ma, "eps_clt_model_lower": lo_clt}
+    cx = {"sigma": repr(ma.sigma), "sigma_tilde": repr(clt.sigma), "epochs": str(ma.epochs), "sample_rate": "256/60000"}
+    if lo_clt > up_ma:
+        detail = (f"the less noisy model has eps >= {lo_clt:.6g} (prv_accountant lower bound) while the MA model has "
+                  f"eps <= {up_ma:.6g} (tight PLD): the recalibrated model is less private, by {lo_clt / up_ma:.3g}x "
+                  f"in epsilon at delta = 1e-5")
+        return AuditResult(**base, verdict="FAILS", rung="accountant", detail=detail, claimed=repr(up_ma),
+                           actual=repr(lo_clt), margin=repr(up_ma - lo_clt), counterexample=cx, extra=extra)
+    return AuditResult(**base, verdict="UNDECIDED", rung="accountant",
+                       detail=f"bounds overlap: CLT model eps >= {lo_clt:.6g}, MA model eps <= {up_ma:.6g}", extra=extra)
+
+
+def audit_experiments() -> list[AuditResult]:
+    """Every Figure 4 model and the two 'same privacy with less noise' claims, in order."""
+    out: list[AuditResult] = []
+    for ma, clt in EXPERIMENTS:
+        r_ma, r_clt = audit_experiment(ma), audit_experiment(clt)
+        out += [r_ma, r_clt, audit_recalibration(ma, clt, r_ma, r_clt)]
+    return out
+
+
+def experiments_for(theorem_ids: Iterable[str]) -> bool:
+    """True when the audited ids include 003's Figure 4 entries (then the experiments are audited too)."""
+    ids = set(theorem_ids)
+    return any(ids & set(c.refines) for _, c in EXPERIMENTS)
+
+
+__all__ = ["EXPERIMENTS", "Experiment", "audit_experiment", "audit_experiments", "audit_recalibration",
+           "experiments_for", "prv_bounds", "tight_upper"]

@@ -1,0 +1,472 @@
+r"""Severity classes, root causes and provenance labels of audit findings (issue 12, items 2 and 4).
+
+Every FAILS (and PARTIAL, which fails on part of the domain) gets one class, and the rule that
+assigned it is stated in the result (``extra["severity_rule"]``):
+
+* **major** -- false in a non-vacuous regime: a counterexample where the claimed bound is
+  informative (inside the quantity's range) and the violation is neither an equality at a boundary
+  nor a last-digit rounding of a printed number;
+* **minor** -- fails only at a boundary or an equality (``lhs = rhs`` against a strict claim), by
+  last-digit rounding of a printed number, or through a typo (in a proof step) that nothing
+  downstream uses, so the reading the derivation supports holds;
+* **vacuous-only** -- fails only where the bound is trivial (a probability bound at or above 1, a
+  bound at or beyond the quantity's range): a search restricted to the non-vacuous part of the
+  domain finds no counterexample.
+
+Entries broken by one upstream error carry its ``root_cause`` id (see :data:`ROOT_CAUSES`) and a
+sentence of prose; the report groups them under it.  ``origin`` says whose claim an entry is:
+``"paper"`` (the source states it), ``"symdp"`` (a check symdp adds: consistency between versions
+or sections, an implicit step of a proof), ``"arithmetic"`` (a printed number recomputed from a
+printed formula; it says nothing about the privacy of a trained model).
+
+Library entries whose class needs reading the text are listed in :data:`ENTRY_CLASSES` with the
+reason; everything else (user claims, new entries) is classified by :func:`classify` from the
+verifier's evidence by the rules above.
+
+>>> from symdp.audit.report import AuditResult
+>>> r = AuditResult(id="x", kind="tighter-than", title="t", source="s", statement="a < b", verdict="FAILS",
+...                 claimed="1.0", actual="1.0", detail="lhs = rhs = 1 exactly ... equality, so the strict inequality < fails")
+>>> classify_result(None, r).severity
+'minor'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+import sympy as sp
+
+from ..theorem import Theorem
+from .report import AuditResult
+
+SEVERITIES = ("major", "minor", "vacuous-only")
+#: order of findings in reports: most severe first
+SEVERITY_RANK = {"major": 0, "vacuous-only": 1, "minor": 2, None: 3}
+
+SEVERITY_RULES = {
+    "major": "false in a non-vacuous regime (the claimed bound is informative at the counterexample and the "
+             "violation is not a boundary equality or a last-digit rounding)",
+    "minor": "fails only at a boundary or equality, by last-digit rounding of a printed number, or through a typo "
+             "nothing downstream uses",
+    "vacuous-only": "fails only where the bound is trivial (a probability bound >= 1, a bound beyond the "
+                    "quantity's range): restricted to the non-vacuous part of the domain no counterexample is found",
+}
+
+
+@dataclass(frozen=True)
+class RootCause:
+    """One upstream error and the prose that explains how the entries under it inherit it."""
+
+    id: str
+    title: str
+    note: str
+
+
+ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
+    RootCause(
+        "he2021.composition_I",
+        "Composition Theorem I (000 Thm 4; 001 Thm 3): eps'_2 / eps'_3 paired with delta' of eq. (7)",
+        "At small delta~ the pair (eps'_3, delta') lies below the optimal composition of T (eps, delta)-DP steps "
+        "(Kairouz, Oh, Viswanath 2017); every entry that reuses eps'_3 (Thm 6; the IGMM, SGLD and federated "
+        "eps') inherits the gap in its generic (eps~, delta)-steps reading.",
+    ),
+    RootCause(
+        "he2021.composition_II",
+        "Composition Theorem II (000 Cor 1): delta' = 2 - (1 - x)^T - ... + delta~",
+        "Cor 1's delta' is below the optimal composition's delta at eps' (by a few per cent in the main regime); "
+        "the SGLD / federated delta' of 001 Thm 7-8 has the same form and inherits it.",
+    ),
+    RootCause(
+        "he2021.composition_III_chernoff",
+        "Composition Theorem III (000 Cor 2; 001 Cor 3): the Chernoff term delta''",
+        "The Chernoff-type term delta'' that replaces delta~ is orders of magnitude below the true tail (the "
+        "library notes a sign suspicion in its exponent); IGMM's delta~' (000 Thm 7) is this term, so Thm 7's "
+        "delta' carries it instead of delta~ although eps' spends sqrt(2 T log(1/delta~)) eps~.",
+    ),
+    RootCause(
+        "he2021long.c1_gaussian_step",
+        "001 Appendix C.1: the per-step Gaussian eps~ lost a factor 2",
+        "The Chernoff bound in C.1 gives D <= (4 sqrt2 L sigma sqrt(log 1/delta)/tau + 4 L^2/tau^2)/(2 sigma^2); "
+        "the theorem prints 2 sqrt2 in the first term (eps~ = r sqrt(log(1/delta)/2) + r^2/2 instead of "
+        "r sqrt(2 log(1/delta)) + r^2/2). Thm 8's eps~ is a garbled variant of the same step.",
+    ),
+    RootCause(
+        "he2021long.c1_amplification",
+        "001 Appendix C.1: amplification by a tau-of-N mini-batch read as 2 (tau/N) eps~ for every eps~",
+        "Beimel, Kasiviswanathan, Nissim (2010) Lemma 4.4 gives 2 (tau/N) eps only for eps <= 1; the tight "
+        "amplification log(1 + (tau/N)(e^eps~ - 1)) exceeds 2 (tau/N) eps~ once eps~ > about 1.256, so SGLD and "
+        "federated learning with little noise (large eps~) are far less private than claimed.",
+    ),
+    RootCause(
+        "he2021.thm1_e_eps_factor",
+        "Theorem 1's e^{-eps} factor and the comparisons built on it",
+        "The claimed improvements by a factor e^eps (or (1 + e^eps)/2) over Nissim-Stemmer and Dwork et al. "
+        "2015 hold only for small eps; the introduction's b differs from Theorem 1's by a factor 2.",
+    ),
+    RootCause(
+        "he2021long.lemma4_proof",
+        "001 Appendix A.2, proof of Lemma 4: printed steps (17)-(18)",
+        "Eq. (18) as printed has exp(-eps^2/(2N)) where Hoeffding gives exp(-N eps^2/2); eq. (17) needs "
+        "ln(2/eps) <= k. Typos in a proof; the statement of Lemma 4 is audited separately.",
+    ),
+    RootCause(
+        "he2021long.remark_fixed_delta",
+        "001 Remarks 1-2 read with delta' held fixed as N grows",
+        "With delta' fixed, Thm 1's failure probability at eps = eps'(N) = Theta(sqrt(T)/N) grows like "
+        "delta' N log N/sqrt(T); the stated O(T/sqrt(N)) needs delta' to shrink with N, which the text does not "
+        "say.",
+    ),
+    RootCause(
+        "bu2020.clt_finite_T",
+        "003: the CLT approximation (eq. 3.1) used as a privacy guarantee at finite T",
+        "mu_CLT is an asymptotic approximation, not an upper bound; at the experiments' T the tight accountant "
+        "gives a larger epsilon than the CLT, so the recalibrated (less noisy) models do not have the privacy the "
+        "moments-accountant models have.",
+    ),
+)}
+
+
+@dataclass(frozen=True)
+class Classification:
+    """The severity and provenance of one finding; ``rule`` is the rule (or the reading) applied."""
+
+    severity: str | None = None
+    rule: str | None = None
+    why: str = ""
+    root_cause: str | None = None
+    origin: str = "paper"
+    reading: str | None = None
+    quote: str | None = None
+    range_hi: float | None = None  # upper end of the quantity's range, for the vacuous-only re-search
+
+
+#: a claimed bound within this of the range's end (a delta of 1 - 1e-26, say) counts as vacuous
+VACUOUS_MARGIN = 1e-6
+
+_GEN = "generic reading: T abstract (eps~, delta)-DP steps, not the algorithm (see the algo.* entry for the mechanism)"
+
+#: classifications that need the text (the rest follow :func:`classify`)
+ENTRY_CLASSES: dict[str, Classification] = {
+    # --- composition theorems ---------------------------------------------------------
+    **{i: Classification("major", "major", "below the optimal composition at informative delta", "he2021.composition_I")
+       for i in ("he2021.thm4_eps2", "he2021.thm4_eps3", "he2021.thm4_eps_prime", "he2021uai.thm6_eps")},
+    **{i: Classification("major", "major", "below the optimal composition at informative delta", "he2021.composition_II")
+       for i in ("he2021.cor1_delta", "he2021.cor1_delta_at_thm4_eps")},
+    **{i: Classification("major", "major", "orders of magnitude below the optimal composition",
+                         "he2021.composition_III_chernoff")
+       for i in ("he2021uai.cor2_delta", "he2021uai.cor2_delta_at_eps3", "he2021long.cor3_delta_pure")},
+    "he2021uai.thm7_eps": Classification("major", "major", "", "he2021.composition_I", reading=_GEN),
+    "he2021uai.thm7_delta": Classification("major", "major", "", "he2021.composition_III_chernoff", reading=_GEN),
+    "he2021long.thm7_eps": Classification("major", "major", "", "he2021.composition_I", reading=_GEN),
+    "he2021long.thm7_delta": Classification("major", "major", "", "he2021.composition_II", reading=_GEN),
+    "he2021long.thm8_eps": Classification("major", "major", "", "he2021.composition_I", reading=_GEN),
+    "he2021long.thm8_delta": Classification("major", "major", "", "he2021.composition_II", reading=_GEN),
+    "algo.he2021uai.thm7_igmm": Classification("major", "major", "", "he2021.composition_III_chernoff"),
+    "algo.he2021long.thm7_sgld": Classification("major", "major", "", "he2021long.c1_amplification"),
+    "algo.he2021long.thm8_fl": Classification("major", "major", "", "he2021long.c1_amplification"),
+    # --- SGLD / federated per-step -----------------------------------------------------
+    "he2021long.thm7_eps_tilde": Classification("major", "major", "", "he2021long.c1_gaussian_step"),
+    "he2021long.thm8_eps_tilde": Classification("major", "major", "", "he2021long.c1_gaussian_step"),
+    "he2021long.thm7_subsampling": Classification("major", "major", "", "he2021long.c1_amplification"),
+    "he2021long.consistency_thm7_step": Classification(
+        "major", "major", "the two versions' per-step epsilons disagree in a non-vacuous regime",
+        "he2021long.c1_amplification", origin="symdp"),
+    # --- e^eps factor claims ---------------------------------------------------------
+    "he2021uai.cmp_thm1_b_vs_dwork2015": Classification(
+        "major", "major", "Theorem 1's b exceeds Dwork et al.'s 8 delta eps at every sampled point with b < 1",
+        "he2021.thm1_e_eps_factor", reading="the abstract's 'strictly tighter' read for the failure probability b"),
+    "he2021uai.cmp_thm2_vs_nissim_stemmer": Classification(None, None, "", "he2021.thm1_e_eps_factor", range_hi=1.0),
+    "he2021long.cmp_thm2_factor": Classification(None, None, "", "he2021.thm1_e_eps_factor", range_hi=1.0),
+    "he2021long.cmp_ns_b": Classification(
+        "vacuous-only", "vacuous-only",
+        "fails only for eps > 2, where log(2/eps) < 0 makes both failure probabilities negative (outside [0, 1]); "
+        "Theorem 1 states no range of eps", "he2021.thm1_e_eps_factor"),
+    "he2021long.consistency_thm1_b_intro": Classification(
+        "minor", "minor", "a factor 2 between the introduction's b and Theorem 1's; nothing downstream uses the "
+        "introduction's form", "he2021.thm1_e_eps_factor", origin="symdp"),
+    "he2021long.consistency_thm1_n": Classification(
+        "major", "major", "the long version's sample-size condition is weaker than the UAI one at small eps",
+        None, origin="symdp"),
+    "he2021.cmp_delta_vs_kairouz": Classification(None, None, "", "he2021.composition_II", range_hi=1.0),
+    "he2021.cmp_delta_vs_dwork_roth": Classification(
+        "minor", "minor", "equality lhs = rhs at T = 1 against a strict claim; no violation elsewhere in the search",
+        "he2021.composition_II"),
+    # --- proof steps ---------------------------------------------------------------
+    "he2021uai.cmp_lemma1_large_in_thm3_branch": Classification(
+        "major", "major", "a gap in the proof of Theorem 1 for eps in [0.2, 0.2346): Lemma 1's B is not in the "
+        "branch of Theorem 3 the proof uses; Theorem 1's statement is not refuted by this", None, origin="symdp"),
+    "he2021long.thm3_markov_step": Classification(
+        "minor", "minor", "the display has its inequality reversed (Markov gives P >= 2 eps/(1 + alpha)); the "
+        "reading the derivation supports is recorded in he2021long.thm3 (notes); typo in a proof step",
+        None, origin="symdp", reading="as printed"),
+    "he2021long.lemma4_union_step": Classification(
+        "vacuous-only", "vacuous-only", "fails only where k < ln(2/eps), where the printed probability "
+        "1 - (1 - ln(2/eps)/k)^k leaves [0, 1] (it is negative at the counterexample); holds where ln(2/eps) <= k",
+        "he2021long.lemma4_proof", origin="symdp"),
+    "he2021long.lemma4_hoeffding_step": Classification(
+        "minor", "minor", "typo: exp(-eps^2/(2N)) for Hoeffding's exp(-N eps^2/2); the derivation's reading "
+        "(1 - 2 e^{-N eps^2/2})^k >= 1 - eps/8 under the N-condition is the one Lemma 4 uses",
+        "he2021long.lemma4_proof", origin="symdp", reading="as printed"),
+    # --- remarks -------------------------------------------------------------------
+    "he2021long.remark1_rate_b": Classification(
+        "major", "major", "", "he2021long.remark_fixed_delta",
+        reading="delta' held fixed while N grows (the text lets only N and T vary)"),
+    "he2021long.remark2_rate_b": Classification(
+        "major", "major", "", "he2021long.remark_fixed_delta",
+        reading="delta' held fixed while N grows (the text lets only N and T vary)"),
+    "he2021long.remark1_n_condition": Classification(
+        "major", "major", "Theorem 1's sample-size condition fails at eps = eps'_SGLD(N), so Remark 1 cannot "
+        "apply Theorem 1 there", "he2021long.remark_fixed_delta", origin="symdp"),
+    # --- 003 experiments (symdp.audit.experiments) ------------------------------------
+    **{i: Classification("major", "major", "the trained model's epsilon exceeds the printed one (and the MA model's) "
+                         "in the main regime (delta = 1e-5)", "bu2020.clt_finite_T")
+       for i in ("experiment.bu2020.fig4_top_clt", "experiment.bu2020.fig4_bottom_clt",
+                 "experiment.bu2020.fig4_top_same_privacy", "experiment.bu2020.fig4_bottom_same_privacy")},
+    # --- 003 arithmetic ------------------------------------------------------------
+    "bu2020.mnist_fig4_top": Classification(
+        "minor", "minor", "last-digit rounding: eps_CLT(delta = 1e-5) = 1.3413 at T = 20/p is printed 1.34, and "
+        "delta_CLT(1.34) = 1.014e-5", "bu2020.clt_finite_T", origin="arithmetic"),
+    "bu2020.mnist_fig4_bottom": Classification(
+        "minor", "minor", "rounding of a printed input: eps = 8.68 needs sigma~ = 0.6384, printed 0.638 "
+        "(eps_CLT = 8.697 at 0.638; 8.668 at the printed mu = 1.78)", "bu2020.clt_finite_T", origin="arithmetic"),
+}
+
+#: the source text each re-read finding rests on (quote beside encoding; seeds/ file named in the entry's source)
+QUOTES: dict[str, str] = {
+    "he2021.thm4_eps3": "000 Thm 4: 'Suppose the i-th iterator M_i : (W_{i-1}, S) -> W_i is (eps, delta)-differentially "
+                        "private. Then, the algorithm A is (eps', delta')-differentially private, where eps' = min "
+                        "{eps'_1, eps'_2, eps'_3}'",
+    "he2021uai.cor2_delta": "000 Cor 2: 'When all the iterators M_i satisfy eps_i = eps, we can further tighten the "
+                            "estimation of delta' for eps'_3 in Theorem 4. ... Furthermore, for the case eps' = eps'_3, "
+                            "delta' is strictly tighter than that in Theorem 4.'",
+    "he2021uai.cmp_thm2_vs_nissim_stemmer": "000 Sec. 3.1: 'Nissim and Stemmer [2015] proved that |E[Gen]| <= k delta + 2 "
+                                            "eps. Our bound is tighter by a factor of e^eps/2. According to the "
+                                            "empirical results by [Abadi et al., 2016], this factor can be as large as "
+                                            "e^10 ~ 20,000.'",
+    "he2021long.cmp_thm2_factor": "001 abstract: 'Our on-average multi-database generalization bound is tighter by a "
+                                  "factor of e^eps. These improvements are significant in practice because the factor "
+                                  "eps can be as large as 10 in the experiments by Adabi et al. [1].'",
+    "he2021long.cmp_ns_b": "001 abstract: '(2) our bound tightens the term b from (2 delta/eps) log(2/eps) to (2 e^{-eps} "
+                           "delta/eps) log(2/eps)'",
+    "he2021uai.cmp_thm1_b_vs_dwork2015": "000 abstract: 'high-probability bound is strictly tighter than the current "
+                                         "tightest results'",
+    "he2021long.thm7_subsampling": "001 C.1: 'Applying Lemma 4.4 in [7], we have that the iteration ... is (2 (tau/N) "
+                                   "eps, (tau/N) delta)-differentially private.'",
+    "he2021long.thm7_eps_tilde": "001 C.1: 'P(theta''^T v >= 2 sqrt2 L sigma sqrt(log 1/delta)) <= P(theta''^T v >= "
+                                 "sqrt2 ||v|| sigma sqrt(log 1/delta)) <= ... = delta' with ||v|| < 2L and D = (2 "
+                                 "theta''^T (1/tau) v + ||v||^2/tau^2)/(2 sigma^2)",
+    "he2021long.thm8_eps_tilde": "001 Thm 8: 'eps~ = 4 sigma (1/tau) sqrt(log 1/delta + 1/tau^2) / (2 sigma^2)'",
+    "he2021long.remark1_rate_b": "001 Remark 1: 'Theorem 7 implies that P[R_S(A(S)) <= O(T/sqrt(N)) + R(A(S))] >= "
+                                 "1 - O(T/sqrt(N))'",
+    "he2021long.lemma4_hoeffding_step": "001 A.2, eq. (18) as printed: (1 - e^{-eps^2/2N})^k >= 1 - eps/8",
+}
+for _a, _b in (("he2021.thm4_eps2", "he2021.thm4_eps3"), ("he2021.thm4_eps_prime", "he2021.thm4_eps3"),
+               ("he2021uai.cor2_delta_at_eps3", "he2021uai.cor2_delta"), ("he2021long.thm8_eps", "he2021long.thm8_eps_tilde"),
+               ("he2021long.remark2_rate_b", "he2021long.remark1_rate_b")):
+    QUOTES.setdefault(_a, QUOTES[_b])
+
+#: entries that are symdp's own checks or arithmetic, whatever their verdict
+_ORIGIN_TAGS = {"consistency": "symdp", "proof-step": "symdp", "printed-value": "arithmetic"}
+
+_QUOTE_RE = re.compile(r"(?:Text|Plain text|Printed|printed)\s*:?\s*('[^']{8,600}')")
+
+
+def _quote(th: Theorem | None) -> str | None:
+    if th is None or not th.notes:
+        return None
+    m = _QUOTE_RE.search(th.notes)
+    return m.group(1) if m else None
+
+
+def _origin(th: Theorem | None, rid: str) -> str:
+    if rid.startswith("algo.") or rid.startswith("experiment."):
+        return "paper"
+    if th is None:
+        return "paper"
+    if "user-claim" in th.tags:
+        return "user"
+    for tag, origin in _ORIGIN_TAGS.items():
+        if tag in th.tags:
+            return origin
+    if th.id.startswith("he2021long.consistency"):
+        return "symdp"
+    return "paper"
+
+
+def _decimal_digits(value: sp.Expr) -> int | None:
+    """Significant digits of a printed decimal constant (a Rational p/10^k), else None."""
+    if not isinstance(value, sp.Rational) or value == 0:
+        return None
+    den = int(value.q)
+    k = 0
+    while den % 10 == 0:
+        den //= 10
+        k += 1
+    if den not in (1, 2, 4, 5, 8, 16, 20, 25, 40, 50):  # a terminating decimal with few digits
+        return None
+    try:
+        d = Decimal(int(value.p)) / (Decimal(int(value.q)))
+    except InvalidOperation:
+        return None
+    digits = len(d.normalize().as_tuple().digits)
+    return digits if digits <= 6 else None
+
+
+def _rounds_to(actual: str | None, printed: sp.Expr, digits: int) -> bool:
+    if actual is None:
+        return False
+    try:
+        a = Decimal(str(actual))
+    except InvalidOperation:
+        return False
+    if a == 0:
+        return False
+    exp = a.adjusted() - digits + 1
+    q = Decimal(1).scaleb(exp)
+    return a.quantize(q) == Decimal(int(printed.p)) / Decimal(int(printed.q))
+
+
+def _is_rounding(th: Theorem | None, res: AuditResult) -> bool:
+    """A constant claim 'value <= printed' (or >=) that fails only because the printed number is rounded."""
+    if th is None or th.lhs is None or th.rhs is None:
+        return False
+    if th.lhs.free_symbols or th.rhs.free_symbols:
+        return False
+    digits = _decimal_digits(th.rhs)
+    return digits is not None and _rounds_to(res.actual, th.rhs, digits)
+
+
+def _is_equality(res: AuditResult) -> bool:
+    return "equality, so the strict inequality" in (res.detail or "") or (
+        res.claimed is not None and res.actual is not None and res.claimed == res.actual)
+
+
+def _vacuous_at_counterexample(res: AuditResult, range_hi: float | None) -> bool:
+    if range_hi is None or res.claimed is None:
+        return False
+    try:
+        return float(res.claimed) >= range_hi
+    except ValueError:
+        return False
+
+
+def _restricted(th: Theorem, range_hi: float) -> Theorem:
+    """The same claim restricted to where its claimed side is informative (claimed side < range_hi)."""
+    from dataclasses import replace
+
+    side = th.rhs if th.relation in ("<=", "<") else th.lhs
+    assert side is not None
+    return replace(th, id=th.id + "#nonvacuous", hypotheses=(*th.hypotheses, sp.Lt(side, range_hi - VACUOUS_MARGIN)))
+
+
+def vacuous_recheck(th: Theorem, range_hi: float, *, seed: int = 0) -> tuple[bool, str]:
+    """Re-verify ``th`` on the part of its domain where the claimed bound is below ``range_hi``.
+
+    Returns (no counterexample there, what the verifier said).  Uses the public verify API only.
+    """
+    from ..theorem import Verdict
+    from ..verify import verify_theorem
+
+    vr = verify_theorem(_restricted(th, range_hi), seed=seed)
+    ok = vr.evidence.verdict not in (Verdict.REFUTED, Verdict.PARTIAL)
+    return ok, f"restricted to claimed side < {range_hi:g} - {VACUOUS_MARGIN:g}: {vr.evidence.verdict.value} ({vr.evidence.detail[:160]})"
+
+
+def classify(th: Theorem | None, res: AuditResult, *, recheck: bool = True, seed: int = 0) -> Classification:
+    """The class of a finding: the table for library entries that need the text, else the rules."""
+    base = ENTRY_CLASSES.get(res.id)
+    origin = base.origin if base is not None and base.origin != "paper" else _origin(th, res.id)
+    quote = (base.quote if base is not None else None) or QUOTES.get(res.id) or _quote(th)
+    reading = base.reading if base is not None else None
+    rc = base.root_cause if base is not None else None
+    if res.verdict not in ("FAILS", "PARTIAL"):
+        return Classification(None, None, "", rc, origin, reading, quote)
+    if base is not None and base.severity is not None:
+        return Classification(base.severity, SEVERITY_RULES[base.severity], base.why, rc, origin, reading, quote)
+    range_hi = base.range_hi if base is not None else _default_range(th)
+    if _is_equality(res):
+        return Classification("minor", SEVERITY_RULES["minor"], "equality at a boundary against a strict claim",
+                              rc, origin, reading, quote)
+    if _is_rounding(th, res):
+        return Classification("minor", SEVERITY_RULES["minor"], f"last-digit rounding: the true value {res.actual} "
+                              f"rounds to the printed {sp.sstr(th.rhs) if th is not None else ''}", rc, origin, reading, quote)
+    if (range_hi is not None and th is not None and recheck and th.rhs is not None and th.lhs is not None
+            and (_vacuous_at_counterexample(res, range_hi) or (base is not None and base.range_hi is not None))):
+        ok, said = vacuous_recheck(th, range_hi, seed=seed)
+        if ok:
+            return Classification("vacuous-only", SEVERITY_RULES["vacuous-only"], said, rc, origin, reading, quote)
+        return Classification("major", SEVERITY_RULES["major"], said, rc, origin, reading, quote)
+    return Classification("major", SEVERITY_RULES["major"], "counterexample in the informative range", rc, origin,
+                          reading, quote)
+
+
+_PROB_NAMES = re.compile(r"^(delta|deltaprime|deltatilde|P_|b_|beta|Pfail|P$|prob)", re.IGNORECASE)
+
+
+def _default_range(th: Theorem | None) -> float | None:
+    """1 for quantities that are probabilities (a delta, a failure probability), else unknown."""
+    if th is None or th.lhs is None:
+        return None
+    if isinstance(th.lhs, sp.Symbol) and _PROB_NAMES.match(th.lhs.name):
+        return 1.0
+    if "probability" in th.tags:
+        return 1.0
+    return None
+
+
+def annotate(th: Theorem | None, res: AuditResult, *, recheck: bool = True, seed: int = 0) -> AuditResult:
+    """Attach severity, rule, root cause, origin, reading and quote to ``res.extra`` (the report reads them there)."""
+    c = classify(th, res, recheck=recheck, seed=seed)
+    ex = res.extra
+    ex["origin"] = c.origin
+    if c.severity is not None:
+        ex["severity"] = c.severity
+        ex["severity_rule"] = c.rule
+        if c.why:
+            ex["severity_why"] = c.why
+    if c.root_cause is not None:
+        ex["root_cause"] = c.root_cause
+        ex["root_cause_note"] = ROOT_CAUSES[c.root_cause].title + ": " + ROOT_CAUSES[c.root_cause].note
+    if c.reading is not None:
+        ex.setdefault("reading", c.reading)
+    if c.quote is not None:
+        ex.setdefault("quote", c.quote)
+    return res
+
+
+def order_findings(results: Iterable[AuditResult]) -> list[AuditResult]:
+    """Findings first (FAILS, PARTIAL) by severity (major, vacuous-only, minor), then the rest, stable."""
+    vrank = {"FAILS": 0, "PARTIAL": 1, "UNDECIDED": 2, "HOLDS": 3}
+    return sorted(results, key=lambda r: (vrank.get(r.verdict, 9), SEVERITY_RANK.get(r.extra.get("severity"), 3)))
+
+
+def severity_counts(results: Iterable[AuditResult]) -> dict[str, int]:
+    out = dict.fromkeys(SEVERITIES, 0)
+    for r in results:
+        s = r.extra.get("severity")
+        if s in out:
+            out[s] += 1
+    return out
+
+
+def root_cause_groups(results: Iterable[AuditResult]) -> dict[str, list[str]]:
+    """root cause id -> ids of the findings grouped under it."""
+    out: dict[str, list[str]] = {}
+    for r in results:
+        rc = r.extra.get("root_cause")
+        if rc and r.verdict in ("FAILS", "PARTIAL"):
+            out.setdefault(rc, []).append(r.id)
+    return out
+
+
+__all__ = ["SEVERITIES", "SEVERITY_RULES", "ROOT_CAUSES", "ENTRY_CLASSES", "RootCause", "Classification",
+           "classify", "annotate", "order_findings", "severity_counts", "root_cause_groups", "vacuous_recheck",
+           "classify_result"]
+
+
+def classify_result(th: Theorem | None, res: AuditResult) -> Classification:
+    """:func:`classify` without the re-search (for results whose theorem is unavailable)."""
+    return classify(th, res, recheck=False)
