@@ -10,6 +10,9 @@ True
 * :func:`calibrate_noise`, :func:`max_steps` -- safe-side calibration.
 * :func:`odometer` -- epsilon after every step of a run, one vectorised call.
 * :class:`RDPOdometer` -- device-resident torch odometer for training loops.
+* :mod:`.algebra` -- ``algebra.tight`` / ``algebra.rdp`` evaluate any :mod:`symdp.mechanisms` description
+  (Laplace, randomized response, (eps, delta) black boxes, discrete and mixture mechanisms, subsampling,
+  heterogeneous composition); ``supports(mechanism)`` is a dry run.
 * :class:`symdp.accountants.opacus_adapter.SymdpAccountant` -- Opacus ``IAccountant`` (imported lazily).
 """
 
@@ -17,13 +20,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import algebra
+from .algebra import MechanismResult, RDPAccountant, TightAccountant
 from .api import ACCOUNTANTS, CLT_WARNING, SHUFFLE_MESSAGE, AccountingResult, delta, epsilon
 from .calibrate import CalibrationResult, MaxStepsResult, calibrate_noise, max_steps
 from .odometer import RDPOdometer, rdp_torch
 from .timeline import odometer
 
 __all__ = [
-    "ACCOUNTANTS", "AccountingResult", "CLT_WARNING", "CalibrationResult", "MaxStepsResult", "RDPOdometer",
+    "ACCOUNTANTS", "AccountingResult", "MechanismResult", "RDPAccountant", "TightAccountant", "algebra", "CLT_WARNING", "CalibrationResult", "MaxStepsResult", "RDPOdometer",
     "SHUFFLE_MESSAGE", "calibrate_noise", "delta", "epsilon", "max_steps", "odometer", "rdp_torch",
 ]
 

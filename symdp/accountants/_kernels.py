@@ -19,9 +19,10 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache, lru_cache
 from importlib import resources
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import SymdpError
 
@@ -53,7 +54,7 @@ def _entry(theorem_id: str) -> dict[str, Any] | None:
     return e if isinstance(e, dict) else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _kernel(theorem_id: str, backend: str = "numpy") -> Callable[..., Any]:
     """Kernel of ``get(theorem_id).rhs`` for ``backend`` in {"numpy", "torch"}; keyword arguments by symbol name.
 
@@ -77,7 +78,7 @@ def _kernel(theorem_id: str, backend: str = "numpy") -> Callable[..., Any]:
                 f"(hash {e['hash']}); {_RERUN}"  # type: ignore[index]
             )
         KERNEL_SOURCE[(theorem_id, backend)] = "codegen"
-        return fn  # type: ignore[no-any-return]
+        return fn  # type: ignore[no-any-return,unused-ignore]
     KERNEL_SOURCE[(theorem_id, backend)] = f"lambdify (not in generated/{META_FILE})"
     return _lambdified(theorem_id, backend)
 
