@@ -21,6 +21,7 @@ the same way.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -33,9 +34,14 @@ from .errors import SymdpError
 EXIT_BAD_INPUT = 2
 
 
-def one_line(text: str, limit: int = 400) -> str:
-    """Collapse ``text`` onto one line (newlines become '; '), cut to ``limit`` characters."""
+_LONG_QUOTED = re.compile(r"(['\"])([^'\"]{60,}?)\1")
+
+
+def one_line(text: str, limit: int = 1000) -> str:
+    """Collapse ``text`` onto one line (newlines become '; '); a quoted value longer than 60 characters is cut to
+    40 (so the allowed range after it stays visible), and the whole line to ``limit`` characters."""
     s = "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
+    s = _LONG_QUOTED.sub(lambda m: f"{m.group(1)}{m.group(2)[:37]}...{m.group(1)}", s)
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
