@@ -190,27 +190,134 @@ def oracles_cmd(names: tuple[str, ...], as_json: bool) -> None:
 
 
 @main.command("derive")
-@click.argument("id")
+@click.argument("id", required=False)
+@click.option("--chain", "chain_ids", default=None, help="chain entries ID,ID,...: each conclusion feeds the next premise")
+@click.option("--bind", "binds", multiple=True, help="NAME=NUMBER: substitute a value for a symbol of the chain")
 @click.option("--series", "var", default=None, help="expand in this symbol (by name)")
-@click.option("--at", "point", default="0", help="expansion point (number or oo)")
-@click.option("--order", default=3, type=int, help="order of the remainder term")
+@click.option("--rate", "rate_var", default=None, help="growth order (powers, logs, exponentials) in this symbol")
+@click.option("--at", "point", default=None, help="point: oo, -oo, 0 or a decimal number (default 0; --rate: oo)")
+@click.option("--order", "order", default="3", help="order of the remainder term (1..20)")
 @click.option("--side", default="rhs", type=click.Choice(["rhs", "lhs"]))
+@click.option("--param", default=None, help="with --chain: the conclusion parameter to expand (default: all)")
+@click.option("--timeout", "timeout", default="20", help="seconds per SymPy computation (1..600); past it: unknown")
+@click.option("--theorems", "theorem_file", default=None, help="a TOML theorem file whose theorems to register first")
 @click.option("--json", "as_json", is_flag=True)
-def derive_cmd(id: str, var: str | None, point: str, order: int, side: str, as_json: bool) -> None:
-    """Simplify an entry, or expand it in a variable (leading-order behaviour)."""
-    from . import asymptotics
-
-    th = _get_or_exit(id)
+def derive_cmd(id: str | None, chain_ids: str | None, binds: tuple[str, ...], var: str | None, rate_var: str | None,
+               point: str | None, order: str, side: str, param: str | None, timeout: str, theorem_file: str | None,
+               as_json: bool) -> None:
+    """Simplify an entry, expand it (--series) or give its rate (--rate); or chain entries (--chain)
+    into one closed form with every hypothesis, the provenance of each step and the weakest verdict."""
     try:
-        res = asymptotics.derive(th, var=var, point=point, order=order, side=side)
+        res = _derive(id, chain_ids, binds, var, rate_var, point, order, side, param, timeout, theorem_file)
     except SymdpError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     if as_json:
         click.echo(json.dumps(res, indent=1))
-    else:
-        for k, v in res.items():
+        return
+    for k, v in res.items():
+        if isinstance(v, list):
+            click.echo(f"{k}:")
+            for item in v:
+                click.echo(f"  - {item if not isinstance(item, dict) else ', '.join(f'{a}: {b}' for a, b in item.items())}")
+        elif isinstance(v, dict):
+            click.echo(f"{k}:")
+            for a, b in v.items():
+                click.echo(f"  {a}: {b}")
+        else:
             click.echo(f"{k}: {v}")
+
+
+def _int_option(name: str, text: str, lo: int, hi: int) -> int:
+    from .errors import InvalidParameterError
+
+    t = text.strip()
+    if not t.lstrip("-").isdigit() or len(t) > 12:
+        raise InvalidParameterError(f"{name}={text!r} is not an integer; allowed: {lo}..{hi}")
+    v = int(t)
+    if not lo <= v <= hi:
+        raise InvalidParameterError(f"{name}={v} is out of range; allowed: {lo}..{hi}")
+    return v
+
+
+def _parse_binds(binds: tuple[str, ...]) -> dict[str, float]:
+    import math
+    import re
+
+    from .errors import InvalidParameterError
+
+    out: dict[str, float] = {}
+    for b in binds:
+        name, sep, val = b.partition("=")
+        name, val = name.strip(), val.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise InvalidParameterError(f"bind={b!r} is not NAME=NUMBER; allowed: a symbol name, '=', a decimal number")
+        if not re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", val) or len(val) > 40:
+            raise InvalidParameterError(f"bind {name}={val!r} is not a decimal number; allowed: a finite decimal number")
+        x = float(val)
+        if not math.isfinite(x):
+            raise InvalidParameterError(f"bind {name}={val!r} is not finite; allowed: a finite decimal number")
+        out[name] = int(x) if re.fullmatch(r"[+-]?\d+", val) else x
+    return out
+
+
+def _derive(id: str | None, chain_ids: str | None, binds: tuple[str, ...], var: str | None, rate_var: str | None,
+            point: str | None, order_text: str, side: str, param: str | None, timeout_text: str,
+            theorem_file: str | None) -> dict:
+    import sympy as sp
+
+    from . import asymptotics
+    from .errors import InvalidParameterError
+
+    order = _int_option("order", order_text, 1, asymptotics.MAX_ORDER)
+    seconds = _int_option("timeout", timeout_text, 1, 600)
+    if theorem_file is not None:
+        from .calculus import load_theorems
+
+        load_theorems(theorem_file)
+    if point is None:
+        point = "oo" if rate_var is not None and var is None else "0"
+    if (id is None) == (chain_ids is None):
+        raise InvalidParameterError("give exactly one of ID or --chain ID,ID,...; allowed: `symdp derive ID` or "
+                                    "`symdp derive --chain ID,ID`")
+    if binds and chain_ids is None:
+        raise InvalidParameterError("--bind needs --chain; allowed: --chain ID,ID --bind NAME=NUMBER")
+    if chain_ids is None:
+        from .library import get
+
+        th = get(id)  # type: ignore[arg-type]
+        asymptotics.parse_point(point)
+        return asymptotics.derive(th, var=var, point=point, order=order, side=side, rate_var=rate_var,
+                                  seconds=seconds)
+    from .calculus import chain
+
+    ids = [i.strip() for i in chain_ids.split(",") if i.strip()]
+    if not ids or len(ids) > 20:
+        raise InvalidParameterError(f"chain={chain_ids!r} has {len(ids)} ids; allowed: 1..20 comma-separated ids")
+    d = chain(ids, bind=_parse_binds(binds))
+    out = d.to_json()
+    params = d.conclusion.params()
+    if param is not None and param not in params:
+        raise InvalidParameterError(f"param={param!r} is not a parameter of {d.conclusion.kind}; "
+                                    f"allowed: {', '.join(params)}")
+    names = [param] if param else list(params)
+    syms = {s.name: s for s in d.free_symbols}
+    for v in (var, rate_var):
+        if v is not None and v not in syms:
+            raise InvalidParameterError(f"var={v!r} is not a symbol of the chain; allowed: {', '.join(sorted(syms))}")
+    p0 = asymptotics.parse_point(point)
+    if var is not None:
+        out["series"] = {}
+        for n in names:
+            try:
+                out["series"][n] = sp.sstr(asymptotics.series(params[n], syms[var], p0, order, seconds=seconds))
+            except (asymptotics.AsymptoticsTimeout, sp.PoleError, ValueError, NotImplementedError, TypeError):
+                out["series"][n] = "unknown"
+    if rate_var is not None:
+        if p0 not in (sp.oo, sp.S.Zero):
+            raise InvalidParameterError(f"at={point!r} is not supported with --rate; allowed: oo, 0")
+        out["rate"] = {n: asymptotics.rate(params[n], syms[rate_var], p0, seconds=seconds).to_json() for n in names}
+    return out
 
 
 def run() -> None:  # console-script entry with SymdpError -> exit 2

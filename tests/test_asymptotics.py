@@ -9,7 +9,7 @@ import sympy as sp
 from click.testing import CliRunner
 
 from symdp import Expansion, Kind, Source, theorem
-from symdp.asymptotics import check_expansion, is_big_o, leading_term, ratio_limit, series
+from symdp.asymptotics import check_expansion, is_big_o, leading_term, rate, ratio_limit, series
 from symdp.cli import main
 from symdp.errors import InvalidParameterError
 from symdp.symbols import T, eps, p, sigma
@@ -36,9 +36,69 @@ def test_big_o():
     assert not is_big_o(eps, eps**2, eps, 0)
 
 
-def test_no_power_law_leading_term_is_an_error():
-    with pytest.raises(InvalidParameterError, match="no power-law"):
-        leading_term(sp.exp(eps), eps, "oo")
+def test_exponential_leading_term_and_unknown_is_an_error():
+    assert sp.simplify(leading_term(sp.exp(eps), eps, "oo") - sp.exp(eps)) == 0
+    # faster than any exponential: no rate of the form C v^a log^b exp(c v) -> a one-line error
+    with pytest.raises(InvalidParameterError, match="no leading term"):
+        leading_term(sp.exp(sp.exp(eps)), eps, "oo", seconds=5)
+
+
+def test_rate_powers_logs_exponentials_agree_with_sympy_limits():
+    cases = [
+        (eps * sp.log(eps), "oo", (1, 1, 0)),
+        (eps * sp.tanh(eps / 2), 0, (2, 0, 0)),
+        (3 * sp.exp(-2 * eps) * eps**2, "oo", (2, 0, -2)),
+        (sp.sqrt(eps) / sp.log(eps) ** 2, "oo", (sp.Rational(1, 2), -2, 0)),
+    ]
+    for f, at, (a, b, c) in cases:
+        r = rate(f, eps, at)
+        assert (r.power, r.log_power, r.exp_rate) == (a, b, c), (f, r)
+        # independent check: f / term -> 1 by a plain SymPy limit
+        p0 = sp.oo if at == "oo" else 0
+        assert sp.limit(f / r.term(), eps, p0) == 1
+
+
+def test_is_big_o_is_tristate_and_never_false_for_unknown():
+    assert is_big_o(eps**3, eps**2, eps, 0) is True
+    assert is_big_o(eps, eps**2, eps, 0) is False
+    assert is_big_o(sp.log(eps), eps, eps, "oo") is True
+    assert is_big_o(eps, sp.log(eps), eps, "oo") is False
+    # oscillating ratio without a limit but bounded: True; an intractable one within 1 s: None, not False
+    assert is_big_o(sp.sin(1 / eps) * eps, eps, eps, 0) is True
+    hard = sp.erfc(sp.exp(sp.exp(eps)) * sp.gamma(eps)) * sp.besselj(eps, sp.exp(eps))
+    assert is_big_o(hard, sp.exp(-eps), eps, "oo", seconds=1) in (True, False, None)
+
+
+def test_time_limit_answers_unknown_instead_of_hanging():
+    import time
+
+    from symdp.calculus import chain
+
+    d = chain(["bu2020.clt_mu", "bu2020.delta_of_eps_gdp", "he2021uai.thm1_small_eps"])
+    t0 = time.monotonic()
+    r = rate(d.closed_form("failure"), "T", "oo", seconds=2)
+    assert time.monotonic() - t0 < 8
+    assert r.describe() == "unknown" or r.known
+
+
+def test_compare_bounds():
+    from symdp.asymptotics import compare
+
+    res = compare(eps**2 / 2, eps * sp.tanh(eps / 2), eps, 0)
+    assert res["a_is_O_b"] is True and res["b_is_O_a"] is True and res["ratio_limit"] == "1"
+
+
+@pytest.mark.parametrize("at", ["abc", "", "1/0", "__import__('os').system('true')", "nan", "1e999x"])
+def test_derive_at_is_whitelisted(at):
+    res = CliRunner().invoke(main, ["derive", "he2021.lemma_kl", "--series", "epsilon", "--at", at])
+    assert res.exit_code == 2, res.output
+    assert "at=" in res.output and "allowed" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("order", ["-1", "0", "100000", "abc", "3.5"])
+def test_derive_order_is_bounded(order):
+    res = CliRunner().invoke(main, ["derive", "he2021.lemma_kl", "--series", "epsilon", "--order", order])
+    assert res.exit_code == 2 and "order=" in res.output and "1..20" in res.output, res.output
 
 
 def test_check_expansion_true_and_false():
