@@ -244,3 +244,30 @@ def test_bu2020_experiments_against_tight_accountant() -> None:
         assert rs[k].verdict == "FAILS"
         assert printed < ex["eps_prv_lower"] <= ex["eps_tight_upper"] + 1e-9
     assert rs["experiment.bu2020.fig4_top_same_privacy"].verdict == "FAILS"
+
+
+# ---------------------------------------------------------------------------
+# second readings and the engine's wiring
+# ---------------------------------------------------------------------------
+@pytest.mark.slow
+def test_second_reading_audited_beside_the_printed_entry() -> None:
+    from symdp.audit.engine import audit_algorithms_for
+
+    printed = AuditResult(id="he2021long.thm7_eps_tilde", kind="valid bound", title="t", source="s", statement="",
+                          verdict="FAILS")
+    out = {r.id: r for r in audit_algorithms_for(["he2021long.thm7_eps_tilde"], [printed])}
+    rd = out["reading.he2021long.thm7_eps_tilde"]
+    # the derivation's constant gives a valid per-step epsilon (exact Gaussian profile as the oracle)
+    assert rd.verdict == "HOLDS" and rd.extra["quote"] and rd.extra["reading"]
+    assert printed.extra["other_reading"] == rd.id and printed.extra["reading"] == "as printed"
+
+
+def test_readings_refine_library_entries() -> None:
+    from symdp.audit.readings import READINGS
+    from symdp.library import get
+
+    for r in READINGS:
+        base = get(r.refines, with_evidence=False)
+        assert r.theorem.id.startswith("reading.") and r.theorem.id != base.id
+        assert r.theorem.rhs != base.rhs  # a different reading, not a copy
+        assert r.quote and r.reading

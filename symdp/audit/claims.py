@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import ast
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import sympy as sp
+import tomllib
 
 from ..errors import ClaimFileError
 from ..theorem import Expansion, Kind, Source, Theorem, theorem
@@ -278,6 +278,8 @@ def _one_claim(c: Any, syms, box, text: str, start: int, path: str, seen: set[st
             th = theorem(cid, title, Kind.BOUND, source, lhs=q, relation="<=" if direction == "upper" else ">=",
                          rhs=claimed, oracle=quantity, quantity=quantity, **common)
         else:
+            if not isinstance(lib, str):
+                raise ClaimFileError(f"line {_key_line(text, start, 'library')}: library must be an entry id (a string)")
             ref = _library_quantity(lib, syms, f"line {_key_line(text, start, 'library')}")
             th = theorem(cid, title, Kind.COMPARISON, source, lhs=ref, relation="<=" if direction == "upper" else ">=",
                          rhs=claimed, refs=(lib,), quantity=f"rhs of {lib}", **common)

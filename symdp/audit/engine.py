@@ -15,8 +15,9 @@ UNDECIDED, adds plots, and writes the reports.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import mpmath
 import sympy as sp
@@ -103,7 +104,7 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
             v = float(cx[nm])
         else:
             v = math.sqrt(lo * hi) if lo > 0 and hi / lo > 50 else (lo + hi) / 2
-        point[nm] = int(round(v)) if nm in box.integers else mpmath.mpf(v)
+        point[nm] = round(v) if nm in box.integers else mpmath.mpf(v)
     # sweep the parameter with the widest (log) range, preferring eps-like names
     pref = [n for n in names if n.startswith("epsilon")] or names
     var = max(pref, key=lambda n: (math.log(box.ranges[n][1] / box.ranges[n][0]) if box.ranges[n][0] > 0 else box.ranges[n][1] - box.ranges[n][0]))
@@ -111,7 +112,6 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
     fname = th.id.replace("/", "_") + ".png"
     ratio = res.verdict == "HOLDS" and th.kind is Kind.COMPARISON
     from .plots import plot_region_2d
-
     from .report import plot_labels
 
     ylabel, lc, lt = plot_labels(th)
@@ -152,6 +152,7 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
 
 def _asymptotic_factor(uc: UserClaim) -> AuditResult:
     th = uc.theorem
+    assert uc.ratio is not None and uc.factor is not None and uc.var is not None and uc.point is not None
     lim = sp.limit(sp.simplify(uc.ratio / uc.factor), uc.var, uc.point, dir="+" if uc.point not in (sp.oo, -sp.oo) else "-")
     ok = lim == 1
     return AuditResult(
@@ -282,7 +283,9 @@ def audit_theorems(ths: Iterable[Theorem], *, deep: bool = False, seed: int = 0,
 
 def audit_algorithms_for(ids: Iterable[str], results: list[AuditResult] | None = None, *,
                          algorithms: bool = True) -> list[AuditResult]:
-    """Mechanism-level results for the algorithm theorems among ``ids`` (issue 12, item 1).
+    """Mechanism-level results for the algorithm theorems among ``ids`` (issue 12, item 1), the second
+    readings of garbled entries among them (:mod:`symdp.audit.readings`, item 4) and 003's experiments
+    when its Figure 4 entries are among them (:mod:`symdp.audit.experiments`, item 5).
 
     The library entries keep the generic "(eps~, delta)-DP steps" reading; their results in
     ``results`` are labelled as such (``extra["reading"]``) and point to the algo.* entry that audits
@@ -303,6 +306,16 @@ def audit_algorithms_for(ids: Iterable[str], results: list[AuditResult] | None =
                 r.extra["reading"] = (f"generic: T abstract (eps~, delta)-DP steps, not the algorithm; {ac.id} audits "
                                       "the theorem on the real mechanism")
                 r.extra["mechanism_claim"] = ac.id
+    from .readings import readings_for
+
+    for rd in readings_for(ids):
+        res = audit_theorem(rd.theorem, kind_label=_kind_label(rd.theorem))
+        res.extra.update({"reading": rd.reading, "quote": rd.quote, "refines": [rd.refines]})
+        out.append(res)
+        for r in results or ():
+            if r.id == rd.refines:
+                r.extra.setdefault("reading", "as printed")
+                r.extra["other_reading"] = rd.theorem.id
     from .experiments import audit_experiments, experiments_for
 
     if experiments_for(ids):

@@ -210,6 +210,12 @@ ENTRY_CLASSES: dict[str, Classification] = {
         "minor", "minor", "typo: exp(-eps^2/(2N)) for Hoeffding's exp(-N eps^2/2); the derivation's reading "
         "(1 - 2 e^{-N eps^2/2})^k >= 1 - eps/8 under the N-condition is the one Lemma 4 uses",
         "he2021long.lemma4_proof", origin="symdp", reading="as printed"),
+    # --- second readings (symdp.audit.readings) ------------------------------------------
+    "reading.he2021long.lemma4_hoeffding_step": Classification(
+        "minor", "minor", "fails only where eps e^eps/delta < 1, where the ceiling makes k = 1 larger than the "
+        "derivation's eps e^eps/delta (supported on 451 points with eps e^eps/delta >= 1): a boundary of the ceiling",
+        "he2021long.lemma4_proof"),
+    "reading.he2021long.thm8_eps_tilde": Classification("major", "major", "", "he2021long.c1_gaussian_step"),
     # --- remarks -------------------------------------------------------------------
     "he2021long.remark1_rate_b": Classification(
         "major", "major", "", "he2021long.remark_fixed_delta",
@@ -282,7 +288,7 @@ def _quote(th: Theorem | None) -> str | None:
 
 
 def _origin(th: Theorem | None, rid: str) -> str:
-    if rid.startswith("algo.") or rid.startswith("experiment."):
+    if rid.startswith(("algo.", "experiment.", "reading.")):
         return "paper"
     if th is None:
         return "paper"
