@@ -168,7 +168,7 @@ def _oracle(text: str):
             return None
 
 
-@settings(derandomize=True, max_examples=150, deadline=None, database=None)
+@settings(derandomize=True, max_examples=300, deadline=None, database=None)
 @given(text=_const_tree())
 def test_constants_accepted_exactly_when_finite_real_and_agree_with_mpmath(text):
     truth = _oracle(text)
@@ -179,7 +179,7 @@ def test_constants_accepted_exactly_when_finite_real_and_agree_with_mpmath(text)
         got = None
     assert time.monotonic() - t0 < 5
     if truth is None:
-        # refused, or (rarely) accepted where 20-digit screening rounds differently near a pole or the limit
+        assert got is None, f"{text} is not a finite real within the limits, yet was accepted as {got}"
         return
     assert got is not None, f"{text} = {mpmath.nstr(truth, 10)} was refused"
     with mpmath.workdps(40):
