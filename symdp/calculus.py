@@ -345,11 +345,11 @@ def load_theorems(path: str, *, register_them: bool = True) -> list[Theorem]:
     """Read a TOML theorem file (the safe grammar of claim files: parsed, never executed)."""
     from .theorem_file import load
 
-    ths = load(path)
+    parsed = load(path)
     if register_them:
-        for th in ths:
-            register(th, replace=True)
-    return ths
+        for pt in parsed:
+            register(pt.theorem, premises=pt.premises, conclusion=pt.conclusion, replace=True)
+    return [pt.theorem for pt in parsed]
 
 
 def invert(th: Theorem | str, var: str, value: Any, *, side: str = "rhs", **others: Any) -> float:

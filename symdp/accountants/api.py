@@ -438,6 +438,11 @@ def epsilon(
     >>> epsilon(noise_multiplier=1.0, sample_rate=0.01, steps=1000, delta=1e-5).epsilon > 0
     True
     """
+    if not isinstance(accountant, str) or accountant.startswith("theorem:"):  # a composition theorem (issue 10)
+        from .user_theorem import epsilon_from_theorem
+
+        return epsilon_from_theorem(accountant, noise_multiplier=noise_multiplier, sample_rate=sample_rate,
+                                    steps=steps, delta=delta)
     acc = _resolve(accountant, sampling)
     shape, cfgs = _configs(noise_multiplier, sample_rate, steps, schedule)
     d = np.asarray(check_probability("delta", delta), dtype=float)

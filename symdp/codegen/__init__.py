@@ -56,6 +56,12 @@ def kernel(theorem_id: str, backend: str = "numpy", side: str = "rhs") -> Callab
         raise InvalidParameterError(f"backend={backend!r} is not one of {BACKENDS}")
     if side not in SIDES:
         raise InvalidParameterError(f"side={side!r} is not one of {SIDES}")
+    from ..library import get, user_ids
+
+    if theorem_id in user_ids():  # a registered user theorem: compiled on demand, never into generated/
+        from .user import kernel_for
+
+        return kernel_for(get(theorem_id, with_evidence=False), backend, side)
     return _kernel(theorem_id, backend, side)
 
 

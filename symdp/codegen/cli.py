@@ -1,4 +1,4 @@
-"""``symdp codegen [--check] [--out DIR]``."""
+"""``symdp codegen [--check] [--out DIR]`` and ``symdp codegen --theorems FILE --out DIR``."""
 
 from __future__ import annotations
 
@@ -11,12 +11,39 @@ import click
 @click.command("codegen")
 @click.option("--check", is_flag=True, help="exit non-zero, naming the stale files, if DIR differs from the library")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="output directory (default: the package's generated/)")
+              help="output directory (default: the package's generated/; required with --theorems)")
+@click.option("--theorems", "theorem_file", default=None,
+              help="a TOML theorem file: write a standalone numpy/torch/mpmath module of its theorems into --out")
+@click.option("--module", "module", default="user", help="with --theorems: module name suffix (default: user)")
 @click.option("--verbose", "-v", is_flag=True, help="list skipped entries with their reasons")
-def codegen(check: bool, out: Path | None, verbose: bool) -> None:
-    """Generate numpy/torch/mpmath kernels from the theorem library into generated/."""
+def codegen(check: bool, out: Path | None, theorem_file: str | None, module: str, verbose: bool) -> None:
+    """Generate numpy/torch/mpmath kernels from the theorem library into generated/, or from a
+    user theorem file into a directory of your own (--theorems FILE --out DIR)."""
+    from ..errors import SymdpError
     from . import generate
 
+    if theorem_file is not None:
+        try:
+            if out is None:
+                raise SymdpError("--theorems needs --out DIR; allowed: a directory of your own (user plans never "
+                                 "write the library's generated/)")
+            if check:
+                raise SymdpError("--check compares the library's generated/; allowed: --theorems FILE --out DIR "
+                                 "without --check")
+            from ..theorem_file import load
+            from .user import write_user
+
+            ths = [pt.theorem for pt in load(theorem_file)]
+            res = write_user(ths, out, module)
+        except SymdpError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        click.echo(f"{out}: {res['kernels']} kernels x 3 back-ends from {theorem_file}; "
+                   f"{len(res['written'])} files written, {len(res['skipped'])} skipped")
+        if verbose:
+            for tid, side, reason in res["skipped"]:
+                click.echo(f"  skipped {tid} ({side}): {reason}")
+        return
     out = out or generate.DEFAULT_OUT
     p = generate.plan()
     if check:
