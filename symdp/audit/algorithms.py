@@ -288,8 +288,10 @@ def _grid(scale: str) -> Callable[[], Iterable[Hyper]]:
     return gen
 
 
-def _src(file: str, paper: str, version: str, locator: str) -> Source:
-    return Source(paper=paper, file=file, version=version, locator=locator)
+def _src(paper: str, locator: str) -> Source:
+    from ..library._sources import src
+
+    return src(paper, locator)
 
 
 ALGORITHM_CLAIMS: dict[str, AlgorithmClaim] = {
@@ -298,7 +300,7 @@ ALGORITHM_CLAIMS: dict[str, AlgorithmClaim] = {
         AlgorithmClaim(
             id="algo.he2021uai.thm7_igmm",
             title="IGMM (Algorithm 1) is (eps', delta')-DP: audited on the real mechanism",
-            source=_src("000_73677f7a754fd778.txt", "he2021-uai", "UAI (000)", "Theorem 7, Algorithm 1"),
+            source=_src("he2021-uai", "Theorem 7, Algorithm 1"),
             quote=("'Theorem 7. IGMM described as Algorithm 1 is (eps', delta')-differentially private, where eps' = "
                    "sqrt(2T log(1/delta~) eps~^2) + T eps~ (e^eps~ - 1)/(e^eps~ + 1), delta' = 2 - (1 - delta/(1 + "
                    "e^eps~))^T + delta~' - ...'; Algorithm 1: 'Uniformly sample a mini-batch B_t of size tau from S "
@@ -315,7 +317,7 @@ ALGORITHM_CLAIMS: dict[str, AlgorithmClaim] = {
         AlgorithmClaim(
             id="algo.he2021long.thm7_sgld",
             title="SGLD (Algorithm 1 of 001) is (eps', delta')-DP: audited on the real mechanism",
-            source=_src("001_e8ee374f2acb240b.txt", "he2021-long", "long (001)", "Theorem 7, Algorithm 1, Appendix C.1"),
+            source=_src("he2021-long", "Theorem 7, Algorithm 1, Appendix C.1"),
             quote=("'Theorem 7. SGLD is (eps', delta')-differentially private. eps' = sqrt(8 log(1/delta~) (tau^2/N^2 T "
                    "eps~^2)) + 2T (tau/N) eps~ ...'; Algorithm 1: 'Randomly sample a mini-batch B of size tau; Sample "
                    "g_t from N(0, sigma^2 I); theta_t <- theta_{t-1} - eta_t [1/tau grad r + 1/tau sum grad l(z) + g_t]'"),
@@ -330,7 +332,7 @@ ALGORITHM_CLAIMS: dict[str, AlgorithmClaim] = {
         AlgorithmClaim(
             id="algo.he2021long.thm8_fl",
             title="DP federated learning (Algorithm 2 of 001) is (eps', delta')-DP: audited on the real mechanism",
-            source=_src("001_e8ee374f2acb240b.txt", "he2021-long", "long (001)", "Theorem 8, eq. (15), Algorithm 2"),
+            source=_src("he2021-long", "Theorem 8, eq. (15), Algorithm 2"),
             quote=("'Theorem 8 ... Agnostic federated learning is (eps', delta')-differentially private. eps' = "
                    "sqrt(8 log(1/delta~) (tau^2/N^2 T eps^2)) + 2T (tau/N) eps ... (15)'; Algorithm 2: 'Randomly sample "
                    "a mini-batch of clients of size tau; sample b_t from N(0, L^2 sigma^2 I); theta <- theta + (1/B sum "

@@ -32,13 +32,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..theorem import Source
+from ..library._sources import BU, src
 from .report import AuditResult
 
 P_MNIST = 256 / 60000
 DELTA = 1e-5
-_SRC = Source(paper="bu2020", file="003_066a862b3a3a386a.txt", version="arXiv 2019 (003)",
-              locator="Section 4.2, Figure 4")
+_SRC = src(BU, "Section 4.2, Figure 4, Section 5")
 
 
 @dataclass(frozen=True)

@@ -275,7 +275,7 @@ for _a, _b in (("he2021.thm4_eps2", "he2021.thm4_eps3"), ("he2021.thm4_eps_prime
     QUOTES.setdefault(_a, QUOTES[_b])
 
 #: entries that are symdp's own checks or arithmetic, whatever their verdict
-_ORIGIN_TAGS = {"consistency": "symdp", "proof-step": "symdp", "printed-value": "arithmetic"}
+_ORIGIN_TAGS = {"consistency": "symdp", "proof-step": "symdp", "symdp-check": "symdp", "printed-value": "arithmetic"}
 
 _QUOTE_RE = re.compile(r"(?:Text|Plain text|Printed|printed)\s*:?\s*('[^']{8,600}')")
 

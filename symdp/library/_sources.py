@@ -23,3 +23,10 @@ def src(paper: str, locator: str, cites: str | None = None, *, file: str | None 
     """A :class:`Source` for ``paper`` (one of the keys above) at ``locator`` (e.g. ``"Lemma 2"``)."""
     f, version = FILES[paper]
     return Source(paper=paper, file=file if file is not None else f, version=version, locator=locator, cites=cites)
+
+
+def generic_steps_note(algorithm_claim: str) -> str:
+    """Note of an algorithm theorem kept in its generic reading (issue 12): steps are abstract (eps~, delta)-DP."""
+    return ("Generic reading: the premise is T abstract (eps~, delta)-DP steps, so a counterexample to this entry is "
+            f"a pair of abstract mechanisms, not the algorithm; {algorithm_claim} (symdp.audit.algorithms) audits the "
+            "theorem on the real mechanism (Gaussian steps, tau-of-N mini-batches, T compositions). ")

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..symbols import T, delta, delta_p, delta_t, eps, eps_p, N, sigma
+from ..symbols import N, T, delta, delta_p, delta_t, eps, eps_p, sigma
 from ..theorem import Expansion, Kind, Property, theorem
-from ._sources import HE_LONG, HE_UAI, src
+from ._sources import HE_LONG, HE_UAI, generic_steps_note, src
 
 # ---------------------------------------------------------------------------
 # module-local symbols (quantities that appear in this source only)
@@ -797,8 +797,8 @@ _IGMM = [
         premises=(Property("DP", (eps_tl, delta), "IGMM step"),),
         conclusion=Property("DP", (THM7_UAI_EPS, delta_p), "IGMM"),
         oracle="composition_igmm",
-        notes=_IGMM_NOTE + "epsilontilde is he2021uai.thm7_eps_tilde; the same form as Theorem 4's eps'_3 with eps = eps-tilde.",
-        tags=("igmm", "composition"),
+        notes=generic_steps_note("algo.he2021uai.thm7_igmm") + _IGMM_NOTE + "epsilontilde is he2021uai.thm7_eps_tilde; the same form as Theorem 4's eps'_3 with eps = eps-tilde.",
+        tags=("igmm", "composition", "generic-steps"),
     ),
     theorem(
         "he2021uai.thm7_delta",
@@ -814,12 +814,12 @@ _IGMM = [
         premises=(Property("DP", (eps_tl, delta), "IGMM step"),),
         conclusion=Property("DP", (eps_p, THM7_UAI_DELTA), "IGMM"),
         oracle="composition_igmm",
-        notes=_IGMM_NOTE + (
+        notes=generic_steps_note("algo.he2021uai.thm7_igmm") + _IGMM_NOTE + (
             "deltatildeprime is he2021uai.thm7_delta_tilde_p (a function of eps'), while eps' uses a separate "
             "delta~. The count ceil(N eps'/(tau eps~)) can exceed T, making the exponent T - ceil(...) negative; "
             "000 does not restrict it. 001 (SGLD Theorem 7) rescales by tau/N throughout."
         ),
-        tags=("igmm", "composition"),
+        tags=("igmm", "composition", "generic-steps"),
     ),
     theorem(
         "he2021uai.thm7_delta_tilde_p",
@@ -924,7 +924,7 @@ _COMPARISONS = [
             "(a = 4 eps) among them without an explicit term-by-term comparison; encoded as b_He <= b_Dwork. "
             "Dwork et al.'s b is garbled in our copies (see classical.dwork2015_high_prob)."
         ),
-        tags=("comparison", "generalization"),
+        tags=("comparison", "generalization", "symdp-check"),
     ),
     theorem(
         "he2021uai.cmp_thm2_vs_nissim_stemmer",

@@ -36,7 +36,7 @@ import sympy as sp
 
 from ..symbols import N, T, delta, delta_p, delta_t, eps, eps_p, m, sigma, t
 from ..theorem import Expansion, Kind, Property, theorem
-from ._sources import HE_LONG, src
+from ._sources import HE_LONG, generic_steps_note, src
 
 # ---------------------------------------------------------------------------
 # module-local symbols (quantities that appear in this source only)
@@ -789,8 +789,8 @@ THEOREMS = [
         premises=(Property("DP", (2 * _Q * EPS_TILDE, _Q * delta), "M_t"),),
         conclusion=Property("DP", (THM7_EPS, THM7_DELTA)),
         oracle="optimal_composition",
-        notes="= eps'_3 of Composition I at per-step eps_s = 2 (tau/N) eps~ (eps~: he2021long.thm7_eps_tilde).",
-        tags=("sgld", "new-in-long"),
+        notes=generic_steps_note("algo.he2021long.thm7_sgld") + "= eps'_3 of Composition I at per-step eps_s = 2 (tau/N) eps~ (eps~: he2021long.thm7_eps_tilde).",
+        tags=("sgld", "new-in-long", "generic-steps"),
     ),
     theorem(
         "he2021long.thm7_delta",
@@ -805,12 +805,12 @@ THEOREMS = [
         premises=(Property("DP", (2 * _Q * EPS_TILDE, _Q * delta), "M_t"),),
         conclusion=Property("DP", (THM7_EPS, THM7_DELTA)),
         oracle="optimal_composition",
-        notes=(
+        notes=generic_steps_note("algo.he2021long.thm7_sgld") + (
             "Composition II at per-step (2 (tau/N) eps~, (tau/N) delta), eps' of he2021long.thm7_eps substituted, "
             "ceil(N eps'/(2 tau eps~)) = ceil(eps'/eps_s). delta~ is left free here; the theorem also defines it "
             "(he2021long.thm7_delta_tilde), circularly, since eps' depends on delta~."
         ),
-        tags=("sgld", "new-in-long"),
+        tags=("sgld", "new-in-long", "generic-steps"),
     ),
     theorem(
         "he2021long.thm7_delta_tilde",
@@ -867,8 +867,8 @@ THEOREMS = [
         premises=(Property("DP", (2 * _Q * eps, _Q * delta), "M_t"),),
         conclusion=Property("DP", (THM8_EPS, THM8_DELTA)),
         oracle="composition_tied",
-        notes="Eq. (15) uses eps where delta' and delta~ use eps~; C.2 repeats it with eps (= eps~ of C.1).",
-        tags=("federated", "new-in-long"),
+        notes=generic_steps_note("algo.he2021long.thm8_fl") + "Eq. (15) uses eps where delta' and delta~ use eps~; C.2 repeats it with eps (= eps~ of C.1).",
+        tags=("federated", "new-in-long", "generic-steps"),
     ),
     theorem(
         "he2021long.thm8_delta",
@@ -883,8 +883,8 @@ THEOREMS = [
         premises=(Property("DP", (2 * _Q * EPS_TILDE, _Q * delta), "M_t"),),
         conclusion=Property("DP", (THM8_EPS, THM8_DELTA)),
         oracle="optimal_composition",
-        notes="Identical in form to Thm 7's delta'; eps' from eq. (15) (in eps) inside ceil(N eps'/(2 tau eps~)).",
-        tags=("federated", "new-in-long"),
+        notes=generic_steps_note("algo.he2021long.thm8_fl") + "Identical in form to Thm 7's delta'; eps' from eq. (15) (in eps) inside ceil(N eps'/(2 tau eps~)).",
+        tags=("federated", "new-in-long", "generic-steps"),
     ),
     theorem(
         "he2021long.thm8_delta_tilde",
@@ -950,7 +950,7 @@ THEOREMS = [
             "Applying Thm 1 needs N >= (2/eps'^2) ln(16 e^{eps'}/delta'); with eps' = Theta(sqrt(T)/N) the left "
             "side grows like N^2/T, so the condition fails for large N."
         ),
-        tags=("asymptotic", "sgld", "new-in-long"),
+        tags=("asymptotic", "sgld", "new-in-long", "symdp-check"),
     ),
     theorem(
         "he2021long.remark2_rate_a",
