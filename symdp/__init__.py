@@ -32,6 +32,9 @@ _LAZY = {
     "all_theorems": "library", "get": "library", "ids": "library",
     "Evidence": "theorem", "Expansion": "theorem", "Kind": "theorem", "Property": "theorem",
     "Source": "theorem", "Theorem": "theorem", "Verdict": "theorem", "theorem": "theorem",
+    # the theorem calculus (issue 10)
+    "chain": "calculus", "register": "calculus", "load_theorems": "calculus", "invert": "inverse",
+    "rate": "asymptotics",
 }
 
 
@@ -62,5 +65,6 @@ sys.modules[__name__].__class__ = _Symdp
 __all__ = [
     "ClaimFileError", "ConvergenceError", "Evidence", "Expansion", "InvalidParameterError",
     "InvalidTypeError", "Kind", "Property", "Source", "SymdpError", "Theorem", "UnknownTheoremError",
-    "UnsupportedError", "Verdict", "__version__", "all_theorems", "get", "ids", "provenance", "theorem",
+    "UnsupportedError", "Verdict", "__version__", "all_theorems", "chain", "get", "ids", "invert", "load_theorems",
+    "provenance", "rate", "register", "theorem",
 ]
