@@ -388,10 +388,12 @@ def write(out: Path | str = DEFAULT_OUT, groups=None, *, planned: Plan | None = 
     out.mkdir(parents=True, exist_ok=True)
     files = render(planned if planned is not None else plan(groups))
     written, removed = [], []
+    from .._io import atomic_write_text  # a run killed mid-write never leaves a truncated kernel
+
     for name, text in files.items():
         path = out / name
         if not path.exists() or path.read_text() != text:
-            path.write_text(text)
+            atomic_write_text(path, text)
             written.append(name)
     for path in sorted(out.iterdir()):
         if path.is_file() and _is_generated_name(path.name) and path.name not in files:

@@ -64,6 +64,8 @@ def write_ledger(results: list, *, full: bool, root: Path | None = None) -> Path
     removed and the ledger is replaced; otherwise the rows of these ids are
     replaced and the rest kept.
     """
+    from .._io import atomic_write_text  # each proof file is replaced whole, never left half-written
+
     root = root or proofs_dir()
     root.mkdir(parents=True, exist_ok=True)
     produced = set()
@@ -71,8 +73,7 @@ def write_ledger(results: list, *, full: bool, root: Path | None = None) -> Path
     for r in results:
         for rel, text in r.artifacts.items():
             p = root / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(text)
+            atomic_write_text(p, text)
             produced.add(p.resolve())
     for sub in ("smt", "intervals"):
         d = root / sub
@@ -90,8 +91,8 @@ def write_ledger(results: list, *, full: bool, root: Path | None = None) -> Path
     from .._provenance import provenance  # symdp version, generated-kernel hashes, git commit (uniform across artefacts)
 
     payload = {"version": LEDGER_VERSION, "provenance": provenance(), "entries": entries}
-    (root / "ledger.json").write_text(json.dumps(payload, indent=1) + "\n")
-    (root / "LEDGER.md").write_text(ledger_markdown(entries))
+    atomic_write_text(root / "ledger.json", json.dumps(payload, indent=1) + "\n")
+    atomic_write_text(root / "LEDGER.md", ledger_markdown(entries))
     load_ledger.cache_clear()
     return root / "ledger.json"
 
