@@ -15,7 +15,8 @@ Layout (no import cycles; ``tests/test_verify_structure.py`` checks it):
 - :mod:`.rungs`: one module per rung (symbolic, smt, interval, numerical, oracle, direct);
 - :mod:`.engine`: the thin dispatcher (:func:`verify_theorem`);
 - :mod:`.registry`: the oracle registry (imports no oracle); the oracle modules
-  (:mod:`.oracles`, :mod:`.composition`, :mod:`.fdp`, :mod:`.montecarlo`, :mod:`.oracles_accounting`)
+  (:mod:`.oracles`, :mod:`.composition`, :mod:`.fdp`, :mod:`.montecarlo`, :mod:`.oracles_examples`,
+  :mod:`.oracles_accounting`)
   register into it and are imported here;
 - backends: :mod:`.smt` (Z3), :mod:`.interval` (arb), :mod:`.search` (sampling), :mod:`.ledger` (``proofs/``).
 """
@@ -36,7 +37,7 @@ from .rungs.oracle import oracle_functions
 
 # the oracle modules register into the registry; importing them here (not from the registry) keeps the
 # package free of import cycles: registry <- oracle modules <- package
-from . import composition, fdp, montecarlo, oracles  # noqa: E402,F401  (order: oracles first via their imports)
+from . import composition, fdp, montecarlo, oracles, oracles_examples  # noqa: E402,F401
 
 if importlib.util.find_spec(__name__ + ".oracles_accounting") is not None:  # the accountants' formulas (helper module)
     from . import oracles_accounting  # noqa: F401

@@ -24,12 +24,15 @@ that closed form.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from ..theorem import Evidence, Kind, Theorem, Verdict
 from .compile import is_quantity
 from .core import ENTRY_BUDGET, Timeout, VerificationResult, time_limit
+from .registry import oracle_for
 from .rungs.direct import verify_direct
 from .rungs.oracle import verify_with_oracle
+from .rungs.ranges import verify_range
 from .rungs.symbolic import verify_expansion
 
 
@@ -63,7 +66,11 @@ def _dispatch(th: Theorem, res: VerificationResult, deep: bool, seed: int) -> No
     if th.kind is Kind.EXPANSION:
         verify_expansion(th, res)
         return
-    if th.oracle:
+    name = oracle_for(th.id, th.oracle)
+    if name:
+        if name != th.oracle:  # an oracle the verifier assigns to an entry that names none
+            res.attempts.append(f"oracle {name} assigned by the verifier (the entry names none)")
+            th = replace(th, oracle=name)
         verify_with_oracle(th, res, deep, seed)
         return
     if th.kind is Kind.EQUIVALENCE:
@@ -77,7 +84,10 @@ def _dispatch(th: Theorem, res: VerificationResult, deep: bool, seed: int) -> No
         return
     if is_quantity(th, th.lhs) or th.lhs.free_symbols - (th.rhs.free_symbols | {s for s, _, _ in th.domain} | {s for h in th.hypotheses for s in h.free_symbols}):
         q = th.lhs if is_quantity(th, th.lhs) else sorted(th.lhs.free_symbols - th.rhs.free_symbols, key=str)
-        res.evidence = Evidence(Verdict.UNCHECKED, None, f"bounds the quantity {q} ({th.quantity or 'unnamed'}) and names no oracle")
+        if verify_range(th, res, deep, seed):  # a bound outside its quantity's range is false, oracle or not
+            return
+        res.evidence = Evidence(Verdict.UNCHECKED, None, f"bounds the quantity {q} ({th.quantity or 'unnamed'}) and names no oracle"
+                                + (f"; {res.attempts[-1]}" if res.attempts and res.attempts[-1].startswith("range:") else ""))
         return
     if th.relation not in ("<=", ">=", "<", ">", "=="):
         res.evidence = Evidence(Verdict.UNCHECKED, None, f"relation {th.relation!r} not checkable")

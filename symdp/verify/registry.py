@@ -59,6 +59,22 @@ def register(oracle: Oracle) -> Oracle:
     return oracle
 
 
+#: library entry id -> oracle name, for entries that name no oracle themselves (the library records claims as
+#: stated; the verifier decides which exact computation checks them).  Filled by oracle modules via :func:`assign`.
+ENTRY_ORACLES: dict[str, str] = {}
+
+
+def assign(oracle: str, *entry_ids: str) -> None:
+    """Check the library entries ``entry_ids`` (which name no oracle) against the registered oracle ``oracle``."""
+    for i in entry_ids:
+        ENTRY_ORACLES[i] = oracle
+
+
+def oracle_for(entry_id: str, named: str | None) -> str | None:
+    """The oracle that checks an entry: the one it names, else the one assigned to it, else None."""
+    return named or ENTRY_ORACLES.get(entry_id)
+
+
 def get_oracle(name: str) -> Oracle:
     if name not in ORACLES:
         raise UnsupportedError(f"no oracle named {name!r}; known: {sorted(ORACLES)}")
@@ -69,4 +85,4 @@ def get_oracle(name: str) -> Oracle:
 TRADEOFF_COMPANION = {"gaussian_profile": "gaussian_tradeoff", "subsampled_gaussian_profile": "subsampled_gaussian_tradeoff"}
 
 
-__all__ = ["Oracle", "ORACLES", "register", "get_oracle", "TRADEOFF_COMPANION"]
+__all__ = ["Oracle", "ORACLES", "ENTRY_ORACLES", "register", "assign", "oracle_for", "get_oracle", "TRADEOFF_COMPANION"]

@@ -303,13 +303,18 @@ def verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: i
         cf = sp.sympify(orc.closed_form, locals=names)
         supported = res.evidence
         header = f"reduction (oracle {orc.name}): {orc.reduction}\n" if orc.reduction else ""
-        if symbolic_identity(cf, th.rhs) and rel in ("<=", ">="):
-            # the bound equals the worst case: tight; still leave a z3 certificate of cf rel rhs
-            pass
+        # the bound equals the worst case (tight): SymPy proves it when no certificate rung does
+        tight = rel in ("<=", ">=") and symbolic_identity(cf, th.rhs)
         if z3_rung(th, cf, rel, th.rhs, res, header_extra=header):
             _attach_reduction(th, orc, res, supported)
             return
         if interval_rung(th, cf, rel, th.rhs, res, note=orc.reduction or ""):
+            _attach_reduction(th, orc, res, supported)
+            return
+        if tight:
+            res.evidence = Evidence(Verdict.PROVED, "symbolic",
+                                    f"SymPy: the bound equals the worst case {orc.closed_form} (the difference "
+                                    f"simplifies to 0): tight", None, None, supported.cases)
             _attach_reduction(th, orc, res, supported)
             return
         res.evidence = supported

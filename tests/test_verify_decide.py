@@ -1,0 +1,170 @@
+"""Deciding entries the library records without an oracle (issue 12 item 5).
+
+Oracles of :mod:`symdp.verify.oracles_examples` held against independent computations (numerical integration
+of the actual posterior densities, brute-force enumeration of randomized response), and the range rung on
+planted claims.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import mpmath
+import pytest
+import sympy as sp
+
+from symdp.theorem import Kind, Source, Verdict, theorem
+from symdp.verify import verify_theorem
+from symdp.verify import oracles_examples as X
+
+SRC = Source("test", "none", "v1", "Thm 0")
+
+
+# --- 004 Sec. 6, Laplace mean release --------------------------------------------------------------------------
+
+
+def test_laplace_mean_dp_is_4_gamma_by_integration() -> None:
+    """Normalise the density by quadrature (independently of the oracle's argument) and evaluate the log ratio."""
+    g = mpmath.mpf("0.7")
+    assert X.laplace_mean_dp(gamma=g) == 4 * g
+
+    def log_density(h: mpmath.mpf, z: mpmath.mpf) -> mpmath.mpf:
+        k = mpmath.quad(lambda u: mpmath.exp(-g * abs(z - u)), [-mpmath.inf, z, mpmath.inf])
+        return -g * abs(z - h) - mpmath.log(k)
+
+    worst = log_density(mpmath.mpf(-3), mpmath.mpf(-2)) - log_density(mpmath.mpf(-3), mpmath.mpf(2))
+    assert abs(worst - 4 * g) < 1e-12
+    for z, z2, h in [(0.3, -1.1, 0.2), (2, -2, 5), (-0.5, 1.5, -7)]:
+        r = log_density(mpmath.mpf(h), mpmath.mpf(z)) - log_density(mpmath.mpf(h), mpmath.mpf(z2))
+        assert r <= 4 * g + 1e-12
+
+
+def test_laplace_mean_entry_proved() -> None:
+    from symdp.library import get
+
+    r = verify_theorem(get("wang2016.example_laplace_mean_dp", with_evidence=False))
+    assert r.verdict is Verdict.PROVED, r.evidence
+    assert "4*gamma" in r.evidence.detail
+
+
+# --- 004 Sec. 6, 1-D linear regression ------------------------------------------------------------------------
+
+
+def test_linreg_lower_bound_is_attained_by_real_data_sets() -> None:
+    """A data set whose other m points pin the posterior at h* = 2 (y_j = 1, x_j = 1/2) and the neighbours
+    z = (y=-1, x=2), z' = (y=-1, x=-2): the exact log-density ratio at h = -2, by quadrature on H = [-2, 2],
+    approaches the oracle's 32 gamma from below and stays under the proved worst case 50 gamma."""
+    g = mpmath.mpf(1)
+    assert X.linreg_dp_lower(gamma=g) == 32
+    m = 4000
+
+    def rest(h: mpmath.mpf) -> mpmath.mpf:
+        return m * (1 - h / 2) ** 2
+
+    def log_post(h: mpmath.mpf, y: int, x: int) -> mpmath.mpf:
+        k = mpmath.quad(lambda u: mpmath.exp(-g * ((y - x * u) ** 2 + rest(u))), [-2, 1.9, 1.99, 2])
+        return -g * ((y - x * h) ** 2 + rest(h)) - mpmath.log(k)
+
+    with mpmath.workdps(30):
+        h = mpmath.mpf(-2)
+        ratio = log_post(h, -1, 2) - log_post(h, -1, -2)
+    assert 31 < ratio <= 32 + 1e-9
+    assert X.linreg_dp_lower(gamma=g) <= 50 * g
+
+
+@pytest.mark.slow
+def test_linreg_entry_proved() -> None:
+    from symdp.library import get
+
+    r = verify_theorem(get("wang2016.example_linreg_dp", with_evidence=False))
+    assert r.verdict is Verdict.PROVED
+    assert "50*gamma" in r.evidence.detail
+
+
+# --- randomized response: max-information by enumeration ------------------------------------------------------
+
+
+def _rr_joint(n: int, eps: float, p: float):
+    r = math.exp(eps) / (1 + math.exp(eps))
+    atoms = []
+    for s in itertools.product((0, 1), repeat=n):
+        ps = math.prod(p if b else 1 - p for b in s)
+        for a in itertools.product((0, 1), repeat=n):
+            pa_s = math.prod(r if ai == si else 1 - r for ai, si in zip(a, s))
+            atoms.append((s, a, ps, pa_s))
+    pa: dict = {}
+    for s, a, ps, pas in atoms:
+        pa[a] = pa.get(a, 0.0) + ps * pas
+    return atoms, pa
+
+
+def test_rr_pure_max_information_matches_brute_force() -> None:
+    n, eps = 3, 0.8
+    atoms, pa = _rr_joint(n, eps, float(X.RR_PRIOR_P))
+    brute = max(pas / pa[a] for s, a, ps, pas in atoms if ps > 0)
+    assert abs(X.rr_pure_max_information_bits(epsilon=eps, n=n) - math.log2(brute)) < 1e-9
+    # Dwork et al. Thm 19's bound, attained in the limit
+    assert X.rr_pure_max_information_bits(epsilon=eps, n=n) <= n * eps / math.log(2)
+    assert X.rr_pure_max_information_bits(epsilon=eps, n=n) > n * eps / math.log(2) * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("n,eps,beta", [(6, 0.5, 0.05), (5, 1.5, 0.01), (4, 0.2, 0.3)])
+def test_rr_approx_max_information_matches_brute_force(n: int, eps: float, beta: float) -> None:
+    """Hockey-stick between the joint law and the product of marginals over all 4^n atoms, uniform bits."""
+    atoms, pa = _rr_joint(n, eps, 0.5)
+    pj = [ps * pas for s, a, ps, pas in atoms]
+    pp = [ps * pa[a] for s, a, ps, pas in atoms]
+
+    def excess(t: float) -> float:
+        return sum(max(0.0, x - t * y) for x, y in zip(pj, pp))
+
+    lo, hi = 1.0, 2.0 ** (n * 2)
+    if excess(lo) <= beta:
+        brute = 0.0
+    else:
+        for _ in range(200):
+            mid = math.sqrt(lo * hi)
+            lo, hi = (mid, hi) if excess(mid) > beta else (lo, mid)
+        brute = math.log2(lo)
+    got = float(X.rr_approx_max_information_bits(epsilon=eps, n=n, beta=beta))
+    assert got <= brute + 1e-9  # a lower bound
+    assert got >= brute - 1e-6
+
+
+def test_max_information_entries_decided() -> None:
+    from symdp.library import get
+
+    r = verify_theorem(get("dwork2015.thm19_pure_dp", with_evidence=False))
+    assert r.verdict is Verdict.PROVED and "group privacy" in r.evidence.detail
+
+
+# --- bounds outside their quantity's range --------------------------------------------------------------------
+
+eps = sp.Symbol("epsilon", positive=True)
+
+
+def test_upper_bound_on_probability_below_zero_is_refuted() -> None:
+    th = theorem("t.neg", "planted", Kind.BOUND, SRC, lhs=sp.Symbol("P_fail"), relation="<", rhs=1 - eps,
+                 hypotheses=(eps > 0,), domain={eps: (sp.Rational(1, 10), 3)})
+    r = verify_theorem(th)
+    assert r.verdict in (Verdict.REFUTED, Verdict.PARTIAL), r.evidence
+    assert r.evidence.rung == "range"
+    assert float(r.counterexample["epsilon"]) >= 1  # 1 - eps <= 0 there
+
+
+def test_lower_bound_on_probability_above_one_is_refuted() -> None:
+    th = theorem("t.big", "planted", Kind.BOUND, SRC, lhs=sp.Symbol("P_succ"), relation=">=", rhs=sp.Rational(1, 2) + eps,
+                 hypotheses=(eps > 0,), domain={eps: (sp.Rational(1, 10), 1)})
+    r = verify_theorem(th)
+    assert r.verdict in (Verdict.REFUTED, Verdict.PARTIAL), r.evidence
+    assert float(r.counterexample["epsilon"]) > 0.5
+
+
+def test_bound_inside_its_range_stays_unchecked() -> None:
+    """The range check cannot prove a bound: a bound that stays in range is left UNCHECKED, never SUPPORTED."""
+    th = theorem("t.ok", "planted", Kind.BOUND, SRC, lhs=sp.Symbol("P_fail"), relation="<=", rhs=sp.exp(-eps),
+                 hypotheses=(eps > 0,), domain={eps: (sp.Rational(1, 10), 30)})
+    r = verify_theorem(th)
+    assert r.verdict is Verdict.UNCHECKED
+    assert "range" in r.evidence.detail
