@@ -14,6 +14,8 @@ import sys
 import types
 from typing import Any
 
+from ._provenance import provenance
+from ._version import __version__
 from .errors import (
     ClaimFileError,
     ConvergenceError,
@@ -23,8 +25,6 @@ from .errors import (
     UnknownTheoremError,
     UnsupportedError,
 )
-from ._version import __version__
-from ._provenance import provenance
 
 # The symbolic core (SymPy, the theorem library) loads on first use, so that the runtime accountants
 # (``symdp.accountants``, ``symdp account``) and ``symdp.mechanisms`` import without SymPy.
