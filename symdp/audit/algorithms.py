@@ -392,13 +392,23 @@ def audit_algorithm(ac: AlgorithmClaim, *, confirm: int = 6, grid: Iterable[Hype
             if pdl.lower > dp:
                 confirmed.append((pdl.lower / dp, h, ep, dp, pdl))
     n_screen_viol = sum(1 for ratio, _ in screened if ratio > 1)
+    # where on the grid the (float-screened) violations live, parameter by parameter
+    where: dict[str, list[float]] = {}
+    for ratio, h in screened:
+        if ratio > 1:
+            derived = {"q = tau/N": h["tau"] / h["N"], "r = sensitivity/std": round(ac.sensitivity(h) / ac.noise_std(h), 12)}
+            for k_, v in {**h, **derived}.items():
+                where.setdefault(k_, [])
+                if v not in where[k_]:
+                    where[k_].append(v)
+    where = {k_: sorted(v) for k_, v in where.items()}
     base: dict[str, Any] = dict(id=ac.id, kind="algorithm", title=ac.title, source=ac.source.cite(),
                 statement=f"{ac.title.split(':')[0]} is (eps', delta')-DP with eps', delta' of {', '.join(ac.refines)}")
     extra: dict[str, Any] = {
         "origin": "paper", "reading": ac.reading, "quote": ac.quote, "refines": list(ac.refines),
         "grid": GRID_TEXT if grid is None else f"{len(pts)} given points",
         "points": len(pts), "points_in_domain": n_in_domain, "points_violating_screen": n_screen_viol,
-        "lower_bound_pair": ac.pair,
+        "lower_bound_pair": ac.pair, "violations_where": where,
     }
     if confirmed:
         confirmed.sort(key=lambda t: -t[0])
