@@ -7,8 +7,9 @@ exit code  meaning
 1          the command ran and reports a finding (``audit --fail-on``), or
            an internal error (one line; ``SYMDP_DEBUG=1`` shows the traceback)
 2          bad input: a usage error, an option out of range, an unreadable or
-           malformed file (one line ``error: ...`` naming the parameter, the
-           value and the allowed range); nothing is written
+           malformed file, an output path that cannot be written (one line
+           ``error: ...`` naming the parameter, the value and the allowed
+           range); nothing is written
 3          ``certify``: the empirical lower bound exceeds the certified bound
 130        interrupted (Ctrl-C)
 =========  ================================================================
@@ -81,6 +82,10 @@ class OneLineErrors(click.Group):
             sys.exit(EXIT_BAD_INPUT)
         except BrokenPipeError:
             sys.exit(1)
+        except OSError as exc:  # an unreadable input or unwritable output path: the user's to fix
+            where = f" {exc.filename!r}" if getattr(exc, "filename", None) else ""
+            _echo_error(f"cannot access{where}: {exc.strerror or exc}")
+            sys.exit(EXIT_BAD_INPUT)
         except Exception as exc:
             if os.environ.get("SYMDP_DEBUG"):
                 raise

@@ -88,7 +88,10 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
     dest = Path(path)
     if dest.exists() and not dest.is_dir():
         raise InvalidParameterError(f"output directory {str(dest)!r} exists and is not a directory")
-    stage = Path(tempfile.mkdtemp(prefix=f".{dest.name or 'out'}.tmp-", dir=_existing_ancestor(dest)))
+    try:
+        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name or 'out'}.tmp-", dir=_existing_ancestor(dest)))
+    except OSError as exc:
+        raise InvalidParameterError(f"output directory {str(dest)!r} cannot be created there ({exc.strerror})") from None
     os.chmod(stage, 0o777 & ~_umask())
     try:
         yield stage
