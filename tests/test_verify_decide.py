@@ -168,3 +168,38 @@ def test_bound_inside_its_range_stays_unchecked() -> None:
     r = verify_theorem(th)
     assert r.verdict is Verdict.UNCHECKED
     assert "range" in r.evidence.detail
+
+
+# --- the coupling lemma by linear programming ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("e,d", [(0.5, 1e-3), (2.0, 1e-12), (10.0, 0.01), (0.01, 1e-6)])
+def test_coupling_lp_matches_lemma_value(e: float, d: float) -> None:
+    """He et al. 2021 Lemma 3's delta/(e^eps + 1) is the LP optimum on the dominating pair (tight)."""
+    got = X.coupling_lemma_distance(epsilon=e, delta=d)
+    want = mpmath.mpf(d) / (mpmath.exp(e) + 1)
+    assert want * (1 - mpmath.mpf("1e-6")) <= got <= want
+
+
+def test_coupling_lp_kov_pair_dominates_random_pairs() -> None:
+    """Every (eps, delta)-DP pair is a post-processing of the KOV pair: its coupling distance is no larger."""
+    import random
+
+    from symdp.verify.oracles import is_dp_pair, random_dp_pair
+
+    rng = random.Random(3)
+    e, d = 0.7, 0.05
+    worst = X.coupling_lemma_distance(epsilon=e, delta=d)
+    for _ in range(10):
+        P, Q = random_dp_pair(e, d, k=5, rng=rng)
+        assert is_dp_pair(P, Q, e, d, tol=mpmath.mpf("1e-12"))
+        assert X.coupling_distance(P, Q, e, d) <= worst / (1 - mpmath.mpf("1e-7")) * (1 + mpmath.mpf("1e-6"))
+
+
+def test_coupling_planted_too_small_claim_refuted() -> None:
+    d_ = sp.Symbol("delta", positive=True)
+    th = theorem("t.coupling", "planted", Kind.BOUND, SRC, lhs=sp.Symbol("Delta_stat"), relation="<=",
+                 rhs=d_ / (sp.exp(eps) + 2), hypotheses=(eps > 0, d_ > 0, d_ < 1), oracle="coupling_lp",
+                 domain={eps: (sp.Rational(1, 100), 10), d_: (sp.Rational(1, 10**12), sp.Rational(1, 100))})
+    r = verify_theorem(th)
+    assert r.verdict in (Verdict.REFUTED, Verdict.PARTIAL), r.evidence

@@ -161,6 +161,31 @@ def sampling_box(th: Theorem, symbols, caps: dict[str, float] | None = None,
     return Box(ranges, frozenset(ints)), own
 
 
+def describe_box(th: Theorem, box: Box, caps: dict[str, float] | None = None,
+                 defaults: dict[str, tuple[float, float]] | None = None) -> str:
+    """What a search over ``box`` covered, for the evidence: the sampling law per symbol and every range that
+    is not the entry's own (a default where the entry states none, a cap below the entry's upper end)."""
+    dom = {s.name: (num(lo), num(hi)) for s, lo, hi in th.domain}
+    logs = [nm for nm in box.names() if box.is_log(nm)]
+    lins = [nm for nm in box.names() if not box.is_log(nm)]
+    parts = []
+    if logs:
+        parts.append(f"log-uniform in {', '.join(logs)}")
+    if lins:
+        parts.append(f"uniform in {', '.join(lins)}")
+    notes = []
+    for nm in box.names():
+        lo, hi = dom.get(nm, (None, None))
+        if caps and nm in caps and (hi is None or hi > caps[nm]):
+            notes.append(f"{nm} capped at {caps[nm]:g} (the entry allows {nm} up to {'oo' if hi is None else f'{hi:g}'}: "
+                         f"NOT searched above the cap)")
+        elif lo is None or hi is None:
+            src = "the oracle's default range" if defaults and nm in defaults else "the verifier's default range"
+            notes.append(f"{nm} from {src} (the entry states {'no range' if nm not in dom else 'an unbounded range'})")
+    return "sampled " + "; ".join(parts) + (" plus the box corners and a local search" if parts else "") + (
+        "; " + "; ".join(notes) if notes else "; every range is the entry's own")
+
+
 def is_quantity(th: Theorem, e: sp.Basic | None) -> bool:
     """True when ``e`` is a bare symbol naming the bounded quantity (not a parameter)."""
     if not isinstance(e, sp.Symbol):
@@ -210,4 +235,4 @@ def premise_bindings(th: Theorem) -> tuple[list[tuple[str, Callable]], set]:
 
 
 __all__ = ["elementary", "compile_expr", "hyp_checker", "num", "sampling_box", "is_quantity", "fmt_box",
-           "premise_exprs", "premise_bindings"]
+           "premise_exprs", "premise_bindings", "describe_box"]

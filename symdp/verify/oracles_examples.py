@@ -13,6 +13,8 @@ r"""Oracles that decide entries the library records without one (issue 12 item 5
   evaluates that supremum on a grid (a *lower* bound: it can refute); its worst case ``50 gamma`` follows from
   ``0 <= l <= (1 + 2*2)^2 = 25`` (``32 gamma`` under the other reading ``Y x X = [-2, 2] x [-1, 1]``, where
   ``l <= 16``), which proves any claim above it.
+- **The coupling lemma** [He et al. 2021, Lemma 3] on finite distributions, by a linear programme (see
+  :func:`coupling_distance`).
 - **Max-information of randomized response** [Dwork et al. 2015b, Thms 19-20], by enumeration: ``n`` bits, each
   released through eps-randomized response (an eps-DP algorithm on ``n`` samples).  Pure max-information with a
   product prior of bit probability ``p``: ``n log2(r / (p r + (1 - p)(1 - r)))``, ``r = e^eps/(1 + e^eps)``,
@@ -174,5 +176,69 @@ assign("rr_max_information", "dwork2015.thm19_pure_dp")
 assign("rr_approx_max_information", "dwork2015.thm20_pure_dp_iid")
 
 
-__all__ = ["laplace_mean_dp", "linreg_dp_lower", "rr_pure_max_information_bits", "rr_approx_max_information_bits",
+# ---------------------------------------------------------------------------
+# finite distributions decided by a linear programme: the coupling lemma (He et al. 2021, Lemma 3)
+# ---------------------------------------------------------------------------
+
+
+def coupling_distance(P: list[Any], Q: list[Any], epsilon: Any, scale: Any) -> mpmath.mpf:
+    r"""``min t`` over distributions ``P', Q'`` with ``TV(P, P') <= t``, ``TV(Q, Q') <= t`` and
+    ``D_inf(P'||Q'), D_inf(Q'||P') <= eps``: a linear programme (scipy HiGHS) in the deviations
+    ``(P' - P)/scale`` (well scaled for tiny delta; the constants are formed in mpmath).  Returns the optimum
+    less 1e-7 relative (a lower bound: it refutes only)."""
+    from scipy.optimize import linprog
+
+    ee = mpmath.exp(_mpf(epsilon))
+    sc = _mpf(scale)
+    k = len(P)
+    E = float(ee)
+    nv = 4 * k + 1  # dP, dQ, uP, uQ, s
+    A: list[list[float]] = []
+    b: list[float] = []
+
+    def row() -> list[float]:
+        return [0.0] * nv
+
+    for i in range(k):
+        r = row(); r[i] = 1.0; r[k + i] = -E; A.append(r); b.append(float(-(_mpf(P[i]) - ee * _mpf(Q[i])) / sc))  # noqa: E702
+        r = row(); r[k + i] = 1.0; r[i] = -E; A.append(r); b.append(float(-(_mpf(Q[i]) - ee * _mpf(P[i])) / sc))  # noqa: E702
+        for off, u in ((0, 2 * k), (k, 3 * k)):
+            r = row(); r[off + i] = 1.0; r[u + i] = -1.0; A.append(r); b.append(0.0)  # noqa: E702
+            r = row(); r[off + i] = -1.0; r[u + i] = -1.0; A.append(r); b.append(0.0)  # noqa: E702
+    for u in (2 * k, 3 * k):
+        r = row()
+        for i in range(k):
+            r[u + i] = 0.5
+        r[-1] = -1.0
+        A.append(r)
+        b.append(0.0)
+    a_eq = [[1.0] * k + [0.0] * (3 * k + 1), [0.0] * k + [1.0] * k + [0.0] * (2 * k + 1)]
+    bounds = ([(float(-_mpf(x) / sc), None) for x in P] + [(float(-_mpf(x) / sc), None) for x in Q]
+              + [(0.0, None)] * (2 * k + 1))
+    cost = [0.0] * (4 * k) + [1.0]
+    res = linprog(cost, A_ub=A, b_ub=b, A_eq=a_eq, b_eq=[0.0, 0.0], bounds=bounds, method="highs")
+    if res.status != 0:
+        raise ArithmeticError(f"coupling LP did not solve: {res.message}")
+    return sc * mpmath.mpf(float(res.fun)) * (1 - mpmath.mpf("1e-7"))
+
+
+def coupling_lemma_distance(*, epsilon: Any, delta: Any, **_: Any) -> mpmath.mpf:
+    """The smallest coupling distance over all (eps, delta)-DP pairs: the LP on the Kairouz-Oh-Viswanath pair,
+    which dominates (every (eps, delta)-DP pair is a post-processing of it, and TV distance and max-divergence
+    both contract under post-processing)."""
+    from .oracles import kov_pair
+
+    P, Q = kov_pair(epsilon, delta)
+    return coupling_distance(P, Q, epsilon, delta)
+
+
+register(Oracle(
+    "coupling_lp", coupling_lemma_distance, "value", ("epsilon", "delta"),
+    "smallest t such that every (eps, delta)-DP pair is t-close in TV to an eps-max-divergence pair: a linear "
+    "programme on the dominating KOV pair (a lower bound, 1e-7 relative below the LP optimum)",
+))
+assign("coupling_lp", "he2021.lemma3_coupling")
+
+
+__all__ = ["laplace_mean_dp", "linreg_dp_lower", "coupling_distance", "coupling_lemma_distance", "rr_pure_max_information_bits", "rr_approx_max_information_bits",
            "RR_PRIOR_P"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 from ...theorem import Evidence, Theorem, Verdict
-from ..compile import compile_expr, hyp_checker, sampling_box
+from ..compile import compile_expr, describe_box, hyp_checker, sampling_box
 from ..core import BUDGET, REFINE, VerificationResult
 from ..search import find_counterexample
 from .interval import interval_rung
@@ -38,7 +38,7 @@ def verify_direct(th: Theorem, res: VerificationResult, deep: bool, seed: int) -
     n = BUDGET["default"][1 if deep else 0]
     fc, ft, hc = compile_expr(rhs), compile_expr(lhs), hyp_checker(th.hypotheses)
     sr = find_counterexample(fc, ft, box, relation=rel, n=n, seed=seed, constraint=hc, refine=REFINE["default"][1 if deep else 0])
-    fill_from_search(res, sr, box, "lhs", None, own, region_fns=(fc, ft, rel, hc))
+    fill_from_search(res, sr, box, "lhs", None, own, region_fns=(fc, ft, rel, hc), searched=describe_box(th, box))
     if res.evidence.verdict is not Verdict.SUPPORTED or rel == "==":
         return
     if rel in ("<", ">") and strict_equality(th, lhs, rhs, box, fc, ft, res):

@@ -15,7 +15,9 @@ from ..core import Timeout, VerificationResult, cx_dict, time_limit
 from ..search import Box, SearchResult, threshold_region
 
 def fill_from_search(res: VerificationResult, sr: SearchResult, box: Box, what: str, oracle: str | None, own_box: bool, extra: str = "",
-                      region_fns: tuple | None = None) -> None:
+                      region_fns: tuple | None = None, searched: str | None = None) -> None:
+    """Record a search result: REFUTED/PARTIAL with the counterexample, else SUPPORTED on the searched box
+    (``searched``: what the search covered, see :func:`symdp.verify.compile.describe_box`)."""
     res.box = box.as_json()
     res.claimed, res.actual, res.margin = sr.claimed, sr.actual, sr.margin
     if sr.counterexample is not None and sr.confirmed:
@@ -40,7 +42,7 @@ def fill_from_search(res: VerificationResult, sr: SearchResult, box: Box, what: 
     res.evidence = Evidence(
         Verdict.SUPPORTED, "numerical",
         f"{sr.cases} points against {oracle or 'the closed form'} on {fmt_box(box)}"
-        + ("" if own_box else " (box partly from defaults/caps)")
+        + (f" ({searched})" if searched else "" if own_box else " (box partly from defaults/caps)")
         + f"; no violation; smallest relative slack {sr.rel_margin:.3g}" if sr.rel_margin is not None else
         f"{sr.cases} points against {oracle or 'the closed form'} on {fmt_box(box)}; no violation",
         None, None, sr.cases,

@@ -12,7 +12,8 @@ import sympy as sp
 
 from ...theorem import Evidence, Kind, Theorem, Verdict
 from .. import smt
-from ..compile import compile_expr, hyp_checker, is_quantity, premise_bindings, premise_exprs, sampling_box
+from ..compile import (compile_expr, describe_box, hyp_checker, is_quantity, premise_bindings, premise_exprs,
+                       sampling_box)
 from ..core import BUDGET, DEEP_CAPS, ORACLE_CAPS, REFINE, VerificationResult, cert_name
 from ..registry import ORACLES, TRADEOFF_COMPANION, Oracle
 from ..search import Box, find_counterexample
@@ -280,7 +281,8 @@ def verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: i
         res.evidence = Evidence(Verdict.UNCHECKED, None, mapped)
         return
     f_claim, f_true, rel, syms = mapped[:4]
-    box, own = sampling_box(th, syms, (DEEP_CAPS if deep else ORACLE_CAPS).get(orc.name), mapped[4] if len(mapped) > 4 else None)
+    caps, defaults = (DEEP_CAPS if deep else ORACLE_CAPS).get(orc.name), mapped[4] if len(mapped) > 4 else None
+    box, own = sampling_box(th, syms, caps, defaults)
     n = BUDGET.get(orc.name, BUDGET["default"])[1 if deep else 0]
     refine = REFINE.get(orc.name, REFINE["default"])[1 if deep else 0]
     used = ORACLES.get(comp_name(th, orc), orc)
@@ -290,7 +292,8 @@ def verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: i
     if used.bracket is not None:
         extra = "; oracle is a float64 PLD bracket (lower end used to refute)"
     fill_from_search(res, sr, box, f"oracle {used.name}", used.name, own, extra,
-                      region_fns=(f_claim, f_true, rel, hyp_checker(th.hypotheses), 30, 1e-12, used.rtol) if used.name not in ("subsampled_gaussian_profile",) else None)
+                      region_fns=(f_claim, f_true, rel, hyp_checker(th.hypotheses), 30, 1e-12, used.rtol) if used.name not in ("subsampled_gaussian_profile",) else None,
+                      searched=describe_box(th, box, caps, defaults))
     if res.evidence.verdict is not Verdict.SUPPORTED:
         return
     if used.exact is not None or orc.exact is not None:
