@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import sympy as sp
-import tomllib
 
 from ..errors import ClaimFileError
 from ..theorem import Expansion, Kind, Source, Theorem, theorem
@@ -262,16 +262,16 @@ def _one_claim(c: Any, syms, box, text: str, start: int, path: str, seen: set[st
         if (quantity is None) == (lib is None):
             raise ClaimFileError(f"{where}: a bound claim names exactly one of 'quantity' (an oracle) or 'library'")
         if quantity is not None:
-            from ..verify import oracles as _oracles  # the oracle registry of the verifier
+            from ..verify import ORACLES  # the oracle registry of the verifier (public API)
 
-            names = sorted(getattr(_oracles, "ORACLES", {}))
+            names = sorted(ORACLES)
             if quantity not in names:
                 raise ClaimFileError(
                     f"line {_key_line(text, start, 'quantity')}: unknown quantity {quantity!r}; oracles: {', '.join(names)}"
                 )
             # a profile oracle's value is delta(eps) at the claim's eps: the verifier maps an entry whose lhs is a
             # delta onto it (see `symdp oracles`); a value oracle's quantity is a plain Q
-            shape = getattr(getattr(_oracles, "ORACLES", {}).get(quantity), "shape", "value")
+            shape = getattr(ORACLES.get(quantity), "shape", "value")
             q = sp.Symbol("delta_true" if shape == "profile" else "Q")
             if q.name in syms:
                 raise ClaimFileError(f"line {_key_line(text, start, 'quantity')}: symbol name {q.name!r} is reserved")

@@ -64,8 +64,8 @@ def _statement(th: Theorem) -> str:
 
 def _functions(th: Theorem) -> tuple[Callable, Callable, set[sp.Symbol], str, str] | None:
     """(f_claim, f_true, symbols, claim label, true label) for plotting, or None."""
-    from ..verify.engine import _oracle_functions, compile_expr
-    from ..verify.oracles import ORACLES
+    from ..verify import ORACLES, compile_expr
+    from ..verify import oracle_functions as _oracle_functions
 
     if th.oracle:
         orc = ORACLES.get(th.oracle)
@@ -85,7 +85,7 @@ def _functions(th: Theorem) -> tuple[Callable, Callable, set[sp.Symbol], str, st
 
 
 def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> None:
-    from ..verify.engine import sampling_box
+    from ..verify import sampling_box
     from .plots import plot_claim
 
     fns = _functions(th)
@@ -168,7 +168,8 @@ def _exact_equality_counterexample(th: Theorem, seconds: float = 5.0) -> tuple[d
     ``strict=True``, which raises instead of guessing), with the difference; None when none is found."""
     from sympy.core.evalf import PrecisionExhausted
 
-    from ..verify.engine import _Timeout, time_limit
+    from ..verify import time_limit
+    from ..verify.core import Timeout as _Timeout
 
     if th.oracle or th.lhs is None or th.rhs is None or th.expansion is not None:
         return None
@@ -350,7 +351,8 @@ def audit_claim_file(path: str | Path, *, deep: bool = False, seed: int = 0, plo
     reason, and so does every claim not started within ``run_seconds``; the audit goes on either way."""
     import time as _time
 
-    from ..verify.engine import _Timeout, time_limit
+    from ..verify import time_limit
+    from ..verify.core import Timeout as _Timeout
 
     cf = load_claims(path)  # raises ClaimFileError before anything runs
     plot_dir = (report_dir / "plots") if (plots and report_dir is not None) else None
@@ -377,7 +379,7 @@ def audit_claim_file(path: str | Path, *, deep: bool = False, seed: int = 0, plo
 
 def quick_from_ledger(ths: list[Theorem]) -> tuple[list[AuditResult], list[Theorem]]:
     """Results for entries whose recorded ledger evidence is current (same statement hash); the rest to run."""
-    from ..verify.ledger import load_ledger
+    from ..verify import load_ledger
 
     led = load_ledger()
     done, todo = [], []
