@@ -6,21 +6,23 @@ import mpmath as mp
 from symdp.codegen import runtime as _rt
 
 HASHES = {
-    'accounting__sgm_rdp_log_term': '8840779ae69d95cd',
-    'accounting__sgm_rdp_frac_term1': 'cb9e4815d37cf286',
-    'accounting__sgm_rdp_frac_term2': '295893107190c30a',
+    'accounting__sgm_rdp_log_term': 'be1256286df4803d',
+    'accounting__sgm_rdp_log_excess_term': '9819ce11a1cdd3bc',
+    'accounting__sgm_rdp_frac_term1': '3d16d7bbb28524e4',
+    'accounting__sgm_rdp_frac_term2': '2c3f1e202ddf6678',
     'accounting__gaussian_rdp': '8740cb9519c0f2da',
     'accounting__rdp_to_dp_cks': '0f20122c3edb1a96',
     'accounting__rdp_to_delta_cks': 'ac7c6c91740e8324',
     'accounting__wor_rdp_term2': 'a5289dc9a8ad4f4a',
-    'accounting__wor_rdp_termj': 'c15011b16ed8d81c',
+    'accounting__wor_rdp_termj': '3e5008a6e50e52bf',
     'accounting__sgm_loss_remove': '0b2bb53c0dd6d904',
-    'accounting__sgm_loss_remove_inverse': '7ad0473649f315d6',
-    'accounting__sgm_hockey_remove': '7d78f78680b419f4',
-    'accounting__sgm_hockey_add': '2b209aa15263b38e',
+    'accounting__sgm_loss_remove_inverse': 'c4e4cafcf66cf288',
+    'accounting__sgm_hockey_remove': '3a71bea795e6affd',
+    'accounting__sgm_hockey_add': 'b8be9b5d053861db',
 }
 SYMBOLS = {
     'accounting__sgm_rdp_log_term': ('alpha', 'j', 'q', 'sigma'),
+    'accounting__sgm_rdp_log_excess_term': ('alpha', 'j', 'q', 'sigma'),
     'accounting__sgm_rdp_frac_term1': ('alpha', 'j', 'q', 'sigma'),
     'accounting__sgm_rdp_frac_term2': ('alpha', 'j', 'q', 'sigma'),
     'accounting__gaussian_rdp': ('alpha', 'sigma'),
@@ -35,16 +37,27 @@ SYMBOLS = {
 }
 
 
-# theorem: accounting.sgm_rdp_log_term | side: rhs | hash: 8840779ae69d95cd
+# theorem: accounting.sgm_rdp_log_term | side: rhs | hash: be1256286df4803d
 # rules: log1p
 def accounting__sgm_rdp_log_term(alpha, j, q, sigma):
-    """accounting.sgm_rdp_log_term (rhs): j*log(q) + (alpha - j)*log(1 - q) - log(gamma(j + 1)) + loggamma(alpha + 1) - loggamma(alpha - j + 1) + (j**2 - j)/(2*sigma**2)"""
+    """accounting.sgm_rdp_log_term (rhs): j*log(q) + (alpha - j)*log(1 - q) + loggamma(alpha + 1) - loggamma(j + 1) - loggamma(alpha - j + 1) + (j**2 - j)/(2*sigma**2)"""
     alpha, j, q, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(j), _rt.mp_arg(q), _rt.mp_arg(sigma),)
     _t0 = (alpha - j)
-    return ((_t0 * mp.log1p((-q))) + (j * mp.log(q)) + _rt.mp_div((mp.mpf(1) / 2) * ((-j) + (j ** 2)), (sigma ** 2)) - mp.log(mp.gamma((mp.mpf(1) + j))) - mp.loggamma((mp.mpf(1) + _t0)) + mp.loggamma((mp.mpf(1) + alpha)))
+    return ((_t0 * mp.log1p((-q))) + (j * mp.log(q)) + _rt.mp_div((mp.mpf(1) / 2) * ((-j) + (j ** 2)), (sigma ** 2)) - mp.loggamma((mp.mpf(1) + _t0)) + mp.loggamma((mp.mpf(1) + alpha)) - mp.loggamma((mp.mpf(1) + j)))
 
 
-# theorem: accounting.sgm_rdp_frac_term1 | side: rhs | hash: cb9e4815d37cf286
+# theorem: accounting.sgm_rdp_log_excess_term | side: rhs | hash: 9819ce11a1cdd3bc
+# rules: one_minus_exp, log1p, log1mexp
+def accounting__sgm_rdp_log_excess_term(alpha, j, q, sigma):
+    """accounting.sgm_rdp_log_excess_term (rhs): j*log(q) + (alpha - j)*log(1 - q) + log(1 - exp((-j**2 + j)/(2*sigma**2))) + loggamma(alpha + 1) - loggamma(j + 1) - loggamma(alpha - j + 1) + (j**2 - j)/(2*sigma**2)"""
+    alpha, j, q, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(j), _rt.mp_arg(q), _rt.mp_arg(sigma),)
+    _t0 = (alpha - j)
+    _t1 = ((-j) + (j ** 2))
+    _t2 = _rt.mp_div((mp.mpf(1) / 2), (sigma ** 2))
+    return ((_t0 * mp.log1p((-q))) + (_t1 * _t2) + (j * mp.log(q)) + mp.log(-mp.expm1(((-_t1 * _t2)))) - mp.loggamma((mp.mpf(1) + _t0)) + mp.loggamma((mp.mpf(1) + alpha)) - mp.loggamma((mp.mpf(1) + j)))
+
+
+# theorem: accounting.sgm_rdp_frac_term1 | side: rhs | hash: 3d16d7bbb28524e4
 # rules: erf_to_ndtr, log_ndtr, log1p
 def accounting__sgm_rdp_frac_term1(alpha, j, q, sigma):
     """accounting.sgm_rdp_frac_term1 (rhs): j*log(q) + (alpha - j)*log(1 - q) + log(1 - erfc(sqrt(2)*(-j + sigma**2*log(-1 + 1/q) + 1/2)/(2*sigma))/2) + (j**2 - j)/(2*sigma**2)"""
@@ -53,7 +66,7 @@ def accounting__sgm_rdp_frac_term1(alpha, j, q, sigma):
     return (_rt.mp_div((mp.mpf(1) / 2) * ((-j) + (j ** 2)), _t0) + (j * mp.log(q)) + ((alpha - j) * mp.log1p((-q))) + mp.log(mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) - j + (_t0 * mp.log((mp.mpf(-1) + _rt.mp_div(mp.mpf(1), q))))), sigma))))
 
 
-# theorem: accounting.sgm_rdp_frac_term2 | side: rhs | hash: 295893107190c30a
+# theorem: accounting.sgm_rdp_frac_term2 | side: rhs | hash: 2c3f1e202ddf6678
 # rules: erf_to_ndtr, log_ndtr, log1p
 def accounting__sgm_rdp_frac_term2(alpha, j, q, sigma):
     """accounting.sgm_rdp_frac_term2 (rhs): j*log(1 - q) + (alpha - j)*log(q) + log(1 - erfc(sqrt(2)*(alpha - j - sigma**2*log(-1 + 1/q) - 1/2)/(2*sigma))/2) + (-alpha + j + (alpha - j)**2)/(2*sigma**2)"""
@@ -97,13 +110,13 @@ def accounting__wor_rdp_term2(alpha, gamma, sigma):
     return ((mp.mpf(2) * mp.log(gamma)) + mp.log(((mp.mpf(1) / 2) * alpha * (mp.mpf(-1) + alpha))) + mp.log(min((mp.mpf(2) * mp.exp(_rt.mp_div(mp.mpf(1), _t0))), (mp.mpf(4) * mp.expm1(_rt.mp_div(mp.mpf(1), _t0))))))
 
 
-# theorem: accounting.wor_rdp_termj | side: rhs | hash: c15011b16ed8d81c
+# theorem: accounting.wor_rdp_termj | side: rhs | hash: 3e5008a6e50e52bf
 # rules: none
 def accounting__wor_rdp_termj(alpha, gamma, j, sigma):
-    """accounting.wor_rdp_termj (rhs): j*log(gamma) + j*(j - 1)/(2*sigma**2) - log(gamma(j + 1)) + loggamma(alpha + 1) - loggamma(alpha - j + 1) + log(2)"""
+    """accounting.wor_rdp_termj (rhs): j*log(gamma) + j*(j - 1)/(2*sigma**2) + loggamma(alpha + 1) - loggamma(j + 1) - loggamma(alpha - j + 1) + log(2)"""
     alpha, gamma, j, sigma, = (_rt.mp_arg(alpha), _rt.mp_arg(gamma), _rt.mp_arg(j), _rt.mp_arg(sigma),)
     _t0 = (mp.mpf(1) + alpha)
-    return ((j * mp.log(gamma)) + _rt.mp_div((mp.mpf(1) / 2) * j * (mp.mpf(-1) + j), (sigma ** 2)) + mp.log(mp.mpf(2)) - mp.log(mp.gamma((mp.mpf(1) + j))) + mp.loggamma(_t0) - mp.loggamma((_t0 - j)))
+    return ((j * mp.log(gamma)) + _rt.mp_div((mp.mpf(1) / 2) * j * (mp.mpf(-1) + j), (sigma ** 2)) + mp.log(mp.mpf(2)) + mp.loggamma(_t0) - mp.loggamma((_t0 - j)) - mp.loggamma((mp.mpf(1) + j)))
 
 
 # theorem: accounting.sgm_loss_remove | side: rhs | hash: 0b2bb53c0dd6d904
@@ -115,29 +128,30 @@ def accounting__sgm_loss_remove(q, sigma, x):
     return _rt.mp_log1p_mix(q, (_rt.mp_div((mp.mpf(-1) / 2), _t0) + _rt.mp_div(x, _t0)))
 
 
-# theorem: accounting.sgm_loss_remove_inverse | side: rhs | hash: 7ad0473649f315d6
+# theorem: accounting.sgm_loss_remove_inverse | side: rhs | hash: c4e4cafcf66cf288
 # rules: factor_expm1
 def accounting__sgm_loss_remove_inverse(ell, q, sigma):
-    """accounting.sgm_loss_remove_inverse (rhs): sigma**2*log((q + exp(ell) - 1)/q) + 1/2"""
+    """accounting.sgm_loss_remove_inverse (rhs): sigma**2*(ell - log(q) + log(-(1 - q)*exp(-ell) + 1)) + 1/2"""
     ell, q, sigma, = (_rt.mp_arg(ell), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    return ((mp.mpf(1) / 2) + ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1(ell)), q))))
+    return ((mp.mpf(1) / 2) + ((sigma ** 2) * (ell - mp.log(q) + mp.log(((q * mp.exp((-ell))) - mp.expm1((-ell)))))))
 
 
-# theorem: accounting.sgm_hockey_remove | side: rhs | hash: 7d78f78680b419f4
+# theorem: accounting.sgm_hockey_remove | side: rhs | hash: 3a71bea795e6affd
 # rules: erf_to_ndtr, factor_expm1
 def accounting__sgm_hockey_remove(epsilon, q, sigma):
-    """accounting.sgm_hockey_remove (rhs): q*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) + 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2) - (1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2)*exp(epsilon)"""
+    """accounting.sgm_hockey_remove (rhs): q*(1 - erfc(sqrt(2)*(-sigma**2*(epsilon - log(q) + log(-(1 - q)*exp(-epsilon) + 1)) + 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(-sigma**2*(epsilon - log(q) + log(-(1 - q)*exp(-epsilon) + 1)) - 1/2)/(2*sigma))/2) - (1 - erfc(sqrt(2)*(-sigma**2*(epsilon - log(q) + log(-(1 - q)*exp(-epsilon) + 1)"""
     epsilon, q, sigma, = (_rt.mp_arg(epsilon), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    _t0 = ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1(epsilon)), q)))
+    _t0 = ((sigma ** 2) * (epsilon - mp.log(q) + mp.log(((q * mp.exp((-epsilon))) - mp.expm1((-epsilon))))))
     _t1 = mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) - _t0), sigma))
     return ((_t1 * (mp.mpf(1) - q)) - (_t1 * mp.exp(epsilon)) + (q * mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) - _t0), sigma))))
 
 
-# theorem: accounting.sgm_hockey_add | side: rhs | hash: 2b209aa15263b38e
+# theorem: accounting.sgm_hockey_add | side: rhs | hash: b8be9b5d053861db
 # rules: erf_to_ndtr, factor_expm1
 def accounting__sgm_hockey_add(epsilon, q, sigma):
-    """accounting.sgm_hockey_add (rhs): -(q*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) - 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2))*exp(epsilon) - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2 + 1"""
+    """accounting.sgm_hockey_add (rhs): -(q*(1 - erfc(sqrt(2)*(sigma**2*(-epsilon - log(q) + log(-(1 - q)*exp(epsilon) + 1)) - 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(sigma**2*(-epsilon - log(q) + log(-(1 - q)*exp(epsilon) + 1)) + 1/2)/(2*sigma))/2))*exp(epsilon) - erfc(sqrt(2)*(sigma**2*(-epsilon - log(q) + log(-(1 - q)*exp(epsil"""
     epsilon, q, sigma, = (_rt.mp_arg(epsilon), _rt.mp_arg(q), _rt.mp_arg(sigma),)
-    _t0 = ((sigma ** 2) * mp.log(_rt.mp_div((q + mp.expm1((-epsilon))), q)))
-    _t1 = mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) + _t0), sigma))
-    return (_t1 - (((_t1 * (mp.mpf(1) - q)) + (q * mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) + _t0), sigma)))) * mp.exp(epsilon)))
+    _t0 = mp.exp(epsilon)
+    _t1 = ((sigma ** 2) * ((-epsilon) - mp.log(q) + mp.log(((_t0 * q) - mp.expm1(epsilon)))))
+    _t2 = mp.ncdf(_rt.mp_div(((mp.mpf(1) / 2) + _t1), sigma))
+    return (_t2 - (_t0 * ((_t2 * (mp.mpf(1) - q)) + (q * mp.ncdf(_rt.mp_div(((mp.mpf(-1) / 2) + _t1), sigma))))))

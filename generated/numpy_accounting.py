@@ -7,21 +7,23 @@ import scipy.special as sc
 from symdp.codegen import runtime as _rt
 
 HASHES = {
-    'accounting__sgm_rdp_log_term': '8840779ae69d95cd',
-    'accounting__sgm_rdp_frac_term1': 'cb9e4815d37cf286',
-    'accounting__sgm_rdp_frac_term2': '295893107190c30a',
+    'accounting__sgm_rdp_log_term': 'be1256286df4803d',
+    'accounting__sgm_rdp_log_excess_term': '9819ce11a1cdd3bc',
+    'accounting__sgm_rdp_frac_term1': '3d16d7bbb28524e4',
+    'accounting__sgm_rdp_frac_term2': '2c3f1e202ddf6678',
     'accounting__gaussian_rdp': '8740cb9519c0f2da',
     'accounting__rdp_to_dp_cks': '0f20122c3edb1a96',
     'accounting__rdp_to_delta_cks': 'ac7c6c91740e8324',
     'accounting__wor_rdp_term2': 'a5289dc9a8ad4f4a',
-    'accounting__wor_rdp_termj': 'c15011b16ed8d81c',
+    'accounting__wor_rdp_termj': '3e5008a6e50e52bf',
     'accounting__sgm_loss_remove': '0b2bb53c0dd6d904',
-    'accounting__sgm_loss_remove_inverse': '7ad0473649f315d6',
-    'accounting__sgm_hockey_remove': '7d78f78680b419f4',
-    'accounting__sgm_hockey_add': '2b209aa15263b38e',
+    'accounting__sgm_loss_remove_inverse': 'c4e4cafcf66cf288',
+    'accounting__sgm_hockey_remove': '3a71bea795e6affd',
+    'accounting__sgm_hockey_add': 'b8be9b5d053861db',
 }
 SYMBOLS = {
     'accounting__sgm_rdp_log_term': ('alpha', 'j', 'q', 'sigma'),
+    'accounting__sgm_rdp_log_excess_term': ('alpha', 'j', 'q', 'sigma'),
     'accounting__sgm_rdp_frac_term1': ('alpha', 'j', 'q', 'sigma'),
     'accounting__sgm_rdp_frac_term2': ('alpha', 'j', 'q', 'sigma'),
     'accounting__gaussian_rdp': ('alpha', 'sigma'),
@@ -36,16 +38,27 @@ SYMBOLS = {
 }
 
 
-# theorem: accounting.sgm_rdp_log_term | side: rhs | hash: 8840779ae69d95cd
+# theorem: accounting.sgm_rdp_log_term | side: rhs | hash: be1256286df4803d
 # rules: log1p
 def accounting__sgm_rdp_log_term(alpha, j, q, sigma):
-    """accounting.sgm_rdp_log_term (rhs): j*log(q) + (alpha - j)*log(1 - q) - log(gamma(j + 1)) + loggamma(alpha + 1) - loggamma(alpha - j + 1) + (j**2 - j)/(2*sigma**2)"""
+    """accounting.sgm_rdp_log_term (rhs): j*log(q) + (alpha - j)*log(1 - q) + loggamma(alpha + 1) - loggamma(j + 1) - loggamma(alpha - j + 1) + (j**2 - j)/(2*sigma**2)"""
     alpha, j, q, sigma, = (_rt.np_arg(alpha), _rt.np_arg(j), _rt.np_arg(q), _rt.np_arg(sigma),)
     _t0 = (alpha - j)
-    return ((_rt.ip(np.log1p, (-q)) * _t0) + (np.log(q) * j) + (((-j) + (j * j)) * 0.5 / (sigma * sigma)) - _rt.ip(np.log, _rt.ip(sc.gamma, (1.0 + j))) - _rt.ip(sc.gammaln, (1.0 + _t0)) + _rt.ip(sc.gammaln, (1.0 + alpha)))
+    return ((_rt.ip(np.log1p, (-q)) * _t0) + (np.log(q) * j) + (((-j) + (j * j)) * 0.5 / (sigma * sigma)) - _rt.ip(sc.gammaln, (1.0 + _t0)) + _rt.ip(sc.gammaln, (1.0 + alpha)) - _rt.ip(sc.gammaln, (1.0 + j)))
 
 
-# theorem: accounting.sgm_rdp_frac_term1 | side: rhs | hash: cb9e4815d37cf286
+# theorem: accounting.sgm_rdp_log_excess_term | side: rhs | hash: 9819ce11a1cdd3bc
+# rules: one_minus_exp, log1p, log1mexp
+def accounting__sgm_rdp_log_excess_term(alpha, j, q, sigma):
+    """accounting.sgm_rdp_log_excess_term (rhs): j*log(q) + (alpha - j)*log(1 - q) + log(1 - exp((-j**2 + j)/(2*sigma**2))) + loggamma(alpha + 1) - loggamma(j + 1) - loggamma(alpha - j + 1) + (j**2 - j)/(2*sigma**2)"""
+    alpha, j, q, sigma, = (_rt.np_arg(alpha), _rt.np_arg(j), _rt.np_arg(q), _rt.np_arg(sigma),)
+    _t0 = (alpha - j)
+    _t1 = ((-j) + (j * j))
+    _t2 = (0.5 / (sigma * sigma))
+    return ((_rt.ip(np.log1p, (-q)) * _t0) + (_t1 * _t2) + (np.log(q) * j) + _rt.np_log1mexp(((-_t1 * _t2))) - _rt.ip(sc.gammaln, (1.0 + _t0)) + _rt.ip(sc.gammaln, (1.0 + alpha)) - _rt.ip(sc.gammaln, (1.0 + j)))
+
+
+# theorem: accounting.sgm_rdp_frac_term1 | side: rhs | hash: 3d16d7bbb28524e4
 # rules: erf_to_ndtr, log_ndtr, log1p
 def accounting__sgm_rdp_frac_term1(alpha, j, q, sigma):
     """accounting.sgm_rdp_frac_term1 (rhs): j*log(q) + (alpha - j)*log(1 - q) + log(1 - erfc(sqrt(2)*(-j + sigma**2*log(-1 + 1/q) + 1/2)/(2*sigma))/2) + (j**2 - j)/(2*sigma**2)"""
@@ -54,7 +67,7 @@ def accounting__sgm_rdp_frac_term1(alpha, j, q, sigma):
     return ((((-j) + (j * j)) * 0.5 / _t0) + (np.log(q) * j) + ((alpha - j) * _rt.ip(np.log1p, (-q))) + _rt.ip(sc.log_ndtr, ((0.5 - j + (_rt.ip(np.log, (-1.0 + (1.0 / q))) * _t0)) / sigma)))
 
 
-# theorem: accounting.sgm_rdp_frac_term2 | side: rhs | hash: 295893107190c30a
+# theorem: accounting.sgm_rdp_frac_term2 | side: rhs | hash: 2c3f1e202ddf6678
 # rules: erf_to_ndtr, log_ndtr, log1p
 def accounting__sgm_rdp_frac_term2(alpha, j, q, sigma):
     """accounting.sgm_rdp_frac_term2 (rhs): j*log(1 - q) + (alpha - j)*log(q) + log(1 - erfc(sqrt(2)*(alpha - j - sigma**2*log(-1 + 1/q) - 1/2)/(2*sigma))/2) + (-alpha + j + (alpha - j)**2)/(2*sigma**2)"""
@@ -98,13 +111,13 @@ def accounting__wor_rdp_term2(alpha, gamma, sigma):
     return ((np.log(gamma) * 2.0) + _rt.ip(np.log, ((-1.0 + alpha) * alpha * 0.5)) + np.log(np.minimum((_rt.ip(np.exp, (1.0 / _t0)) * 2.0), (_rt.ip(np.expm1, (1.0 / _t0)) * 4.0))))
 
 
-# theorem: accounting.wor_rdp_termj | side: rhs | hash: c15011b16ed8d81c
+# theorem: accounting.wor_rdp_termj | side: rhs | hash: 3e5008a6e50e52bf
 # rules: none
 def accounting__wor_rdp_termj(alpha, gamma, j, sigma):
-    """accounting.wor_rdp_termj (rhs): j*log(gamma) + j*(j - 1)/(2*sigma**2) - log(gamma(j + 1)) + loggamma(alpha + 1) - loggamma(alpha - j + 1) + log(2)"""
+    """accounting.wor_rdp_termj (rhs): j*log(gamma) + j*(j - 1)/(2*sigma**2) + loggamma(alpha + 1) - loggamma(j + 1) - loggamma(alpha - j + 1) + log(2)"""
     alpha, gamma, j, sigma, = (_rt.np_arg(alpha), _rt.np_arg(gamma), _rt.np_arg(j), _rt.np_arg(sigma),)
     _t0 = (1.0 + alpha)
-    return ((np.log(gamma) * j) + ((-1.0 + j) * j * 0.5 / (sigma * sigma)) + 0.6931471805599453 - _rt.ip(np.log, _rt.ip(sc.gamma, (1.0 + j))) + sc.gammaln(_t0) - _rt.ip(sc.gammaln, (_t0 - j)))
+    return ((np.log(gamma) * j) + ((-1.0 + j) * j * 0.5 / (sigma * sigma)) + 0.6931471805599453 + sc.gammaln(_t0) - _rt.ip(sc.gammaln, (_t0 - j)) - _rt.ip(sc.gammaln, (1.0 + j)))
 
 
 # theorem: accounting.sgm_loss_remove | side: rhs | hash: 0b2bb53c0dd6d904
@@ -116,29 +129,30 @@ def accounting__sgm_loss_remove(q, sigma, x):
     return _rt.np_log1p_mix(q, ((-0.5 / _t0) + (x / _t0)))
 
 
-# theorem: accounting.sgm_loss_remove_inverse | side: rhs | hash: 7ad0473649f315d6
+# theorem: accounting.sgm_loss_remove_inverse | side: rhs | hash: c4e4cafcf66cf288
 # rules: factor_expm1
 def accounting__sgm_loss_remove_inverse(ell, q, sigma):
-    """accounting.sgm_loss_remove_inverse (rhs): sigma**2*log((q + exp(ell) - 1)/q) + 1/2"""
+    """accounting.sgm_loss_remove_inverse (rhs): sigma**2*(ell - log(q) + log(-(1 - q)*exp(-ell) + 1)) + 1/2"""
     ell, q, sigma, = (_rt.np_arg(ell), _rt.np_arg(q), _rt.np_arg(sigma),)
-    return (0.5 + ((sigma * sigma) * _rt.ip(np.log, ((q + np.expm1(ell)) / q))))
+    return (0.5 + ((sigma * sigma) * (ell - np.log(q) + _rt.ip(np.log, ((_rt.ip(np.exp, (-ell)) * q) - _rt.ip(np.expm1, (-ell)))))))
 
 
-# theorem: accounting.sgm_hockey_remove | side: rhs | hash: 7d78f78680b419f4
+# theorem: accounting.sgm_hockey_remove | side: rhs | hash: 3a71bea795e6affd
 # rules: erf_to_ndtr, factor_expm1
 def accounting__sgm_hockey_remove(epsilon, q, sigma):
-    """accounting.sgm_hockey_remove (rhs): q*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) + 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2) - (1 - erfc(sqrt(2)*(-sigma**2*log((q + exp(epsilon) - 1)/q) - 1/2)/(2*sigma))/2)*exp(epsilon)"""
+    """accounting.sgm_hockey_remove (rhs): q*(1 - erfc(sqrt(2)*(-sigma**2*(epsilon - log(q) + log(-(1 - q)*exp(-epsilon) + 1)) + 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(-sigma**2*(epsilon - log(q) + log(-(1 - q)*exp(-epsilon) + 1)) - 1/2)/(2*sigma))/2) - (1 - erfc(sqrt(2)*(-sigma**2*(epsilon - log(q) + log(-(1 - q)*exp(-epsilon) + 1)"""
     epsilon, q, sigma, = (_rt.np_arg(epsilon), _rt.np_arg(q), _rt.np_arg(sigma),)
-    _t0 = ((sigma * sigma) * _rt.ip(np.log, ((q + np.expm1(epsilon)) / q)))
+    _t0 = ((sigma * sigma) * (epsilon - np.log(q) + _rt.ip(np.log, ((_rt.ip(np.exp, (-epsilon)) * q) - _rt.ip(np.expm1, (-epsilon))))))
     _t1 = _rt.ip(sc.ndtr, ((-0.5 - _t0) / sigma))
     return (((1.0 - q) * _t1) - (np.exp(epsilon) * _t1) + (_rt.ip(sc.ndtr, ((0.5 - _t0) / sigma)) * q))
 
 
-# theorem: accounting.sgm_hockey_add | side: rhs | hash: 2b209aa15263b38e
+# theorem: accounting.sgm_hockey_add | side: rhs | hash: b8be9b5d053861db
 # rules: erf_to_ndtr, factor_expm1
 def accounting__sgm_hockey_add(epsilon, q, sigma):
-    """accounting.sgm_hockey_add (rhs): -(q*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) - 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2))*exp(epsilon) - erfc(sqrt(2)*(sigma**2*log((q - 1 + exp(-epsilon))/q) + 1/2)/(2*sigma))/2 + 1"""
+    """accounting.sgm_hockey_add (rhs): -(q*(1 - erfc(sqrt(2)*(sigma**2*(-epsilon - log(q) + log(-(1 - q)*exp(epsilon) + 1)) - 1/2)/(2*sigma))/2) + (1 - q)*(1 - erfc(sqrt(2)*(sigma**2*(-epsilon - log(q) + log(-(1 - q)*exp(epsilon) + 1)) + 1/2)/(2*sigma))/2))*exp(epsilon) - erfc(sqrt(2)*(sigma**2*(-epsilon - log(q) + log(-(1 - q)*exp(epsil"""
     epsilon, q, sigma, = (_rt.np_arg(epsilon), _rt.np_arg(q), _rt.np_arg(sigma),)
-    _t0 = ((sigma * sigma) * _rt.ip(np.log, ((q + _rt.ip(np.expm1, (-epsilon))) / q)))
-    _t1 = _rt.ip(sc.ndtr, ((0.5 + _t0) / sigma))
-    return (_t1 - ((((1.0 - q) * _t1) + (_rt.ip(sc.ndtr, ((-0.5 + _t0) / sigma)) * q)) * np.exp(epsilon)))
+    _t0 = np.exp(epsilon)
+    _t1 = ((sigma * sigma) * ((-epsilon) - np.log(q) + _rt.ip(np.log, ((_t0 * q) - np.expm1(epsilon)))))
+    _t2 = _rt.ip(sc.ndtr, ((0.5 + _t1) / sigma))
+    return (_t2 - ((((1.0 - q) * _t2) + (_rt.ip(sc.ndtr, ((-0.5 + _t1) / sigma)) * q)) * _t0))

@@ -80,17 +80,41 @@ def test_rdp_default_orders_close_to_dp_accounting_defaults():
     assert ref * 0.995 <= ours <= ref * 1.01
 
 
-@pytest.mark.parametrize("s,q", [(1.1, 0.004), (0.7, 0.05), (2.0, 0.1)])
-def test_fractional_orders_interpolation_is_above_exact_series(s, q):
+def _mp_rdp(s: float, q: float, a: float) -> float:
+    """Exact RDP of the sampled Gaussian (remove direction) by mpmath quadrature, 40 digits."""
+    with mpmath.workdps(40):
+        s_, q_, a_ = mpmath.mpf(s), mpmath.mpf(q), mpmath.mpf(a)
+        f = lambda x: mpmath.npdf(x, 0, s_) * (1 - q_ + q_ * mpmath.exp((2 * x - 1) / (2 * s_ * s_))) ** a_  # noqa: E731
+        v = mpmath.quad(f, [-mpmath.inf, -10 * s_, 0, mpmath.mpf(1) / 2, 1, 10 * s_ + 1, mpmath.inf])
+        return float(mpmath.log(v) / (a_ - 1))
+
+
+@pytest.mark.parametrize("s,q", [(1.1, 0.004), (0.7, 0.05), (2.0, 0.1), (5.0, 0.9)])
+def test_fractional_orders_exact_series(s, q):
+    """Fractional orders: the MTZ series (Mironov, Talwar, Zhang 2019, Sec. 3.3) agrees with Opacus's copy of it and
+    with mpmath quadrature, and the value used is never below the quadrature (safe side)."""
     from opacus.accountants.analysis.rdp import compute_rdp
 
-    orders = [1.5, 2.5, 6.7, 10.5]
-    series = [R.sgm_rdp_fractional_series(noise_multiplier=s, sample_rate=q, alpha=a) for a in orders]
+    orders = [1.05, 1.5, 2.5, 6.7, 10.5]
+    ours = R.sgm_rdp(noise_multiplier=s, sample_rate=q, orders=orders)
     peer = compute_rdp(q=q, noise_multiplier=s, steps=1, orders=orders)
-    # both truncate a slowly converging alternating series (alpha < 2 converges slowest)
-    np.testing.assert_allclose(series, peer, rtol=2e-3)
-    interp = R.sgm_rdp(noise_multiplier=s, sample_rate=q, orders=orders)
-    assert np.all(interp >= np.maximum(series, peer) * (1 - 1e-12))
+    exact = np.array([_mp_rdp(s, q, a) for a in orders])
+    assert np.all(ours >= exact * (1 - 1e-12))
+    np.testing.assert_allclose(ours, exact, rtol=1e-6)  # the added rounding bound is ~1e-8 relative
+    np.testing.assert_allclose(ours, peer, rtol=2e-3)
+
+
+def test_integer_orders_above_171_exact():
+    """Log-binomials: orders far above 171 (where gamma overflows) against mpmath's exact binomial sum."""
+    s, q = 10.0, 0.99
+    orders = np.array([200.0, 512.0, 1024.0])
+    ours = R.sgm_rdp(noise_multiplier=s, sample_rate=q, orders=orders)
+    for a, v in zip(orders, ours):
+        with mpmath.workdps(50):
+            A_ = mpmath.fsum(mpmath.binomial(int(a), k) * mpmath.mpf(q) ** k * (1 - mpmath.mpf(q)) ** (int(a) - k)
+                            * mpmath.exp(mpmath.mpf(k * k - k) / (2 * s * s)) for k in range(int(a) + 1))
+            ex = float(mpmath.log(A_) / (a - 1))
+        assert ex * (1 - 1e-12) <= v <= ex * (1 + 1e-9)
 
 
 def test_rdp_batched_shapes_and_values():
@@ -313,7 +337,8 @@ def test_rdp_odometer_equals_accountant_every_step():
     batch = A.epsilon(noise_multiplier=1.1, sample_rate=0.01, steps=np.arange(1, 61), delta=1e-5, accountant="rdp").epsilon
     for t in range(60):
         odo.step(1.1, 0.01)
-        assert float(odo.epsilon(1e-5)) == pytest.approx(batch[t], rel=1e-10)
+        # the torch odometer bounds fractional orders by convexity (no series on the device): safe side, close
+        assert batch[t] * (1 - 1e-12) <= float(odo.epsilon(1e-5)) <= batch[t] * 1.05
     np.testing.assert_allclose(one_call, batch, rtol=1e-12)
     assert odo.steps == 60 and isinstance(odo.epsilon(1e-5), torch.Tensor)
 
@@ -323,7 +348,7 @@ def test_rdp_odometer_schedule_tensors_and_state():
     odo.step(torch.tensor(1.0, dtype=torch.float64), torch.tensor(0.02, dtype=torch.float64), steps=30)
     odo.step(2.0, 0.05, steps=20)
     ref = A.epsilon(schedule=[(1.0, 0.02, 30), (2.0, 0.05, 20)], delta=1e-6, accountant="rdp").epsilon
-    assert float(odo.epsilon(1e-6)) == pytest.approx(ref, rel=1e-10)
+    assert ref * (1 - 1e-12) <= float(odo.epsilon(1e-6)) <= ref * 1.05
     tl = A.odometer(schedule=[(1.0, 0.02, 30), (2.0, 0.05, 20)], delta=1e-6)
     assert tl[-1] == pytest.approx(ref, rel=1e-10) and np.all(np.diff(tl) >= 0)
     before = odo.state_dict()
@@ -422,7 +447,7 @@ def test_opacus_adapter_in_privacy_engine():
             opt.zero_grad()
             torch.nn.functional.cross_entropy(model(x), y).backward()
             opt.step()
-    n = len(engine.accountant)
+    n = sum(int(h[2]) for h in engine.accountant.history)  # optimisation steps (len() counts history entries, as Opacus)
     assert n >= 1
     eps = engine.get_epsilon(1e-5)
     ref = A.epsilon(noise_multiplier=1.3, sample_rate=16 / 64, steps=n, delta=1e-5).epsilon
@@ -433,4 +458,4 @@ def test_opacus_adapter_in_privacy_engine():
     assert acc2.get_epsilon(1e-5) == eps
     with pytest.raises(InvalidParameterError):
         engine.accountant.step(noise_multiplier=-1.0, sample_rate=0.1)
-    assert len(engine.accountant) == n
+    assert sum(int(h[2]) for h in engine.accountant.history) == n  # an invalid step leaves the history unchanged

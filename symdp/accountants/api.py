@@ -81,6 +81,9 @@ class AccountingResult:
     verdicts: Mapping[str, str] = field(default_factory=dict)
     approximation: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    #: None, or which rigorous method answered instead of the requested one and why (e.g. the tight
+    #: accountant's round-off floor above the asked delta: the RDP bound is returned)
+    fallback: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         def conv(v: Any) -> Any:
@@ -104,6 +107,7 @@ class AccountingResult:
             "verdicts": dict(self.verdicts),
             "approximation": self.approximation,
             "details": {k: conv(v) for k, v in self.details.items()},
+            "fallback": self.fallback,
         }
 
 
@@ -183,6 +187,16 @@ def _rdp_curve(segs: list[Segment], orders: np.ndarray, sampling: str) -> np.nda
         if T:
             tot = tot + T * fn(noise_multiplier=s, sample_rate=qq, orders=orders)
     return tot
+
+
+def _rdp_curve_fn(cfgs: list[list[Segment]], sampling: str) -> Any:
+    """``curve(orders, rows)`` for :func:`rdp.epsilon_for_curves`: composed RDP of the configs ``rows`` (deduplicated)."""
+    def curve(orders: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        keys: dict[tuple[Segment, ...], int] = {}
+        inv = [keys.setdefault(tuple(cfgs[int(i)]), len(keys)) for i in rows]
+        uniq = [list(k) for k in keys]
+        return _rdp_batch(uniq, orders, sampling)[np.array(inv, dtype=np.int64)]
+    return curve
 
 
 def _rdp_batch(cfgs: list[list[Segment]], orders: np.ndarray, sampling: str) -> np.ndarray:
@@ -266,23 +280,17 @@ def _gauss_exact(segs: list[Segment]) -> float | None:
 
 def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndarray | None, h: float | None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """(values, error estimates, details) for one config: eps at ``deltas`` or delta at ``epsilons``."""
-    from ..codegen import roots
-
     if sum(T for *_, T in segs) == 0:
         n = len(deltas) if deltas is not None else len(epsilons)  # type: ignore[arg-type]
         return np.zeros(n), np.zeros(n), {"method": "no steps"}
     mu = _gauss_exact(segs)
     if mu is not None:
+        # T Gaussian steps are exactly sqrt(sum T/sigma^2)-GDP: the exact profile, in log space
         if deltas is not None:
-            r = roots.gdp_eps_for_delta(mu, deltas)
-            if not np.all(r.converged):
-                raise ConvergenceError(f"tight accountant: inverting the Gaussian profile (mu={mu}) did not converge")
-            vals = np.asarray(r.root, dtype=float)
-            err = np.asarray(r.hi, dtype=float) - np.asarray(r.lo, dtype=float)
+            vals = np.asarray(_pld.gdp_epsilon(mu, deltas), dtype=float)
         else:
-            vals = np.minimum(np.asarray(roots.gdp_delta(epsilons, mu), dtype=float) * (1 + 1e-12), 1.0)
-            err = np.zeros_like(vals)
-        return vals, err, {"method": "exact Gaussian profile (q = 1)", "mu": mu}
+            vals = np.asarray(_pld.gdp_delta(epsilons, mu), dtype=float)
+        return vals, np.zeros_like(vals), {"method": "exact Gaussian profile (q = 1), log space", "mu": mu}
     T_tot = sum(T for *_, T in segs if T > 0)
     if deltas is not None:
         budget = max(_TAIL_BUDGET * float(np.min(deltas)), 1e-15)
@@ -360,6 +368,50 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
         "roundoff_added": max(c.roundoff for c in comps),
     }
     return vals, est, details
+
+
+def _tight_checked(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndarray | None,
+                   h: float | None) -> tuple[np.ndarray, np.ndarray, dict[str, Any], str | None]:
+    """:func:`_tight_one`, with the RDP bound where the PLD cannot answer (never a silent inf/NaN/traceback).
+
+    Where the PLD's round-off/tail floor is above the asked delta (its epsilon is then infinite),
+    where its loss range does not fit an FFT grid (ConvergenceError) or overflows, the RDP
+    accountant's bound (rigorous as well) is returned for those values and the reason is returned
+    as the fourth element (``AccountingResult.fallback``).  For delta queries the RDP delta also
+    replaces a PLD delta that it undercuts (both are upper bounds; the smaller is kept).
+    """
+    reason = None
+    try:
+        vals, est, det = _tight_one(segs, deltas, epsilons, h)
+    except (ConvergenceError, OverflowError, FloatingPointError, MemoryError) as exc:
+        n = len(deltas) if deltas is not None else len(epsilons)  # type: ignore[arg-type]
+        vals, est, det = np.full(n, np.inf), np.full(n, np.nan), {"method": "PLD failed"}
+        reason = f"the tight PLD accountant could not answer ({type(exc).__name__}: {exc})"
+    vals = np.asarray(vals, dtype=float)
+    bad = ~np.isfinite(vals) | np.isnan(vals)
+    if deltas is not None:
+        if not bad.any():
+            return vals, est, det, None
+        if reason is None:
+            floor = det.get("roundoff_added", 0.0) + det.get("tail_mass_added", 0.0)
+            reason = (f"the tight PLD accountant's round-off/tail floor ({floor:.3g}) is not below the asked delta "
+                      f"({float(np.min(deltas[bad])):.3g})")
+        r = epsilon(schedule=segs, delta=deltas[bad], accountant="rdp")
+        vals = vals.copy()
+        vals[bad] = np.asarray(r.epsilon, dtype=float).ravel()
+    else:
+        assert epsilons is not None
+        r = delta(schedule=segs, epsilon=epsilons, accountant="rdp")
+        dr = np.asarray(r.delta, dtype=float).ravel()
+        use = bad | (dr < vals)
+        if not use.any():
+            return vals, est, det, None
+        if reason is None:
+            reason = "the RDP bound on delta is below the tight PLD's (its round-off/tail floor dominates)"
+        vals = np.where(use, dr, vals)
+    est = np.where(bad, np.nan, est)
+    det = dict(det, fallback="rdp")
+    return vals, est, det, f"rdp: {reason}; the RDP accountant's upper bound is returned"
 
 
 # ---------------------------------------------------------------- CLT
@@ -464,18 +516,14 @@ def epsilon(
     approx = None
     upper = True
     kind = ""
+    fallbacks: list[str] = []
     if acc == "rdp":
-        ords = _rdp.DEFAULT_ORDERS if orders is None else np.asarray(check_real("orders", orders, 1.0, lo_open=True), dtype=float).ravel()
-        curves = _rdp_batch([c for c, _ in cfg_d], ords, sampling)
-        dd = np.concatenate([x for _, x in cfg_d]) if schedule is None else cfg_d[0][1]
-        if schedule is None:
-            e, o = _rdp.rdp_to_epsilon(rdp=curves, orders=ords, delta=dd)
-        else:
-            e, o = _rdp.rdp_to_epsilon(rdp=np.broadcast_to(curves[0], (len(dd), len(ords))), orders=ords, delta=dd)
+        ords = None if orders is None else np.asarray(check_real("orders", orders, 1.0, lo_open=True), dtype=float).ravel()
+        rows = [c for c, x in cfg_d for _ in x]
+        dd = np.concatenate([x for _, x in cfg_d])
+        e, o = _rdp.epsilon_for_curves(_rdp_curve_fn(rows, sampling), dd, len(rows), ords)
         eps_out = np.asarray(e, dtype=float).ravel()
-        no_steps = np.array([sum(T for *_, T in c) == 0 for c, x in cfg_d for _ in x])
-        if schedule is not None:
-            no_steps = np.full(eps_out.shape, bool(no_steps[0]))
+        no_steps = np.array([sum(T for *_, T in c) == 0 for c in rows])
         eps_out = np.where(no_steps, 0.0, eps_out)
         n = eps_out.size
         err_out = np.full(n, np.nan)
@@ -484,8 +532,10 @@ def epsilon(
         vkey = "rdp_wor" if sampling == "without_replacement" else "rdp"
     elif acc == "tight":
         if schedule is not None:
-            v, est, details = _tight_one(cfg_d[0][0], cfg_d[0][1], None, discretization)
+            v, est, details, fb = _tight_checked(cfg_d[0][0], cfg_d[0][1], None, discretization)
             eps_out, err_out = v, est
+            if fb:
+                fallbacks.append(fb)
         else:
             cache: dict[tuple, tuple[np.ndarray, np.ndarray, dict]] = {}
             groups: dict[tuple, list[int]] = {}
@@ -493,7 +543,9 @@ def epsilon(
                 groups.setdefault(tuple(c), []).append(i)
             for key, members in groups.items():
                 ds = np.array([cfg_d[i][1][0] for i in members])
-                v, est, det = _tight_one(list(key), ds, None, discretization)
+                v, est, det, fb = _tight_checked(list(key), ds, None, discretization)
+                if fb:
+                    fallbacks.append(fb if len(groups) == 1 else f"{key}: {fb}")
                 eps_out[members] = v
                 err_out[members] = est
                 cache[key] = (v, est, det)
@@ -544,6 +596,7 @@ def epsilon(
         verdicts=verd,
         approximation=approx,
         details=details,
+        fallback="; ".join(fallbacks) or None,
     )
 
 
@@ -574,21 +627,22 @@ def delta(
         idx_b, e_b = np.broadcast_arrays(idx, e)
         cfg_e = [(cfgs[int(i)], np.array([x])) for i, x in zip(idx_b.ravel(), e_b.ravel())]
     upper, approx, details = True, None, {}
+    fallbacks: list[str] = []
     if acc == "rdp":
-        ords = _rdp.DEFAULT_ORDERS if orders is None else np.asarray(orders, dtype=float).ravel()
-        curves = _rdp_batch([c for c, _ in cfg_e], ords, sampling)
+        ords = None if orders is None else np.asarray(check_real("orders", orders, 1.0, lo_open=True), dtype=float).ravel()
+        rows = [c for c, x in cfg_e for _ in x]
         ee = np.concatenate([x for _, x in cfg_e])
-        if schedule is not None:
-            curves = np.broadcast_to(curves[0], (len(ee), len(ords)))
-        dv, o = _rdp.rdp_to_delta(rdp=curves, orders=ords, epsilon=ee)
-        out = np.where(np.array([sum(T for *_, T in c) for c, x in cfg_e for _ in x]) == 0, 0.0, dv)
+        dv, o = _rdp.delta_for_curves(_rdp_curve_fn(rows, sampling), ee, len(rows), ords)
+        out = np.where(np.array([sum(T for *_, T in c) for c in rows]) == 0, 0.0, dv)
         details["optimal_order"] = o
         err = np.full(out.shape, np.nan)
         vkey = "rdp_wor" if sampling == "without_replacement" else "rdp"
     elif acc == "tight":
         outs, errs = [], []
         for c, x in cfg_e:
-            v, est, details = _tight_one(c, None, x, discretization)
+            v, est, details, fb = _tight_checked(c, None, x, discretization)
+            if fb:
+                fallbacks.append(fb if len(cfg_e) == 1 else f"{c}: {fb}")
             outs.append(v)
             errs.append(est)
         out, err = np.concatenate(outs), np.concatenate(errs)
@@ -619,6 +673,7 @@ def delta(
         verdicts=verd,
         approximation=approx,
         details=details,
+        fallback="; ".join(fallbacks) or None,
     )
 
 

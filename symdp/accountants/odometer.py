@@ -4,8 +4,11 @@ r"""RDP accounting in torch: a device-resident odometer for training loops and a
 the training device; ``step(sigma, q)`` adds one step's RDP (library kernel
 ``accounting.sgm_rdp_log_term``, torch back-end) without synchronising with the
 host, and ``epsilon(delta)`` returns a 0-d tensor (``accounting.rdp_to_dp_cks``,
-best order).  Numbers agree with :func:`symdp.accountants.epsilon` with
-``accountant="rdp"`` (same orders, same interpolation for fractional orders).
+best order).  Integer orders agree with :func:`symdp.accountants.epsilon` with
+``accountant="rdp"``; fractional orders are bounded by convexity (linear
+interpolation of ``(alpha - 1) eps_alpha`` between integer orders), which lies
+above the exact series the host accountant uses: the odometer's epsilon is an
+upper bound at least as large as the accountant's (within a few percent).
 
 >>> odo = RDPOdometer()
 >>> odo.step(1.1, 0.01)

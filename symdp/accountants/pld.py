@@ -82,7 +82,7 @@ def _xstar(ell: np.ndarray, sigma: float, q: float) -> np.ndarray:
     k = _kernel("accounting.sgm_loss_remove_inverse", "numpy")
     with np.errstate(divide="ignore", invalid="ignore"):
         xs = k(ell=ell, q=q, sigma=sigma)
-    below = np.expm1(ell) <= -q
+    below = ell <= math.log1p(-q) if q < 1 else np.zeros(np.shape(ell), dtype=bool)
     return np.where(below, -np.inf, xs)
 
 
@@ -209,7 +209,10 @@ def _discretize(sigma: float, q: float, h: float, direction: str, tail: float, p
         pmf = _pmf_from_masses(PP, QQ, el, hh, pessimistic)
         pmf[0] += P_low
         if pessimistic:
-            keep = min(math.exp(el[-1]) * Q_top, P_top) if np.isfinite(el[-1]) else 0.0
+            keep = 0.0
+            if np.isfinite(el[-1]) and Q_top > 0 and P_top > 0:  # min(e^ell_hi Q_top, P_top) in log space (no overflow)
+                lk = float(el[-1]) + math.log(Q_top)
+                keep = P_top if lk >= math.log(P_top) else math.exp(lk)
             pmf[-1] += keep
             inf_mass = max(P_top - keep, 0.0)
         else:
@@ -445,9 +448,76 @@ def _cpow(f: np.ndarray, T: int) -> np.ndarray:
     return result
 
 
+def gdp_log_delta(epsilon: np.ndarray | float, mu: np.ndarray | float) -> np.ndarray:
+    r"""Upper bound on :math:`\log\delta_\mu(\epsilon)` of :math:`\mu`-GDP, in log space (any epsilon, any mu).
+
+    :math:`\delta_\mu(\epsilon) = \Phi(-\epsilon/\mu + \mu/2) - e^{\epsilon}\Phi(-\epsilon/\mu - \mu/2)`
+    (``bu2020.delta_of_eps_gdp``; Dong, Roth, Su 2022, Cor. 2.13) evaluated as
+    :math:`\log\Phi(a) + \log(-\operatorname{expm1}(r))` with
+    :math:`r = \epsilon + \log\Phi(b) - \log\Phi(a)` (``log_ndtr``): no overflow of :math:`e^\epsilon`
+    and no underflow of :math:`\delta` (down to ``exp(-1e300)``).  The rounding of ``r`` (bounded by
+    ``8u(|log Phi(a)| + |log Phi(b)| + eps + 1)``) is moved to the safe side; where it could flip
+    the sign of ``r`` the bound :math:`\delta \le \Phi(a)` is used.  The identity with the library
+    entry is ``accounting.gdp_log_delta`` (proved by the verifier).
+    """
+    e = np.asarray(epsilon, dtype=float)
+    m = np.asarray(mu, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        a = -e / m + m / 2
+        b = -e / m - m / 2
+        la = sps.log_ndtr(a)
+        lb = sps.log_ndtr(b)
+        r = e + lb - la
+        err = 8 * _U * (np.abs(la) + np.abs(lb) + np.abs(e) + 1)
+        rr = np.minimum(r - err, 0.0)
+        out = la + 4 * _U * np.abs(la) + np.log(-np.expm1(rr))
+        out = np.where(rr < 0, np.minimum(out, la + 4 * _U * np.abs(la)), la + 4 * _U * np.abs(la))
+    return np.minimum(out, 0.0)
+
+
+def gdp_delta(epsilon: np.ndarray | float, mu: np.ndarray | float) -> np.ndarray:
+    r"""Upper bound on :math:`\delta_\mu(\epsilon)` (``exp`` of :func:`gdp_log_delta`, rounded up; never 0 unless exact)."""
+    ld = gdp_log_delta(epsilon, mu)
+    with np.errstate(under="ignore"):
+        d = np.exp(ld)
+    d = np.where(np.isfinite(ld), np.nextafter(d * (1 + 4 * _U), np.inf), 0.0)
+    return np.minimum(d, 1.0)
+
+
+def gdp_epsilon(mu: np.ndarray | float, delta: np.ndarray | float, *, max_iter: int = 200) -> np.ndarray:
+    r"""Smallest safe :math:`\epsilon \ge 0` with the :func:`gdp_log_delta` upper bound :math:`\le \log\delta`.
+
+    Bisection on :math:`\log\delta` (monotone), returning the upper end of the final bracket
+    (relative width ``<= 4u``); the initial upper end :math:`\mu(\mu/2 + \sqrt{2\log(1/\delta)}) + 1`
+    is doubled until it is safe.  Works for ``mu`` up to ~1e150 and ``delta`` down to 1e-300.
+    """
+    mu_b, d_b = np.broadcast_arrays(np.asarray(mu, dtype=float), np.asarray(delta, dtype=float))
+    mu_f, ld = mu_b.ravel(), np.log(d_b.ravel())
+    hi = mu_f * (mu_f / 2 + np.sqrt(-2.0 * ld)) + 1.0
+    for _ in range(64):
+        bad = gdp_log_delta(hi, mu_f) > ld
+        if not bad.any():
+            break
+        hi = np.where(bad, 2 * hi, hi)
+    else:  # pragma: no cover - needs mu ~ 1e300
+        raise ConvergenceError(f"gdp_epsilon: no safe upper end found for mu={mu_f.max()}, delta={np.exp(ld.min())}")
+    lo = np.zeros_like(hi)
+    zero = gdp_log_delta(lo, mu_f) <= ld
+    for _ in range(max_iter):
+        mid = 0.5 * (lo + hi)
+        ok = gdp_log_delta(mid, mu_f) <= ld
+        hi = np.where(ok, mid, hi)
+        lo = np.where(ok, lo, mid)
+        if np.all(hi - lo <= 4 * _U * hi):
+            break
+    out = np.where(zero, 0.0, np.nextafter(hi, np.inf))
+    return out.reshape(mu_b.shape)
+
+
 def default_interval(total_steps: int, delta: float = 1e-5) -> float:
     """Grid spacing for a run of ``total_steps`` steps: the connect-the-dots error per step is O(h^2)."""
     return float(min(2e-2, max(2e-4, 0.05 / math.sqrt(total_steps))))
 
 
-__all__ = ["ComposedPLD", "DiscretePLD", "compose", "default_interval", "discretize_step", "discretize_step_pair"]
+__all__ = ["ComposedPLD", "DiscretePLD", "compose", "default_interval", "discretize_step", "discretize_step_pair",
+           "gdp_delta", "gdp_epsilon", "gdp_log_delta"]

@@ -1,24 +1,36 @@
-r"""Renyi-DP accounting of DP-SGD, vectorised (numpy) and in torch.
+r"""Renyi-DP accounting of DP-SGD, vectorised (numpy).
 
 Pure functions with keyword-only arguments; every formula is a library kernel:
 
 * ``accounting.sgm_rdp_log_term`` -- one term of the sampled Gaussian RDP,
   integer order [Mironov, Talwar, Zhang 2019, Sec. 3.3]; the accountant takes
-  ``logsumexp`` over ``j = 0..alpha``.
+  ``logsumexp`` over ``j = 0..alpha`` (log-binomials through ``gammaln``, so
+  orders far above 171 are exact too).
+* ``accounting.sgm_rdp_frac_term1/2`` -- the fractional-order series
+  ``A_alpha = A_1 + A_2`` of the same paper (Sec. 3.3), the method of
+  dp_accounting's ``_compute_log_a_frac``, with a bound on the truncated tail
+  and on the floating-point error of the signed sum added (safe side).
 * ``accounting.gaussian_rdp`` -- ``q = 1`` (no subsampling) [Mironov 2017, Prop. 7].
 * ``accounting.rdp_to_dp_cks`` / ``accounting.rdp_to_delta_cks`` -- conversion
   [Canonne, Kamath, Steinke 2020, Prop. 12], minimised over orders.
 * ``accounting.wor_rdp_term2`` / ``accounting.wor_rdp_termj`` -- fixed-size
   sampling without replacement, replace-one adjacency [Wang, Balle,
-  Kasiviswanathan 2019, Thm. 9].
+  Kasiviswanathan 2019, Thm. 9] (integer orders).
 
-Fractional orders are bounded rigorously from the integer ones:
-``alpha -> (alpha - 1) D_alpha(P||Q)`` is convex (it is the log-moment
-generating function of the privacy loss), so linear interpolation of
-``(alpha - 1) eps_alpha`` between consecutive integer orders (and ``0`` at
-``alpha = 1``) is an upper bound.  The exact fractional series of Mironov et
-al. (``accounting.sgm_rdp_frac_term1/2``) is available as
-:func:`sgm_rdp_fractional_series` and used in tests as the bracket below.
+Fractional orders: the value used is the smaller of two upper bounds, the
+MTZ series (where its truncation is controlled: the terms decay at least
+like ``i^{-2}`` over the last window and the tail and rounding bounds, both
+added, are below ``e^-20`` of the sum) and the convexity bound: ``alpha -> (alpha - 1) D_alpha`` is convex,
+so linear interpolation of ``(alpha - 1) eps_alpha`` between consecutive
+integer orders (``0`` at ``alpha = 1``) lies above it.  The without-replacement
+bound is interpolated the same way (it bounds a convex function at the
+integers).
+
+Order grid (:data:`DEFAULT_ORDERS`): dp_accounting's default grid (1.1 to 10.9
+by 0.1, 11 to 63, 128, 256, 512, 1024) plus orders near 1 (for very large
+epsilon) and intermediate large orders.  The accountants extend it with
+:data:`LARGE_ORDERS` (up to ``2^21``) / :data:`SMALL_ORDERS` when the best
+order lies at an end of the grid (:func:`epsilon_for_curves`).
 
 >>> import numpy as np
 >>> r = sgm_rdp(noise_multiplier=1.1, sample_rate=256 / 60000, orders=np.array([2.0, 8.0]))
@@ -28,21 +40,31 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Callable
 
 import numpy as np
 import scipy.special as sps
 
 from ._kernels import _kernel
 
-#: integer orders evaluated exactly
-INT_ORDERS = np.array(list(range(2, 41)) + [44, 48, 52, 56, 60, 64, 80, 96, 128, 192, 256], dtype=float)
-#: fractional orders bounded by interpolation between integer orders
-FRAC_ORDERS = np.array([1.05, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.75, 1.9] + [k + 0.5 for k in range(2, 20)], dtype=float)
-DEFAULT_ORDERS = np.sort(np.concatenate([INT_ORDERS, FRAC_ORDERS]))
+_DPA_ORDERS = [1 + x / 10.0 for x in range(1, 100)] + list(range(11, 64)) + [128, 256, 512, 1024]
+_NEAR_ONE = [1.001, 1.002, 1.003, 1.005, 1.007, 1.01, 1.015, 1.02, 1.03, 1.04, 1.05, 1.06, 1.07, 1.08, 1.09]
+_MID = [64, 72, 80, 88, 96, 112, 144, 160, 192, 224, 320, 384, 448, 640, 768, 896]
+#: default order grid: dp_accounting's, plus orders near 1 and intermediate large orders
+DEFAULT_ORDERS = np.array(sorted(set(float(a) for a in _DPA_ORDERS + _NEAR_ONE + _MID)), dtype=float)
+INT_ORDERS = DEFAULT_ORDERS[DEFAULT_ORDERS == np.floor(DEFAULT_ORDERS)]
+FRAC_ORDERS = DEFAULT_ORDERS[DEFAULT_ORDERS != np.floor(DEFAULT_ORDERS)]
+#: added when the best order is the largest default one (tiny epsilon targets)
+LARGE_ORDERS = np.array(sorted({float(round(1024 * 1.5 ** k)) for k in range(1, 19)} | {float(2 ** k) for k in range(11, 22)}))
+#: added when the best order is the smallest default one (huge epsilon)
+SMALL_ORDERS = np.array([1 + 10.0 ** -k for k in (8, 7, 6, 5, 4)] + [1.0002, 1.0005])
 
 #: relative safety margin applied to every computed RDP value (float rounding goes the safe way)
 _REL_MARGIN = 1e-11
+_U = float(np.finfo(float).eps)
+_SERIES_MAX_TERMS = 1 << 13
+_SERIES_LOG_TOL = -20.0  # tail and rounding bounds (both added) must be below e^-20 of the sum
 
 
 def _lse(t: np.ndarray) -> np.ndarray:
@@ -67,27 +89,51 @@ def _int_orders_needed(orders: np.ndarray) -> np.ndarray:
     return np.array(sorted(need), dtype=float)
 
 
+def _sum_terms(fn: Callable[[float, np.ndarray], np.ndarray], a: float, shape: tuple[int, ...], start: int = 0) -> np.ndarray:
+    """logsumexp over ``j = start..a`` of ``fn(a, j)`` (broadcast to ``shape + (n_j,)``), in chunks of j."""
+    n = int(a) + 1
+    chunk = max(1, min(n, 4_000_000 // max(1, int(np.prod(shape)))))
+    acc = np.full(shape, -np.inf)
+    for s in range(start, n, chunk):
+        jj = np.arange(s, min(n, s + chunk), dtype=float)
+        t = np.broadcast_to(fn(a, jj), shape + (len(jj),))
+        acc = np.logaddexp(acc, _lse(t))
+    return acc
+
+
 def _sgm_rdp_int(sigma: np.ndarray, q: np.ndarray, orders: np.ndarray) -> np.ndarray:
-    """RDP of one Poisson-subsampled Gaussian step at integer orders; shape ``sigma.shape + (len(orders),)``."""
-    term = _kernel("accounting.sgm_rdp_log_term", "numpy")
+    """RDP of one Poisson-subsampled Gaussian step at integer orders; shape ``sigma.shape + (len(orders),)``.
+
+    ``log A_alpha = log1p(A_alpha - 1)`` with ``log(A_alpha - 1)`` the logsumexp of the library terms
+    ``accounting.sgm_rdp_log_excess_term`` (j >= 2, all non-negative): relative precision even where
+    ``eps_alpha`` is tiny.  The floating-point error of each term (``~u`` times the magnitude of its
+    parts) is bounded and added.
+    """
+    term = _kernel("accounting.sgm_rdp_log_excess_term", "numpy")
     gauss = _kernel("accounting.gaussian_rdp", "numpy")
     s = sigma[..., None]
     qq = np.minimum(q, np.nextafter(1.0, 0.0))[..., None]  # q = 1 handled below
     out = np.empty(sigma.shape + (len(orders),))
+    sub = q < 1.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for i, a in enumerate(orders):
-            jj = np.arange(int(a) + 1, dtype=float)
-            t = term(alpha=a, j=jj, q=qq, sigma=s)
-            lse = _lse(t)
-            out[..., i] = lse / (a - 1)
-        full = gauss(alpha=orders, sigma=sigma[..., None])
-    out = np.where((q >= 1.0)[..., None], full, out)
+        full = gauss(alpha=orders, sigma=sigma[..., None]) * np.ones(out.shape)
+        if np.any(sub):
+            lq, l1q = np.abs(np.log(qq[..., 0])), np.abs(np.log1p(-qq[..., 0]))
+            for i, a in enumerate(orders):
+                la = _sum_terms(lambda aa, jj: term(alpha=aa, j=jj, q=qq, sigma=s), float(a), sigma.shape, start=2)
+                mag = sps.gammaln(a + 1) + a * (lq + l1q) + a * a / (2 * sigma**2) + 2 * math.log(a + 1) + 1
+                err = 16 * _U * mag  # absolute error bound of log(A - 1)
+                log_a = np.logaddexp(0.0, la + err)
+                out[..., i] = log_a / (a - 1)
+        else:
+            out[...] = full
+    out = np.where(sub[..., None], np.minimum(np.where(np.isnan(out), np.inf, out), full), full)  # both upper bounds
     out = np.maximum(out, 0.0)
     return out * (1 + _REL_MARGIN) + 1e-300
 
 
 def _interpolate(orders: np.ndarray, int_orders: np.ndarray, rdp_int: np.ndarray) -> np.ndarray:
-    """Upper bound at ``orders`` from exact values at integer orders by convexity of (alpha-1) eps_alpha."""
+    """Upper bound at ``orders`` from upper bounds at integer orders by convexity of (alpha-1) eps_alpha."""
     idx = {float(a): i for i, a in enumerate(int_orders)}
     out = np.empty(rdp_int.shape[:-1] + (len(orders),))
     for i, a in enumerate(orders):
@@ -102,19 +148,83 @@ def _interpolate(orders: np.ndarray, int_orders: np.ndarray, rdp_int: np.ndarray
     return out * (1 + _REL_MARGIN)
 
 
+def _frac_series_upper(sigma: float, q: float, alphas: np.ndarray) -> np.ndarray:
+    r"""Upper bounds on :math:`\epsilon_\alpha` from the MTZ fractional series (``inf`` where not controlled).
+
+    ``A_alpha = sum_i binom(alpha, i) (e^{a_i} + e^{b_i})`` with ``a_i``, ``b_i`` the library terms
+    ``accounting.sgm_rdp_frac_term1/2``; the signed sum is taken relative to its largest term, and
+    the value used is ``log(S + tail + rounding) / (alpha - 1)``: ``tail = 2 (N+1) |t_N|`` (valid
+    when the terms decay at least like ``i^{-2}``, checked over the last 64 terms: the
+    ``|binom(alpha, i)|`` factor decays like ``i^{-alpha-1}`` and the Gaussian factors do not grow
+    there), ``rounding = sum 8u(|log t_i| + log2 N + 4)|t_i|``.  Orders whose tail or rounding is not below ``e^-20``
+    of the sum after :data:`_SERIES_MAX_TERMS` terms get ``inf`` (the caller keeps the convexity bound).
+    """
+    t1 = _kernel("accounting.sgm_rdp_frac_term1", "numpy")
+    t2 = _kernel("accounting.sgm_rdp_frac_term2", "numpy")
+    out = np.full(len(alphas), np.inf)
+    todo = np.arange(len(alphas))
+    n = 512
+    while len(todo) and n <= _SERIES_MAX_TERMS:
+        a = alphas[todo][:, None]
+        i = np.arange(n, dtype=float)[None, :]
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            logb = sps.gammaln(a + 1) - sps.gammaln(i + 1) - sps.gammaln(a - i + 1)
+            sign = sps.gammasgn(a - i + 1)
+            l1 = logb + t1(alpha=a, j=i, q=q, sigma=sigma)
+            l2 = logb + t2(alpha=a, j=i, q=q, sigma=sigma)
+            lmag = np.logaddexp(l1, l2)  # log |t_i| (both parts carry the same sign)
+            lmag = np.where(np.isnan(lmag), -np.inf, lmag)
+            m = np.max(lmag, axis=1, keepdims=True)
+            w = np.exp(lmag - m)
+            s = np.sum(sign * w, axis=1)
+            sabs = np.sum(w, axis=1)
+            last = lmag[:, -1] - m[:, 0]
+            w_len = 64
+            i0, i1 = n - 1 - w_len, n - 1
+            decay = lmag[:, i1] - lmag[:, i0]
+            fast = np.isneginf(lmag[:, i1]) | (decay <= -2.0 * math.log(i1 / i0))
+            tail = 2.0 * n * np.exp(last)
+            # pairwise summation (log2 n) plus each term's own error (exp of a log with error ~ u |log|)
+            rel_err = 8.0 * _U * (np.abs(lmag) + math.log2(n) + 4.0)
+            rnd = np.sum(np.where(np.isfinite(lmag), w * rel_err, 0.0), axis=1)
+            ok = fast & (s > 0) & np.isfinite(m[:, 0]) & (tail + rnd <= math.exp(_SERIES_LOG_TOL) * np.abs(s))
+            val = (np.log(s + tail + rnd) + m[:, 0]) / (a[:, 0] - 1)
+        out[todo[ok]] = val[ok]
+        todo = todo[~ok]
+        n *= 4
+    return out
+
+
 def sgm_rdp(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None) -> np.ndarray:
-    r"""RDP :math:`\epsilon_\alpha` of ONE Poisson-subsampled Gaussian step (add/remove adjacency).
+    r"""RDP :math:`\epsilon_\alpha` of ONE Poisson-subsampled Gaussian step (add/remove adjacency), an upper bound.
 
     The sampled Gaussian's RDP of Mironov et al. is for the worse of the two
-    directions at integer orders (their Thm 5 shows the remove direction
-    dominates), so it covers add/remove adjacency.  Arrays broadcast; the
-    result has one more trailing axis (orders).
+    directions (their Thm 5 shows the remove direction dominates), so it covers
+    add/remove adjacency.  Integer orders: the exact binomial sum; fractional
+    orders: the smaller of the MTZ series bound and the convexity bound.  Arrays
+    broadcast; the result has one more trailing axis (orders).
     """
     orders = DEFAULT_ORDERS if orders is None else np.atleast_1d(np.asarray(orders, dtype=float))
     sigma, q = np.broadcast_arrays(np.asarray(noise_multiplier, dtype=float), np.asarray(sample_rate, dtype=float))
     int_orders = _int_orders_needed(orders)
     r = _sgm_rdp_int(sigma, q, int_orders)
-    return _interpolate(orders, int_orders, r)
+    out = _interpolate(orders, int_orders, r)
+    frac = np.nonzero(orders != np.floor(orders))[0]
+    if len(frac):
+        gauss = _kernel("accounting.gaussian_rdp", "numpy")
+        flat_s, flat_q = sigma.ravel(), q.ravel()
+        flat_out = out.reshape(-1, len(orders))
+        cache: dict[tuple[float, float], np.ndarray] = {}
+        for k in range(flat_s.size):
+            key = (float(flat_s[k]), float(flat_q[k]))
+            if key not in cache:
+                if key[1] >= 1.0:
+                    cache[key] = np.asarray(gauss(alpha=orders[frac], sigma=key[0]), dtype=float) * (1 + _REL_MARGIN) + 1e-300
+                else:
+                    cache[key] = _frac_series_upper(key[0], key[1], orders[frac]) * (1 + _REL_MARGIN) + 1e-300
+            flat_out[k, frac] = np.minimum(flat_out[k, frac], cache[key])
+        out = flat_out.reshape(out.shape)
+    return out
 
 
 def wor_rdp(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None) -> np.ndarray:
@@ -124,22 +234,26 @@ def wor_rdp(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None) -> n
     mechanism :math:`\epsilon(j) = j/(2\sigma^2)`, where ``noise_multiplier`` is
     the noise std divided by the *replace-one* L2 sensitivity (for summed
     per-example gradients clipped to C that sensitivity is 2C).  Integer orders
-    >= 2; fractional orders by the convexity interpolation.
+    >= 2 (log-binomials: any order); fractional orders by the convexity interpolation.
+    The Gaussian's own RDP ``alpha / (2 sigma^2)`` (no amplification) also holds; the smaller is kept.
     """
     orders = DEFAULT_ORDERS if orders is None else np.atleast_1d(np.asarray(orders, dtype=float))
     sigma, g = np.broadcast_arrays(np.asarray(noise_multiplier, dtype=float), np.asarray(sample_rate, dtype=float))
     int_orders = _int_orders_needed(orders)
     t2 = _kernel("accounting.wor_rdp_term2", "numpy")
     tj = _kernel("accounting.wor_rdp_termj", "numpy")
+    gauss = _kernel("accounting.gaussian_rdp", "numpy")
     out = np.empty(sigma.shape + (len(int_orders),))
-    with np.errstate(divide="ignore", over="ignore"):
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         for i, a in enumerate(int_orders):
-            parts = [np.zeros(sigma.shape + (1,)), np.asarray(t2(alpha=a, gamma=g, sigma=sigma))[..., None]]
+            head = np.logaddexp(np.zeros(sigma.shape), np.broadcast_to(np.asarray(t2(alpha=a, gamma=g, sigma=sigma), dtype=float), sigma.shape))
             if a >= 3:
-                jj = np.arange(3, int(a) + 1, dtype=float)
-                parts.append(tj(alpha=a, j=jj, gamma=g[..., None], sigma=sigma[..., None]))
-            allt = np.concatenate([np.broadcast_to(p, sigma.shape + (p.shape[-1],)) for p in parts], axis=-1)
-            out[..., i] = _lse(allt) / (a - 1)
+                rest = _sum_terms(lambda aa, jj: tj(alpha=aa, j=jj, gamma=g[..., None], sigma=sigma[..., None]),
+                                  float(a), sigma.shape, start=3)
+                head = np.logaddexp(head, rest)
+            out[..., i] = head / (a - 1)
+        full = gauss(alpha=int_orders, sigma=sigma[..., None])
+    out = np.minimum(np.where(np.isnan(out), np.inf, out), full)
     out = out * (1 + _REL_MARGIN) + 1e-300
     return _interpolate(orders, int_orders, out)
 
@@ -156,6 +270,7 @@ def rdp_to_epsilon(*, rdp: Any, orders: Any, delta: Any) -> tuple[np.ndarray, np
     with np.errstate(over="ignore", invalid="ignore"):
         e = conv(epsilon_alpha=rdp, alpha=orders, delta=d)
     e = np.where(np.isnan(e), np.inf, e)
+    e = e + 4 * _U * np.abs(e)  # rounding of the conversion goes the safe way
     k = np.argmin(e, axis=-1)
     best = np.take_along_axis(e, k[..., None], axis=-1)[..., 0]
     return np.maximum(best, 0.0), orders[k]
@@ -170,34 +285,58 @@ def rdp_to_delta(*, rdp: Any, orders: Any, epsilon: Any) -> tuple[np.ndarray, np
     with np.errstate(over="ignore", invalid="ignore"):
         d = conv(epsilon_alpha=rdp, alpha=orders, epsilon=e)
     d = np.where(np.isnan(d), np.inf, d)
+    # exp of a value carrying absolute error ~u*(alpha-1)*(|eps_alpha|+|eps|): relative margin on delta
+    d = d * (1 + 8 * _U * (orders - 1) * (np.abs(rdp) + np.abs(e) + 1))
     k = np.argmin(d, axis=-1)
     best = np.take_along_axis(d, k[..., None], axis=-1)[..., 0]
     return np.minimum(best, 1.0), orders[k]
 
 
-def sgm_rdp_fractional_series(*, noise_multiplier: float, sample_rate: float, alpha: float, terms: int = 2000) -> float:
-    """Mironov-Talwar-Zhang fractional-order series (A_1 + A_2), truncated after ``terms`` terms.
+CurveFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-    A numerical reference (the truncation is not bounded), used in tests to check that the
-    interpolated upper bound of :func:`sgm_rdp` lies above it.
+
+def _best_over_grid(kind: str, curve: CurveFn, target: np.ndarray, n: int,
+                    orders: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    conv = rdp_to_epsilon if kind == "epsilon" else rdp_to_delta
+    key = "delta" if kind == "epsilon" else "epsilon"
+    rows = np.arange(n)
+    if orders is not None:
+        return conv(rdp=curve(orders, rows), orders=orders, **{key: target})  # type: ignore[operator]
+    v, o = conv(rdp=curve(DEFAULT_ORDERS, rows), orders=DEFAULT_ORDERS, **{key: target})  # type: ignore[operator]
+    v, o = np.array(v, dtype=float), np.array(o, dtype=float)
+    for edge, extra in ((DEFAULT_ORDERS[-1], LARGE_ORDERS), (DEFAULT_ORDERS[0], SMALL_ORDERS)):
+        sel = np.nonzero(o == edge)[0]
+        if len(sel):
+            t = np.broadcast_to(target, (n,))[sel]
+            v2, o2 = conv(rdp=curve(extra, sel), orders=extra, **{key: t})  # type: ignore[operator]
+            better = v2 < v[sel]
+            v[sel[better]], o[sel[better]] = v2[better], o2[better]
+    return v, o
+
+
+def epsilon_for_curves(curve: CurveFn, delta: Any, n: int, orders: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Best (eps, order) for ``n`` configs from ``curve(orders, rows) -> composed RDP (len(rows), len(orders))``.
+
+    With the default grid, rows whose best order is the largest (smallest) default order are
+    re-evaluated on :data:`LARGE_ORDERS` (:data:`SMALL_ORDERS`); the smaller upper bound is kept.
     """
-    t1 = _kernel("accounting.sgm_rdp_frac_term1", "numpy")
-    t2 = _kernel("accounting.sgm_rdp_frac_term2", "numpy")
-    i = np.arange(terms, dtype=float)
-    logb = sps.gammaln(alpha + 1) - sps.gammaln(i + 1) - sps.gammaln(alpha - i + 1)
-    sign = sps.gammasgn(alpha - i + 1)
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        l1 = logb + t1(alpha=alpha, j=i, q=sample_rate, sigma=noise_multiplier)
-        l2 = logb + t2(alpha=alpha, j=i, q=sample_rate, sigma=noise_multiplier)
-    lt = np.concatenate([l1, l2])
-    sg = np.concatenate([sign, sign])
-    ok = np.isfinite(lt)
-    m = float(np.max(lt[ok]))
-    s = float(np.sum(sg[ok] * np.exp(lt[ok] - m)))
-    return float((np.log(s) + m) / (alpha - 1))
+    return _best_over_grid("epsilon", curve, np.broadcast_to(np.asarray(delta, dtype=float), (n,)), n, orders)
+
+
+def delta_for_curves(curve: CurveFn, epsilon: Any, n: int, orders: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Best (delta, order) like :func:`epsilon_for_curves`."""
+    return _best_over_grid("delta", curve, np.broadcast_to(np.asarray(epsilon, dtype=float), (n,)), n, orders)
+
+
+def sgm_rdp_fractional_series(*, noise_multiplier: float, sample_rate: float, alpha: float, terms: int = 2000) -> float:
+    """The MTZ fractional-order series bound at one order (``inf`` where its truncation is not controlled).
+
+    ``terms`` is kept for compatibility; the series is summed adaptively (see :func:`_frac_series_upper`).
+    """
+    return float(_frac_series_upper(float(noise_multiplier), float(sample_rate), np.array([float(alpha)]))[0])
 
 
 __all__ = [
-    "DEFAULT_ORDERS", "FRAC_ORDERS", "INT_ORDERS", "rdp_to_delta", "rdp_to_epsilon", "sgm_rdp",
-    "sgm_rdp_fractional_series", "wor_rdp",
+    "DEFAULT_ORDERS", "FRAC_ORDERS", "INT_ORDERS", "LARGE_ORDERS", "SMALL_ORDERS", "delta_for_curves",
+    "epsilon_for_curves", "rdp_to_delta", "rdp_to_epsilon", "sgm_rdp", "sgm_rdp_fractional_series", "wor_rdp",
 ]

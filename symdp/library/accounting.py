@@ -19,7 +19,7 @@ from ..symbols import alpha, delta, delta_p, eps, eps_p, q, sigma, x
 from ..theorem import Kind, Property, theorem
 from ._sources import CLASSICAL, src
 
-j = sp.Symbol("j", integer=True, nonnegative=True)  # binomial summation index
+j = sp.Symbol("j", real=True, nonnegative=True)  # summation index (not declared integer: SymPy would turn loggamma(j + 1) into log(gamma(j + 1)), which overflows past 171)
 eps_alpha = sp.Symbol("epsilon_alpha", nonnegative=True)  # RDP of order alpha
 ell = sp.Symbol("ell", real=True)  # a privacy-loss value
 gamma = sp.Symbol("gamma", positive=True)  # sampling fraction m/n (without replacement)
@@ -38,8 +38,9 @@ BW = "Balle and Wang 2018 (Thm 8); Koskela, Jalko, Honkela 2020 (PLD of the subs
 _logbinom = sp.loggamma(alpha + 1) - sp.loggamma(j + 1) - sp.loggamma(alpha - j + 1)
 _half_erfc = lambda z: sp.erfc(-z / sp.sqrt(2)) / 2  # noqa: E731  Phi(z)
 
-#: inverse of the remove-direction loss: L(x) > ell  <=>  x > x_star(ell)  (needs exp(ell) > 1 - q)
-XSTAR = sigma**2 * sp.log((sp.exp(ell) - (1 - q)) / q) + sp.Rational(1, 2)
+#: inverse of the remove-direction loss: L(x) > ell  <=>  x > x_star(ell)  (needs exp(ell) > 1 - q);
+#: sigma^2 log((e^ell - (1 - q))/q) + 1/2 written without e^ell (no overflow for losses beyond 709)
+XSTAR = sigma**2 * (ell - sp.log(q) + sp.log(1 - (1 - q) * sp.exp(-ell))) + sp.Rational(1, 2)
 
 THEOREMS = [
     theorem(
@@ -53,6 +54,22 @@ THEOREMS = [
         domain={alpha: (2, 64), j: (0, 2), q: (sp.Rational(1, 10**4), sp.Rational(99, 100)), sigma: (sp.Rational(3, 10), 20)},
         quantity="eps_alpha = logsumexp_j a_j / (alpha - 1) for the Poisson-subsampled Gaussian, integer alpha",
         notes="The accountant takes logsumexp over j = 0..alpha and divides by alpha - 1; composition adds RDP.",
+        tags=("accounting", "rdp"),
+    ),
+    theorem(
+        "accounting.sgm_rdp_log_excess_term",
+        "Sampled Gaussian mechanism RDP, integer order: log of the j-th term of A_alpha - 1 (j >= 2)",
+        Kind.DEFINITION,
+        src(CLASSICAL, "Sec. 3.3, integer alpha; A_alpha - 1 = sum_{j>=2} binom(alpha, j) (1-q)^(alpha-j) q^j (e^((j^2-j)/(2 sigma^2)) - 1)", cites=MTZ),
+        lhs=term,
+        rhs=_logbinom + (alpha - j) * sp.log(1 - q) + j * sp.log(q) + (j**2 - j) / (2 * sigma**2)
+        + sp.log(1 - sp.exp(-(j**2 - j) / (2 * sigma**2))),
+        hypotheses=[alpha >= 2, j >= 2, j <= alpha, q > 0, q < 1, sigma > 0],
+        domain={alpha: (2, 64), j: (2, 2), q: (sp.Rational(1, 10**4), sp.Rational(99, 100)), sigma: (sp.Rational(3, 10), 20)},
+        quantity="log(A_alpha - 1) = logsumexp_{j=2..alpha} a_j; eps_alpha = log1p(exp(.)) / (alpha - 1)",
+        notes=("The binomial theorem gives sum_j binom(alpha, j) (1-q)^(alpha-j) q^j = 1 for integer alpha, and the "
+               "j = 0, 1 terms of A_alpha have exponent 0, so A_alpha - 1 is a sum of non-negative terms: no "
+               "cancellation, and eps_alpha keeps its relative precision when it is tiny (large sigma, small q)."),
         tags=("accounting", "rdp"),
     ),
     theorem(
@@ -174,7 +191,7 @@ THEOREMS = [
         rhs=XSTAR,
         hypotheses=[sp.exp(ell) > 1 - q, q > 0, q <= 1, sigma > 0],
         domain={ell: (sp.Rational(1, 100), 5), q: (sp.Rational(1, 10**4), 1), sigma: (sp.Rational(3, 10), 20)},
-        quantity="x_star(ell) = sigma^2 log((e^ell - (1 - q))/q) + 1/2; the add direction uses x_star(-ell)",
+        quantity="x_star(ell) = sigma^2 log((e^ell - (1 - q))/q) + 1/2, written as sigma^2 (ell - log q + log(1 - (1-q) e^-ell)) + 1/2; the add direction uses x_star(-ell)",
         tags=("accounting", "pld"),
     ),
     theorem(
