@@ -203,3 +203,29 @@ def test_coupling_planted_too_small_claim_refuted() -> None:
                  domain={eps: (sp.Rational(1, 100), 10), d_: (sp.Rational(1, 10**12), sp.Rational(1, 100))})
     r = verify_theorem(th)
     assert r.verdict in (Verdict.REFUTED, Verdict.PARTIAL), r.evidence
+
+
+# --- Chernoff terms against the exact tail ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("e,T,at", [(0.1, 50, 2.0), (0.5, 200, 60.0), (0.01, 400, 3.0), (1.0, 30, 29.5)])
+def test_rr_loss_tail_brute_force_and_below_the_exact_chernoff_minimum(e: float, T: int, at: float) -> None:
+    """The binomial tail against an mpmath sum over K, and the correct Chernoff minimum of eq. (36) above it."""
+    with mpmath.workdps(50):
+        r = mpmath.exp(e) / (1 + mpmath.exp(e))
+        brute = mpmath.fsum(mpmath.binomial(T, k) * r**k * (1 - r) ** (T - k) for k in range(T + 1) if e * (2 * k - T) > at)
+        chern = min(mpmath.exp(-at * t) * ((mpmath.exp(t * e + e) + mpmath.exp(-t * e)) / (1 + mpmath.exp(e))) ** T
+                    for t in [mpmath.mpf(i) / 400 for i in range(1, 4000)])
+    got = X.rr_loss_tail(step=e, T=T, at=at)
+    assert got <= brute * (1 + mpmath.mpf("1e-12"))
+    assert got >= brute * (1 - mpmath.mpf("1e-6"))
+    assert brute <= chern
+
+
+def test_composition_theorem_iii_chernoff_term_refuted() -> None:
+    """001 App. B.4 eq. (38): the printed delta'' lies below the exact tail it bounds (Thm 7 of the UAI text)."""
+    from symdp.library import get
+
+    r = verify_theorem(get("he2021uai.thm7_delta_tilde_p", with_evidence=False))
+    assert r.verdict in (Verdict.REFUTED, Verdict.PARTIAL), r.evidence
+    assert float(r.actual) > float(r.claimed)

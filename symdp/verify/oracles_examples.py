@@ -15,6 +15,8 @@ r"""Oracles that decide entries the library records without one (issue 12 item 5
   ``l <= 16``), which proves any claim above it.
 - **The coupling lemma** [He et al. 2021, Lemma 3] on finite distributions, by a linear programme (see
   :func:`coupling_distance`).
+- **Chernoff terms** (the delta'' of He et al.'s Composition Theorem III, 001 App. B.4 eq. (38)) against the
+  exact binomial tail of the privacy loss they bound (:func:`rr_loss_tail`).
 - **Max-information of randomized response** [Dwork et al. 2015b, Thms 19-20], by enumeration: ``n`` bits, each
   released through eps-randomized response (an eps-DP algorithm on ``n`` samples).  Pure max-information with a
   product prior of bit probability ``p``: ``n log2(r / (p r + (1 - p)(1 - r)))``, ``r = e^eps/(1 + e^eps)``,
@@ -240,5 +242,90 @@ register(Oracle(
 assign("coupling_lp", "he2021.lemma3_coupling")
 
 
-__all__ = ["laplace_mean_dp", "linreg_dp_lower", "coupling_distance", "coupling_lemma_distance", "rr_pure_max_information_bits", "rr_approx_max_information_bits",
+# ---------------------------------------------------------------------------
+# Chernoff terms against the exact tail (He et al., Composition Theorem III: the delta'' of eq. (38))
+# ---------------------------------------------------------------------------
+
+#: entry id -> per-step epsilon of the T-fold composition whose privacy-loss tail the entry's Chernoff term
+#: bounds (by the names of the entry's symbols)
+CHERNOFF_STEP: dict[str, str] = {
+    "he2021uai.cor2_delta_pp": "epsilon",
+    "he2021uai.thm7_delta_tilde_p": "epsilontilde",
+    "he2021long.thm7_delta_tilde": "epsilontilde*tau/N",
+    "he2021long.thm8_delta_tilde": "epsilontilde*tau/N",
+}
+
+
+def rr_loss_tail(*, step: Any, T: Any, at: Any) -> mpmath.mpf:
+    r"""``P(S > eps')`` for ``S`` the sum of ``T`` privacy losses ``+step`` (probability ``e^step/(1 + e^step)``)
+    or ``-step`` (the model whose moment generating function eq. (36) of 001 App. B.4 displays): ``K ~ Bin(T, r)``
+    agreements, ``S = step (2K - T)``.  scipy's binomial log-survival function, less 1e-9 relative (a lower
+    bound)."""
+    from scipy.stats import binom
+
+    e, tt, a = float(step), int(round(float(T))), float(at)
+    if not (e > 0 and tt >= 1):
+        raise ValueError(f"step={step}, T={T}: need step > 0 and T >= 1")
+    r = math.exp(-math.log1p(math.exp(-e)))
+    kmin = math.floor((tt + a / e) / 2) + 1  # S > eps'  <=>  K > (T + eps'/step)/2
+    if kmin > tt:
+        return mpmath.mpf(0)
+    if kmin <= 0:
+        return mpmath.mpf(1) * (1 - mpmath.mpf("1e-9"))
+    return mpmath.exp(mpmath.mpf(float(binom.logsf(kmin - 1, tt, r)))) * (1 - mpmath.mpf("1e-9"))
+
+
+def _map_chernoff(th: Any) -> Any:
+    """``Chernoff term >= the exact tail it bounds`` for the entries of :data:`CHERNOFF_STEP`."""
+    import sympy as sp
+
+    from .compile import compile_expr
+
+    if th.id not in CHERNOFF_STEP or th.rhs is None:
+        return f"no Chernoff model for {th.id}"
+    syms = {x.name: x for x in th.rhs.free_symbols}
+    step = sp.sympify(CHERNOFF_STEP[th.id], locals=syms)  # internal constant text, not user input
+    if "T" not in syms or "epsilonprime" not in syms or not step.free_symbols <= set(syms.values()):
+        return f"{th.id}: the Chernoff model needs T, epsilonprime and {CHERNOFF_STEP[th.id]}"
+    f_rhs = compile_expr(th.rhs)
+    f_step = compile_expr(step)
+    lo_hi = {x.name: (lo, hi) for x, lo, hi in th.domain}
+    ep_lo, ep_hi = (float(v) for v in lo_hi.get("epsilonprime", (0, math.inf)))
+    u = sp.Symbol("u_epsilonprime", positive=True)
+
+    def point(pt: dict[str, mpmath.mpf]) -> dict[str, mpmath.mpf] | None:
+        # sampled only where the derivation applies: eps' in [T tanh(e/2), T e) (App. B.4 states eps' >= T (e^e - 1)/
+        # (e^e + 1) before eq. (38); below it the minimising t of eq. (37) is negative), as eps' = lo + u (hi - lo)
+        e = f_step(pt)
+        lo, hi = max(pt["T"] * mpmath.tanh(e / 2), ep_lo), min(pt["T"] * e, ep_hi)
+        if not lo < hi:
+            return None
+        q = dict(pt)
+        q["epsilonprime"] = lo + pt[u.name] * (hi - lo)
+        return q
+
+    def f_claim(pt: dict[str, mpmath.mpf]) -> mpmath.mpf | None:
+        q = point(pt)
+        return None if q is None else f_rhs(q)
+
+    def f_true(pt: dict[str, mpmath.mpf]) -> mpmath.mpf | None:
+        q = point(pt)
+        return None if q is None else rr_loss_tail(step=f_step(q), T=q["T"], at=q["epsilonprime"])
+
+    syms = (set(th.rhs.free_symbols) - {syms["epsilonprime"]}) | {u}
+    return f_claim, f_true, "<=", syms, {u.name: (0.0, 1.0)}
+
+
+register(Oracle(
+    "chernoff_rr_tail", lambda **kw: rr_loss_tail(**kw), "value", ("step", "T", "at"),
+    "exact tail P(S > eps') of the T-fold privacy loss of eps-randomized response (binomial), which a Chernoff "
+    "term claims to bound from above (001 App. B.4, eqs. (36)-(38)); checked only where eps' >= T tanh(eps/2), the "
+    "condition the derivation states",
+    mapper=_map_chernoff,
+))
+assign("chernoff_rr_tail", *CHERNOFF_STEP)
+
+
+__all__ = ["laplace_mean_dp", "linreg_dp_lower", "coupling_distance", "coupling_lemma_distance", "rr_loss_tail",
+           "CHERNOFF_STEP", "rr_pure_max_information_bits", "rr_approx_max_information_bits",
            "RR_PRIOR_P"]
