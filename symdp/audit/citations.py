@@ -98,6 +98,9 @@ CITATIONS: dict[str, Citation] = {
         "classical", "", "Classical results quoted by the sources and standard references", "", "",
         note="Each entry names the original paper it quotes (Dwork-Roth 2014, Kairouz-Oh-Viswanath 2017, "
              "Balle-Wang 2018, Dwork et al. 2015, ...)."),
+    "bridge": Citation(
+        "bridge", "", "Bridges between the sources' properties (implications the symdp calculus chains)", "", "",
+        note="Each entry cites the standard result it encodes."),
     "user": Citation("user", "", "User claim files", "", ""),
 }
 

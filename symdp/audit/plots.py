@@ -208,9 +208,10 @@ def plot_claim(
         ax.set_xscale("log")
     sub = ", ".join(f"{k} = {_fmt(v)}" for k, v in (fixed or {}).items() if k != var)
     ax.set_title(title + (f"\n(other parameters: {sub})" if sub else ""), fontsize=9)
-    ax.legend(fontsize=7, loc="best")
-    ax2.legend(fontsize=7, loc="best")
-    fig.tight_layout()
+    ax.legend(fontsize=7, loc="upper left")
+    ax2.legend(fontsize=7, loc="lower right")
+    # fixed margins (room for a two-line y label and a three-line title): tight_layout would cost a second draw
+    fig.subplots_adjust(left=0.14, right=0.97, top=0.86, bottom=0.1, hspace=0.08)
     save_labelled(fig, path)
     plt.close(fig)
     return path
@@ -221,8 +222,9 @@ def save_labelled(fig: Any, path: Path, **kw: Any) -> None:
     chunk (JSON), so tests and tools can check that every plot is labelled without OCR."""
     import json
 
-    axes = [dict(title=a.get_title(), xlabel=a.get_xlabel(), ylabel=a.get_ylabel()) for a in fig.get_axes()
-            if a.get_label() != "<colorbar>"]
+    axes = [dict(title=a.get_title(), xlabel=a.get_xlabel(), ylabel=a.get_ylabel(),
+                 legend=[t.get_text() for t in a.get_legend().get_texts()] if a.get_legend() is not None else [])
+            for a in fig.get_axes() if a.get_label() != "<colorbar>"]
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, metadata={"Description": json.dumps({"axes": axes})}, **kw)
 
@@ -288,8 +290,8 @@ def plot_region_2d(
     ax.set_xlabel(axis_label(xvar))
     ax.set_ylabel(axis_label(yvar))
     ax.set_title(title + "\n(boundary: purple line)", fontsize=9)
-    ax.legend(handles=handles, fontsize=7, loc="best")
-    fig.tight_layout()
+    ax.legend(handles=handles, fontsize=7, loc="lower left")
+    fig.subplots_adjust(left=0.13, right=0.97, top=0.88, bottom=0.12)
     save_labelled(fig, path)
     plt.close(fig)
     valid = int(np.isfinite(z).sum())
