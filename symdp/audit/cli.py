@@ -96,7 +96,7 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
         meta = {
             "symdp": __version__,
             "provenance": provenance(),  # symdp version, generated-kernel hashes, git commit (uniform across artefacts)
-            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "claims": len(results),
             "mode": "quick (ledger reuse)" if quick else ("deep" if deep else "default"),
             "seconds": round(time.monotonic() - t0, 1),

@@ -55,7 +55,7 @@ def versions() -> dict:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 # --------------------------------------------------------------------------- the certificate
