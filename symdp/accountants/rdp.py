@@ -29,7 +29,7 @@ integers).
 Order grid (:data:`DEFAULT_ORDERS`): dp_accounting's default grid (1.1 to 10.9
 by 0.1, 11 to 63, 128, 256, 512, 1024) plus orders near 1 (for very large
 epsilon) and intermediate large orders.  The accountants extend it with
-:data:`LARGE_ORDERS` (up to ``2^21``) / :data:`SMALL_ORDERS` when the best
+:data:`LARGE_ORDERS` (up to ``2^20``) / :data:`SMALL_ORDERS` when the best
 order lies at an end of the grid (:func:`epsilon_for_curves`).
 
 >>> import numpy as np
@@ -56,7 +56,7 @@ DEFAULT_ORDERS = np.array(sorted(set(float(a) for a in _DPA_ORDERS + _NEAR_ONE +
 INT_ORDERS = DEFAULT_ORDERS[DEFAULT_ORDERS == np.floor(DEFAULT_ORDERS)]
 FRAC_ORDERS = DEFAULT_ORDERS[DEFAULT_ORDERS != np.floor(DEFAULT_ORDERS)]
 #: added when the best order is the largest default one (tiny epsilon targets)
-LARGE_ORDERS = np.array(sorted({float(round(1024 * 1.5 ** k)) for k in range(1, 19)} | {float(2 ** k) for k in range(11, 22)}))
+LARGE_ORDERS = np.array([1536.0, 2048.0, 3072.0, 4096.0, 6144.0, 8192.0, 12288.0] + [float(2 ** k) for k in range(14, 21)])
 #: added when the best order is the smallest default one (huge epsilon)
 SMALL_ORDERS = np.array([1 + 10.0 ** -k for k in (8, 7, 6, 5, 4)] + [1.0002, 1.0005])
 

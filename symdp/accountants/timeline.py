@@ -58,16 +58,26 @@ def odometer(
         return np.zeros(len(pts))
     if acc == "rdp":
         fn = _rdp.wor_rdp if sampling == "without_replacement" else _rdp.sgm_rdp
-        per = np.stack([fn(noise_multiplier=s, sample_rate=q, orders=_rdp.DEFAULT_ORDERS) for s, q, _ in segs])
         bounds = np.cumsum([0] + [T for *_, T in segs])
         out = np.empty(len(pts))
         chunk = 65536
+        per_cache: dict[tuple[float, ...], np.ndarray] = {}
+
+        def per_for(orders: np.ndarray) -> np.ndarray:
+            key = tuple(orders.tolist())
+            if key not in per_cache:
+                per_cache[key] = np.stack([fn(noise_multiplier=s, sample_rate=q, orders=orders) for s, q, _ in segs])
+            return per_cache[key]
+
         for c0 in range(0, len(pts), chunk):
             t = pts[c0:c0 + chunk]
             # composed RDP after t steps: sum over segments of min(max(t - start, 0), T_k) * per_k
             cnt = np.clip(t[:, None] - bounds[None, :-1], 0, np.diff(bounds)[None, :])
-            cum = cnt @ per
-            e, _ = _rdp.rdp_to_epsilon(rdp=cum, orders=_rdp.DEFAULT_ORDERS, delta=d)
+
+            def curve(orders: np.ndarray, rows: np.ndarray, cnt: np.ndarray = cnt) -> np.ndarray:
+                return cnt[rows] @ per_for(orders)
+
+            e, _ = _rdp.epsilon_for_curves(curve, d, len(t))  # the grid of epsilon(accountant="rdp"), extended at its ends
             out[c0:c0 + chunk] = np.where(t == 0, 0.0, e)
         return out
     out = np.empty(len(pts))
@@ -78,7 +88,7 @@ def odometer(
             continue
         cnt = np.clip(t - bounds[:-1], 0, np.diff(bounds))
         sub = [(s, q, int(c)) for (s, q, _), c in zip(segs, cnt) if c > 0]
-        v, _, _ = _api._tight_one(sub, np.array([d]), None, None)
+        v, _, _, _ = _api._tight_checked(sub, np.array([d]), None, None)  # RDP where the PLD cannot answer
         out[i] = v[0]
     return out
 
