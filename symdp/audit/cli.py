@@ -16,7 +16,7 @@ from ..validation import SEED
 @click.command("audit")
 @click.argument("ids", nargs=-1)
 @click.option("--claims", "claim_files", multiple=True, type=click.Path(dir_okay=False),
-              help="audit the claims of this TOML file instead of the library (repeatable)")
+              help="audit the claims of this TOML file instead of the library (repeatable); `symdp oracles` lists the quantities a claim can name")
 @click.option("--source", default=None, help="only library entries of this source key or id prefix")
 @click.option("--out", "out_dir", default="symdp-report", show_default=True, type=click.Path(file_okay=False),
               help="directory for audit.md, audit.html, audit.json and plots/")

@@ -377,6 +377,7 @@ def print_table(results: list[AuditResult], *, title: str = "symdp audit", conso
     console.print(table)
     c = counts(results)
     console.print("  ".join(f"[{_COLORS[k]}]{k}: {v}[/{_COLORS[k]}]" for k, v in c.items()))
+    console.print(summary(results), markup=False)
 
 
 # ---------------------------------------------------------------------------- JSON
@@ -470,6 +471,19 @@ def summary(results: Iterable[AuditResult]) -> str:
     return s
 
 
+_SRC = re.compile(r"^\[(?P<key>[^,\]]+),\s*(?P<loc>.*?);\s*(?P<ver>[^\]]*)\](?P<rest>.*)$")
+
+
+def source_line(r: AuditResult) -> str:
+    """``[he2021-uai, Theorem 4; UAI (short) version]`` -> ``He, Wang, Tao (2021), Theorem 4 (UAI (short) version)``."""
+    m = _SRC.match(r.source.strip())
+    if not m:
+        return r.source
+    cit = citation(m.group("key").strip())
+    who = cit.short if cit.authors else m.group("key").strip()
+    return f"{who}, {m.group('loc')} ({m.group('ver')}){m.group('rest')}"
+
+
 def _how(r: AuditResult) -> str:
     if r.verdict == "FAILS":
         if r.compared:
@@ -514,7 +528,7 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
     lines += ["## All claims", ""]
     lines += ["| id | kind | verdict | how / counterexample | source |", "|---|---|---|---|---|"]
     for r in results:
-        lines.append(f"| `{r.id}` | {r.kind} | **{r.verdict}** | {_md_escape(_how(r))} | {_md_escape(r.source)} |")
+        lines.append(f"| `{r.id}` | {r.kind} | **{r.verdict}** | {_md_escape(_how(r))} | {_md_escape(source_line(r))} |")
     lines.append("")
     for src in by_src:
         rs = [r for r in found if _source_key(r) == src]
@@ -523,7 +537,7 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
         cit = citation(src)
         lines += [f"## {cit.short}", "", cit.text(), ""]
         for r in rs:
-            lines += [f"### {r.verdict}: `{r.id}`", "", f"{r.title} — {r.source}", ""]
+            lines += [f"### {r.verdict}: `{r.id}`", "", f"{r.title} — {source_line(r)}", ""]
             lines.append(f"Statement: $ {r.latex} $" if r.latex else f"Statement: `{r.statement}`")
             for name in ("severity", "root_cause_note", "origin", "reading", "quote"):
                 v = optional(r, name) if name != "root_cause_note" else (optional(r, name) or optional(r, "root_cause"))
@@ -630,7 +644,7 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
     for r in results:
         parts.append(
             f"<tr><td><a href='#{esc(r.id)}'><code>{esc(r.id)}</code></a></td><td>{esc(r.kind)}</td>"
-            f"<td class='v' style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}</td><td>{esc(_how(r))}</td><td>{esc(r.source)}</td></tr>"
+            f"<td class='v' style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}</td><td>{esc(_how(r))}</td><td>{esc(source_line(r))}</td></tr>"
         )
     parts.append("</table>")
     parts.append("<h2>Details by source</h2>")
@@ -655,11 +669,11 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
 def _card(r: AuditResult, report_dir: Path) -> str:
     esc = html.escape
     p = [f"<div class='card finding' id='{esc(r.id)}'><h4 style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}: <code>{esc(r.id)}</code></h4>"]
-    p.append(f"<p>{esc(r.title)} &mdash; <span class='cite'>{esc(r.source)}</span></p>")
+    p.append(f"<p>{esc(r.title)} &mdash; <span class='cite'>{esc(source_line(r))}</span></p>")
     p.append("<div class='stmt'>" + math_html(r.latex, r.statement) + "</div>")
     quote = optional(r, "quote")
-    if quote is not None:
-        p.append(f"<blockquote>{esc(str(quote))}</blockquote>")
+    if quote is not None:  # the paper's words; a leading seed-file number ("000 Thm 4: ...") is ours, not the paper's
+        p.append(f"<blockquote>{esc(re.sub(r'^[0-9]{3}[ :]+', '', str(quote)))}</blockquote>")
     kv = []
     sev = optional(r, "severity")
     if sev is not None:
@@ -699,5 +713,5 @@ def _card(r: AuditResult, report_dir: Path) -> str:
 
 __all__ = ["AuditResult", "OPTIONAL_FIELDS", "SCHEMA_ID", "VERDICTS", "VERDICT_LEGEND", "clean_text", "counts",
            "counts_by_source", "describe", "enrich", "findings", "make_console", "math_html", "optional",
-           "plot_labels", "print_table", "report_payload", "reproduce_command", "summary", "terminal_width", "truth_label",
+           "plot_labels", "print_table", "report_payload", "reproduce_command", "source_line", "summary", "terminal_width", "truth_label",
            "validate_report", "value_labels", "write_html", "write_json", "write_markdown"]
