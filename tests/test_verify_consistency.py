@@ -96,3 +96,27 @@ def test_finite_limit_still_proves() -> None:
     th = theorem("t.expansion_ok", "sin x = x + O(x^3)", Kind.EXPANSION, SRC, lhs=sp.sin(x), rhs=x,
                  hypotheses=(x > 0,), expansion=Expansion(x, sp.Integer(0), 3))
     assert verify_theorem(th).verdict is Verdict.PROVED
+
+
+def test_search_goes_above_the_cap_where_the_entry_allows() -> None:
+    """An oracle capped at T = 500 (cost) still searches, thinly, the entry's stated T up to 1e4: a violation that
+    lives only at T > 600 is found there (the situation of the heterogeneous Thm 4 entries, capped at T = 8)."""
+    from symdp.verify.registry import ORACLES
+    from symdp.verify.rungs.oracle import _beyond_caps
+    from symdp.verify.search import Box
+
+    T = sp.Symbol("T", positive=True, integer=True)
+    th = theorem("t.cap", "planted", Kind.BOUND, SRC, lhs=sp.Symbol("Q"), relation="<=", rhs=sp.Integer(600),
+                 hypotheses=(T >= 1,), domain={T: (1, 10**4)})
+    res = VerificationResult("t.cap", Evidence(Verdict.SUPPORTED, "numerical", "main search"), "h")
+    box = Box({"T": (1.0, 500.0)}, frozenset({"T"}))
+    ok = _beyond_caps(th, res, box, {"T": 500}, "optimal_composition", lambda p: sp.Float(600), lambda p: p["T"], "<=",
+                      lambda p: True, ORACLES["optimal_composition"], False, 0)
+    assert not ok
+    assert res.verdict in (Verdict.REFUTED, Verdict.PARTIAL)
+    assert int(res.counterexample["T"]) > 600
+    # and where nothing fails, the evidence says what was searched above the cap
+    res2 = VerificationResult("t.cap", Evidence(Verdict.SUPPORTED, "numerical", "main search"), "h")
+    ok2 = _beyond_caps(th, res2, box, {"T": 500}, "optimal_composition", lambda p: sp.Float(10**5), lambda p: p["T"],
+                       "<=", lambda p: True, ORACLES["optimal_composition"], False, 0)
+    assert ok2 and "above the cap" in res2.evidence.detail and "T in [500, 10000]" in res2.evidence.detail

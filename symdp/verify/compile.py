@@ -177,8 +177,8 @@ def describe_box(th: Theorem, box: Box, caps: dict[str, float] | None = None,
     for nm in box.names():
         lo, hi = dom.get(nm, (None, None))
         if caps and nm in caps and (hi is None or hi > caps[nm]):
-            notes.append(f"{nm} capped at {caps[nm]:g} (the entry allows {nm} up to {'oo' if hi is None else f'{hi:g}'}: "
-                         f"NOT searched above the cap)")
+            notes.append(f"{nm} capped at {caps[nm]:g} in this search (the entry allows {nm} up to "
+                         f"{'oo' if hi is None else f'{hi:g}'})")
         elif lo is None or hi is None:
             src = "the oracle's default range" if defaults and nm in defaults else "the verifier's default range"
             notes.append(f"{nm} from {src} (the entry states {'no range' if nm not in dom else 'an unbounded range'})")

@@ -5,6 +5,7 @@ Oracles come from :mod:`symdp.verify.registry` (filled by the oracle modules, wh
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import mpmath
@@ -296,6 +297,9 @@ def verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: i
                       searched=describe_box(th, box, caps, defaults))
     if res.evidence.verdict is not Verdict.SUPPORTED:
         return
+    if caps and not _beyond_caps(th, res, box, caps, orc.name, f_claim, f_true, rel, hyp_checker(th.hypotheses), used,
+                                 deep, seed):
+        return  # a violation above the cap
     if used.exact is not None or orc.exact is not None:
         # the oracle's value has an exact closed form: prove the claim against it
         if prove_with_exact(th, orc, res, syms, box, f_true, seed, deep):
@@ -321,6 +325,58 @@ def verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: i
             _attach_reduction(th, orc, res, supported)
             return
         res.evidence = supported
+
+
+#: oracles whose cost grows linearly in the capped parameter: above the cap, a sparse log-uniform search up to
+#: this value (default, deep) so that the whole stated domain is searched, if thinly
+EXTEND_ABOVE_CAP: dict[str, dict[str, tuple[float, float]]] = {
+    name: {"T": (10_000, 100_000)} for name in (
+        "optimal_composition", "composition_eq7", "composition_tied", "composition_eq7_simplex", "composition_at_eq",
+        "composition_igmm")
+}
+EXTEND_POINTS = (12, 60)
+
+
+def _beyond_caps(th: Theorem, res: VerificationResult, box: Box, caps: dict[str, float], oracle: str, f_claim: Any,
+                 f_true: Any, rel: str, constraint: Any, used: Oracle, deep: bool, seed: int) -> bool:
+    """Search above the caps, thinly, where the entry's own range goes on (see :data:`EXTEND_ABOVE_CAP`).
+    Records what was searched in the evidence; False when a violation was found there (``res`` then holds it)."""
+    dom = {s.name: hi for s, _, hi in th.domain}
+    ext = EXTEND_ABOVE_CAP.get(oracle, {})
+    ranges = dict(box.ranges)
+    grown = []
+    unsearched = []
+    for nm, cap in caps.items():
+        if nm not in ranges or ranges[nm][1] < cap:
+            continue
+        hi_entry = dom.get(nm)
+        try:
+            hi_val = float(hi_entry) if hi_entry is not None else math.inf
+        except (TypeError, ValueError):
+            hi_val = math.inf
+        if hi_val <= cap:
+            continue
+        lim = ext.get(nm, (None, None))[1 if deep else 0]
+        if lim is None:
+            unsearched.append(f"{nm} > {cap:g}")
+            continue
+        top = min(hi_val, lim)
+        ranges[nm] = (float(cap), float(top))
+        grown.append(f"{nm} in [{cap:g}, {top:g}]" + ("" if top >= hi_val else f" (the entry allows up to {hi_val:g}: not searched above {top:g})"))
+    if not grown:
+        return True
+    ext_box = Box(ranges, box.integers)
+    sr = find_counterexample(f_claim, f_true, ext_box, relation=rel, n=EXTEND_POINTS[1 if deep else 0], seed=seed + 1,
+                             constraint=constraint, refine=0, rtol=used.rtol)
+    if sr.counterexample is not None and sr.confirmed:
+        fill_from_search(res, sr, ext_box, f"oracle {used.name}", used.name, False,
+                         f"; found by the sparse search above the cap ({', '.join(grown)})")
+        return False
+    ev = res.evidence
+    res.evidence = Evidence(ev.verdict, ev.rung, ev.detail + f"; above the cap, {sr.cases} more points log-uniform with "
+                            f"{', '.join(grown)}: no violation" + (f"; not searched: {', '.join(unsearched)}" if unsearched else ""),
+                            ev.certificate, ev.counterexample, (ev.cases or 0) + sr.cases)
+    return True
 
 
 def _attach_reduction(th: Theorem, orc: Oracle, res: VerificationResult, supported: Evidence) -> None:
