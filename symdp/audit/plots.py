@@ -177,6 +177,7 @@ def plot_claim(
     # bottom panel: relative difference, where the sign change (the crossing) is always visible
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = (yc - yt) / np.maximum(np.abs(yt), 1e-300)
+    rel = np.clip(rel, -1e12, 1e12)  # the sign is what the panel shows; keeps a symlog axis finite
     ok = np.isfinite(rel)
     ax2.plot(xs[ok], rel[ok], color="#1f4e9c", lw=1.2, label="(claim side − other side) / |other side|")
     ax2.axhline(0.0, color="#b3261e", lw=0.9, ls="-", label="0: crossing")
