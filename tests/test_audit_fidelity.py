@@ -271,3 +271,20 @@ def test_readings_refine_library_entries() -> None:
         assert r.theorem.id.startswith("reading.") and r.theorem.id != base.id
         assert r.theorem.rhs != base.rhs  # a different reading, not a copy
         assert r.quote and r.reading
+
+
+@pytest.mark.slow
+def test_quick_mode_adds_the_mechanism_level_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    import symdp.verify as verify
+    from symdp.audit.engine import quick_from_ledger
+    from symdp.library import get
+
+    ths = [get(i, with_evidence=False) for i in ("he2021uai.thm7_eps", "he2021uai.thm7_delta")]
+    fake = {th.id: {"hash": th.expr_hash(), "verdict": "REFUTED", "evidence": "ledger"} for th in ths}
+    monkeypatch.setattr(verify, "load_ledger", lambda: fake)
+    done, todo = quick_from_ledger(ths)
+    assert not todo
+    ids = [r.id for r in done]
+    assert ids.count("algo.he2021uai.thm7_igmm") == 1
+    generic = next(r for r in done if r.id == "he2021uai.thm7_delta")
+    assert generic.extra["mechanism_claim"] == "algo.he2021uai.thm7_igmm" and generic.extra["severity"] == "major"

@@ -52,7 +52,8 @@ SEVERITY_RULES = {
     "minor": "fails only at a boundary or equality, by last-digit rounding of a printed number, or through a typo "
              "nothing downstream uses",
     "vacuous-only": "fails only where the bound is trivial (a probability bound >= 1, a bound beyond the "
-                    "quantity's range): restricted to the non-vacuous part of the domain no counterexample is found",
+                    "quantity's range; for a comparison of two bounds, where either is): restricted to the "
+                    "non-vacuous part of the domain no counterexample is found",
 }
 
 
@@ -105,6 +106,13 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
         "Theorem 1's e^{-eps} factor and the comparisons built on it",
         "The claimed improvements by a factor e^eps (or (1 + e^eps)/2) over Nissim-Stemmer and Dwork et al. "
         "2015 hold only for small eps; the introduction's b differs from Theorem 1's by a factor 2.",
+    ),
+    RootCause(
+        "he2021long.thm1_eps_range",
+        "001 Theorem 1 states no range of eps",
+        "b = (e^{-eps} delta/eps) ln(2/eps) is negative for eps > 2, where the deviation a = 9 eps > 18 already "
+        "exceeds the range of the generalization gap of the [0, 1] loss the proof's Hoeffding step assumes: the "
+        "statement (and the comparisons of b) fail only where they say nothing.",
     ),
     RootCause(
         "he2021long.lemma4_proof",
@@ -183,7 +191,16 @@ ENTRY_CLASSES: dict[str, Classification] = {
     "he2021long.cmp_ns_b": Classification(
         "vacuous-only", "vacuous-only",
         "fails only for eps > 2, where log(2/eps) < 0 makes both failure probabilities negative (outside [0, 1]); "
-        "Theorem 1 states no range of eps", "he2021.thm1_e_eps_factor"),
+        "Theorem 1 states no range of eps", "he2021long.thm1_eps_range"),
+    "he2021long.thm1_b": Classification(
+        "vacuous-only", "vacuous-only",
+        "fails only for eps > 2 (b < 0), where the deviation 9 eps > 18 exceeds the range of the gap of a [0, 1] loss "
+        "(the range the proof's Hoeffding step uses), so the statement is trivial there", "he2021long.thm1_eps_range"),
+    "he2021.cmp_delta_vs_kairouz_gap": Classification(
+        "minor", "minor", "an 'approximately' remark: with delta~ fixed the difference carries a first-order term "
+        "-T delta delta~ the text omits; read with delta~ -> 0 together with delta (delta~ = O(delta)) that term is "
+        "second order and the remark holds (library note of the entry)", "he2021.composition_II",
+        reading="'approximately' read as equal up to O(delta^2) as delta -> 0 with delta~ fixed"),
     "he2021long.consistency_thm1_b_intro": Classification(
         "minor", "minor", "a factor 2 between the introduction's b and Theorem 1's; nothing downstream uses the "
         "introduction's form", "he2021.thm1_e_eps_factor", origin="symdp"),
@@ -363,9 +380,15 @@ def _restricted(th: Theorem, range_hi: float) -> Theorem:
     """The same claim restricted to where its claimed side is informative (claimed side < range_hi)."""
     from dataclasses import replace
 
-    side = th.rhs if th.relation in ("<=", "<") else th.lhs
-    assert side is not None
-    return replace(th, id=th.id + "#nonvacuous", hypotheses=(*th.hypotheses, sp.Lt(side, range_hi - VACUOUS_MARGIN)))
+    from ..theorem import Kind
+
+    assert th.lhs is not None and th.rhs is not None
+    if th.kind is Kind.COMPARISON:  # two bounds compared: both must be informative
+        sides = [th.lhs, th.rhs]
+    else:  # a bound on a quantity: the claimed side
+        sides = [th.rhs if th.relation in ("<=", "<") else th.lhs]
+    extra = tuple(sp.Lt(side, range_hi - VACUOUS_MARGIN) for side in sides)
+    return replace(th, id=th.id + "#nonvacuous", hypotheses=(*th.hypotheses, *extra))
 
 
 def vacuous_recheck(th: Theorem, range_hi: float, *, seed: int = 0) -> tuple[bool, str]:
@@ -378,7 +401,7 @@ def vacuous_recheck(th: Theorem, range_hi: float, *, seed: int = 0) -> tuple[boo
 
     vr = verify_theorem(_restricted(th, range_hi), seed=seed)
     ok = vr.evidence.verdict not in (Verdict.REFUTED, Verdict.PARTIAL)
-    return ok, f"restricted to claimed side < {range_hi:g} - {VACUOUS_MARGIN:g}: {vr.evidence.verdict.value} ({vr.evidence.detail[:160]})"
+    return ok, f"restricted to informative bounds (< {range_hi:g} - {VACUOUS_MARGIN:g}): {vr.evidence.verdict.value} ({vr.evidence.detail[:160]})"
 
 
 def classify(th: Theorem | None, res: AuditResult, *, recheck: bool = True, seed: int = 0) -> Classification:
