@@ -111,8 +111,8 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
         "he2021long.thm1_eps_range",
         "001 Theorem 1 states no range of eps",
         "b = (e^{-eps} delta/eps) ln(2/eps) is negative for eps > 2, where the deviation a = 9 eps > 18 already "
-        "exceeds the range of the generalization gap of the [0, 1] loss the proof's Hoeffding step assumes: the "
-        "statement (and the comparisons of b) fail only where they say nothing.",
+        "exceeds the largest gap |Gen| <= 2 that Theorem 1's hypothesis ||l||_inf <= 1 allows: the statement (and "
+        "the comparisons of b) fail only where they say nothing.",
     ),
     RootCause(
         "he2021long.lemma4_proof",
@@ -194,8 +194,8 @@ ENTRY_CLASSES: dict[str, Classification] = {
         "Theorem 1 states no range of eps", "he2021long.thm1_eps_range"),
     "he2021long.thm1_b": Classification(
         "vacuous-only", "vacuous-only",
-        "fails only for eps > 2 (b < 0), where the deviation 9 eps > 18 exceeds the range of the gap of a [0, 1] loss "
-        "(the range the proof's Hoeffding step uses), so the statement is trivial there", "he2021long.thm1_eps_range"),
+        "fails only for eps > 2 (b < 0), where the deviation 9 eps > 18 exceeds the largest possible gap (|Gen| <= 2 "
+        "under Theorem 1's hypothesis ||l||_inf <= 1), so the statement is trivial there", "he2021long.thm1_eps_range"),
     "he2021.cmp_delta_vs_kairouz_gap": Classification(
         "minor", "minor", "an 'approximately' remark: with delta~ fixed the difference carries a first-order term "
         "-T delta delta~ the text omits; read with delta~ -> 0 together with delta (delta~ = O(delta)) that term is "
@@ -285,10 +285,42 @@ QUOTES: dict[str, str] = {
     "he2021long.remark1_rate_b": "001 Remark 1: 'Theorem 7 implies that P[R_S(A(S)) <= O(T/sqrt(N)) + R(A(S))] >= "
                                  "1 - O(T/sqrt(N))'",
     "he2021long.lemma4_hoeffding_step": "001 A.2, eq. (18) as printed: (1 - e^{-eps^2/2N})^k >= 1 - eps/8",
+    "he2021.cor1_delta": "000 Cor 1: 'Corollary 1 (Composition Theorem II). When all the iterations are (eps, delta)-"
+                         "differential private, delta' is delta' = 1 - (1 - e^eps delta/(1 + e^eps))^{ceil(eps'/eps)} "
+                         "(1 - delta/(1 + e^eps))^{T - ceil(eps'/eps)} + 1 - (1 - delta/(1 + e^eps))^T + delta~'",
+    "he2021uai.thm6_eps": "000 Thm 6: 'Theorem 6 (Composition Theorem V). Let all the conditions and notations in "
+                          "Theorem 5 hold except that the ith step is (eps_i, delta_i) differentially private. Then, "
+                          "{W_i} is (eps', delta')-differentially private where eps' = ...'",
+    "he2021.cmp_delta_vs_kairouz": "000 Sec. 1: 'The approximation of factor delta in our composition theorems is "
+                                   "tighter than that in [Kairouz et al., 2017] by delta (e^eps - 1)/(e^eps + 1) (T - "
+                                   "ceil(eps'/eps))'",
+    "he2021.cmp_delta_vs_dwork_roth": "000 Sec. 3.2.2: 'Our composition theorem is strictly tighter than the existing "
+                                      "results: a classic composition theorem is as follows (see [Dwork and Roth, "
+                                      "2014], Theorem 3.20 and Corollary 3.21, pp. 49-52)'",
+    "he2021uai.cmp_lemma1_large_in_thm3_branch": "000, proof of Thm 1 (eps >= 1/5): Lemma 1's algorithm B is "
+                                                 "(eps - ln 0.9, delta)-DP and Theorem 3's eps > 0.34 branch is applied "
+                                                 "to it (symdp's check of that step)",
+    "he2021long.thm1_b": "001 Thm 1: 'Suppose algorithm A is (eps, delta)-differentially private, the training sample "
+                         "size N >= (2/eps^2) ln(16/(e^{-eps} delta)), and the loss function ||l||_inf <= 1. Then ... "
+                         "P[|R_S(A(S)) - R(A(S))| < 9 eps] > 1 - (e^{-eps} delta/eps) ln(2/eps)'",
+    "he2021long.thm3_markov_step": "001 A.2, proof of Thm 3, display as printed: 'P <= (alpha - (e^{-eps} k delta + "
+                                   "eps))/(1 + alpha) <= eps' (Markov's inequality, modified as in 001 Sec. 3)",
+    "he2021long.lemma4_union_step": "001 A.2, eq. (17): 'P(exists i, ...) > 1 - (1 - (1/k) ln(2/eps))^k >= 1 - eps/2'",
+    "he2021long.thm7_delta": "001 Thm 7: 'delta' = 1 - (1 - e^{2 (tau/N) eps~} (tau/N) delta/(1 + e^{2 (tau/N) "
+                             "eps~}))^{ceil(N eps'/(2 tau eps~))} ... + 1 - (1 - (tau/N) delta/(1 + e^{2 (tau/N) "
+                             "eps~}))^T + delta~'",
+    "he2021long.thm7_eps": "001 Thm 7: 'eps' = sqrt(8 log(1/delta~) (tau^2/N^2 T eps~^2)) + 2T (tau/N) eps~ (e^{2 "
+                           "(tau/N) eps~} - 1)/(e^{2 (tau/N) eps~} + 1)'",
+    "he2021uai.thm7_eps": "000 Thm 7: 'IGMM described as Algorithm 1 is (eps', delta')-differentially private, where "
+                          "eps' = sqrt(2T log(1/delta~)) eps~ + T eps~ (e^eps~ - 1)/(e^eps~ + 1)'",
 }
 for _a, _b in (("he2021.thm4_eps2", "he2021.thm4_eps3"), ("he2021.thm4_eps_prime", "he2021.thm4_eps3"),
                ("he2021uai.cor2_delta_at_eps3", "he2021uai.cor2_delta"), ("he2021long.thm8_eps", "he2021long.thm8_eps_tilde"),
-               ("he2021long.remark2_rate_b", "he2021long.remark1_rate_b")):
+               ("he2021long.remark2_rate_b", "he2021long.remark1_rate_b"), ("he2021.cor1_delta_at_thm4_eps", "he2021.cor1_delta"),
+               ("he2021.cmp_delta_vs_kairouz_gap", "he2021.cmp_delta_vs_kairouz"), ("he2021uai.thm7_delta", "he2021uai.thm7_eps"),
+               ("he2021long.thm8_delta", "he2021long.thm7_delta"), ("he2021long.cor3_delta_pure", "he2021uai.cor2_delta"),
+               ("he2021long.consistency_thm1_b_intro", "he2021long.cmp_ns_b"), ("he2021long.consistency_thm1_n", "he2021long.thm1_b"),
+               ("he2021long.remark1_n_condition", "he2021long.thm1_b"), ("he2021long.consistency_thm7_step", "he2021long.thm7_subsampling")):
     QUOTES.setdefault(_a, QUOTES[_b])
 
 #: entries that are symdp's own checks or arithmetic, whatever their verdict
