@@ -3,6 +3,7 @@
     python bench/accountants.py            # subsampled grid (a few minutes), markdown to stdout
     python bench/accountants.py --quick    # a handful of configurations
     python bench/accountants.py --json out.json
+    python bench/accountants.py --only-startup   # cold start and CLI wall time only (seconds)
 
 Configurations (issue 6): MNIST-like q = 256/60000, sigma in {0.5, 0.7, 1.0, 1.1, 1.3, 2.0},
 1-100 epochs; CIFAR-like q in {0.02, 0.05, 0.1}, sigma in {0.6, 1.0, 3.0}, 10-200 epochs;
@@ -14,8 +15,8 @@ after one warm-up call each; the machine is shared, so single timings are noisy.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-import math
 import os
 import platform
 import statistics
@@ -77,6 +78,117 @@ def prv_acc(s, q, T, d):
     return acc.compute_epsilon(delta=d, num_self_compositions=[T])
 
 
+# ------------------------------------------------------------------ start-up and CLI (subprocesses)
+_COLD = {
+    "symdp": "from symdp.accountants import epsilon\n"
+             "epsilon(noise_multiplier=1.1, sample_rate=256 / 60000, steps=2340, delta=1e-5)",
+    "dp_accounting": "from dp_accounting import dp_event as E\nfrom dp_accounting.pld import pld_privacy_accountant as P\n"
+                     "a = P.PLDAccountant()\na.compose(E.SelfComposedDpEvent(E.PoissonSampledDpEvent(256 / 60000, E.GaussianDpEvent(1.1)), 2340))\n"
+                     "a.get_epsilon(1e-5)",
+    "prv_accountant": "from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant\n"
+                      "a = PRVAccountant(prvs=[PoissonSubsampledGaussianMechanism(noise_multiplier=1.1, sampling_probability=256 / 60000)], "
+                      "max_self_compositions=[2340], eps_error=0.05, delta_error=1e-7)\na.compute_epsilon(delta=1e-5, num_self_compositions=[2340])",
+}
+
+
+def cold_start(repeats: int = 5) -> dict:
+    """Seconds for import + first epsilon, measured inside a fresh interpreter (best of ``repeats``);
+    also whether sympy was imported on the way."""
+    import subprocess
+
+    out = {}
+    for name, code in _COLD.items():
+        prog = ("import time, sys\nt = time.perf_counter()\n" + code +
+                "\nprint(time.perf_counter() - t, 'sympy' in sys.modules)")
+        best, sym = float("inf"), None
+        for _ in range(repeats):
+            r = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, timeout=600)
+            if r.returncode:
+                best, sym = float("nan"), r.stderr[-200:]
+                break
+            t, flag = r.stdout.split()[-2:]
+            best, sym = min(best, float(t)), flag == "True"
+        out[name] = {"seconds": best, "imports_sympy": sym}
+    return out
+
+
+def cli_wall(repeats: int = 5) -> dict:
+    """Wall seconds of ``symdp account`` and prv_accountant's ``compute-dp-epsilon`` for the same run,
+    interleaved, best of ``repeats`` (executables next to this interpreter, no shims)."""
+    import shutil
+    import subprocess
+
+    bindir = os.path.dirname(sys.executable)
+    sym = os.path.join(bindir, "symdp") if os.path.exists(os.path.join(bindir, "symdp")) else shutil.which("symdp")
+    prv = (os.path.join(bindir, "compute-dp-epsilon") if os.path.exists(os.path.join(bindir, "compute-dp-epsilon"))
+           else shutil.which("compute-dp-epsilon"))
+    cmds = {
+        "symdp account": [sym, "account", "--noise-multiplier", "1.1", "--sample-rate", str(256 / 60000), "--steps", "2340", "--delta", "1e-5"],
+        "compute-dp-epsilon": [prv, "-p", str(256 / 60000), "-s", "1.1", "-i", "2340", "-d", "1e-5"],
+        "python -c pass": [sys.executable, "-c", "pass"],
+    }
+    best = {k: float("inf") for k in cmds}
+    for _ in range(repeats):
+        for k, c in cmds.items():
+            if c[0] is None:
+                best[k] = float("nan")
+                continue
+            t = time.perf_counter()
+            subprocess.run(c, capture_output=True, timeout=600)
+            best[k] = min(best[k], time.perf_counter() - t)
+    best["ratio_symdp_to_compute_dp_epsilon"] = best["symdp account"] / best["compute-dp-epsilon"]
+    return best
+
+
+# ------------------------------------------------------------------ mechanism algebra vs dp_accounting
+def algebra_rows() -> list[dict]:
+    """Heterogeneous compositions of Laplace, randomized response, (eps, delta) and Gaussian events:
+    symdp tight (mechanism algebra) vs dp_accounting's PLD accountant (pessimistic, interval 1e-4)."""
+    import dp_accounting as dpa
+    from dp_accounting.pld import pld_privacy_accountant as P
+
+    from symdp.accountants.algebra import rdp as alg_rdp
+    from symdp.accountants.algebra import tight
+    from symdp.mechanisms import (
+        ApproxDPBlackBox,
+        Composed,
+        Gaussian,
+        Laplace,
+        RandomizedResponse,
+        SelfComposed,
+        Subsampled,
+    )
+
+    cases = [
+        ("10 Laplace(b=2) + 5 Gaussian(3)", Composed((SelfComposed(Laplace(1.0, 2.0), 10), SelfComposed(Gaussian(1.0, 3.0), 5))),
+         dpa.ComposedDpEvent([dpa.SelfComposedDpEvent(dpa.LaplaceDpEvent(2.0), 10), dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(3.0), 5)])),
+        ("20 RR(p=0.3, k=4)", SelfComposed(RandomizedResponse.from_noise_parameter(0.3, 4), 20),
+         dpa.SelfComposedDpEvent(dpa.RandomizedResponseDpEvent(0.3, 4), 20)),
+        ("300 SGM(1, q=0.02) + 2 Laplace(b=2)", Composed((SelfComposed(Subsampled(Gaussian(1.0, 1.0), 0.02), 300), SelfComposed(Laplace(1.0, 2.0), 2))),
+         dpa.ComposedDpEvent([dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.02, dpa.GaussianDpEvent(1.0)), 300),
+                              dpa.SelfComposedDpEvent(dpa.LaplaceDpEvent(2.0), 2)])),
+        ("200 Poisson(q=0.05) Laplace(b=0.5)", SelfComposed(Subsampled(Laplace(1.0, 0.5), 0.05), 200),
+         dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.05, dpa.LaplaceDpEvent(0.5)), 200)),
+        ("50 Gaussian(2) + 10 (0.2, 1e-7)-DP", Composed((SelfComposed(Gaussian(1.0, 2.0), 50), SelfComposed(ApproxDPBlackBox(0.2, 1e-7), 10))), None),
+    ]
+    rows = []
+    for name, m, ev in cases:
+        for d in (1e-5, 1e-8):
+            tight.epsilon(m, d)
+            r, t_ours = _timed(tight.epsilon, m, d, repeats=REPEATS)
+            row = {"composition": name, "delta": d, "symdp_tight": r.epsilon, "symdp_lower": r.lower, "symdp_s": t_ours,
+                   "symdp_rdp": (alg_rdp.epsilon(m, d).epsilon if not alg_rdp.supports(m) else None)}
+            if ev is not None:
+                def dpa_eps(ev=ev, d=d):
+                    a = P.PLDAccountant(value_discretization_interval=1e-4)
+                    a.compose(ev)
+                    return a.get_epsilon(d)
+                v, t = _timed(dpa_eps, repeats=1)
+                row.update({"dpacc_pld": v, "dpacc_s": t, "ratio": r.epsilon / v})
+            rows.append(row)
+    return rows
+
+
 # ------------------------------------------------------------------ grid
 def grid(quick: bool):
     deltas = [1e-5, 1e-6, 1e-8]
@@ -87,12 +199,12 @@ def grid(quick: bool):
     ep_m = [1, 10, 100]
     for s in sig_m:
         for e in ep_m:
-            out.append(("MNIST", s, q, int(round(e / q)), deltas[k % 3], e))
+            out.append(("MNIST", s, q, round(e / q), deltas[k % 3], e))
             k += 1
     for qq in [0.02, 0.05, 0.1]:
         for s in [0.6, 1.0, 3.0]:
             for e in [10, 200]:
-                out.append(("CIFAR", s, qq, int(round(e / qq)), deltas[k % 3], e))
+                out.append(("CIFAR", s, qq, round(e / qq), deltas[k % 3], e))
                 k += 1
     if quick:
         out = out[::6]
@@ -100,15 +212,12 @@ def grid(quick: bool):
 
 
 def machine() -> str:
-    try:
-        cpu = [line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")][0]
-    except Exception:  # pragma: no cover
-        cpu = platform.processor()
+    cpu = platform.processor()
+    with contextlib.suppress(OSError, StopIteration), open("/proc/cpuinfo") as f:
+        cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     mem = ""
-    try:
-        mem = f", {int(open('/proc/meminfo').readline().split()[1]) / 1024 / 1024:.0f} GiB RAM"
-    except Exception:  # pragma: no cover
-        pass
+    with contextlib.suppress(OSError, ValueError, IndexError), open("/proc/meminfo") as f:
+        mem = f", {int(f.readline().split()[1]) / 1024 / 1024:.0f} GiB RAM"
     return f"{cpu}, {os.cpu_count()} cores{mem}, Python {platform.python_version()}, numpy {np.__version__}"
 
 
@@ -117,7 +226,11 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", default=None)
     ap.add_argument("--skip-calibration", action="store_true")
+    ap.add_argument("--only-startup", action="store_true")
     args = ap.parse_args()
+    if args.only_startup:
+        print(json.dumps({"cold_start": cold_start(), "cli": cli_wall()}, indent=1))
+        return
 
     import dp_accounting
     import opacus
@@ -153,7 +266,7 @@ def main() -> None:
         ]:
             try:
                 v, t = _timed(fn, repeats=REPEATS)
-            except Exception as exc:  # a peer failing is data, not a crash
+            except Exception as exc:  # noqa: BLE001 - a peer failing is data, not a crash
                 v, t = f"error: {type(exc).__name__}: {exc}"[:120], float("nan")
             r[key] = v if not isinstance(v, tuple) else list(v)
             r[key + "_s"] = t
@@ -177,6 +290,15 @@ def main() -> None:
     _, t_rdp_sweep = _timed(A.epsilon, noise_multiplier=s2, sample_rate=q2, steps=TT, delta=dd, accountant="rdp")
     Nt = 100
     _, t_tight = _timed(A.epsilon, noise_multiplier=sig[:Nt], sample_rate=qq[:Nt], steps=TT[:Nt], delta=dd[:Nt], accountant="tight")
+    from symdp.accountants.batched import epsilon_batch
+
+    Nb = 500
+    epsilon_batch(noise_multiplier=sig[:5], sample_rate=qq[:5], steps=TT[:5], delta=dd[:5])
+    _, t_batch_cpu = _timed(epsilon_batch, noise_multiplier=sig[:Nb], sample_rate=qq[:Nb], steps=TT[:Nb], delta=dd[:Nb])
+    t_batch_gpu = None
+    if torch.cuda.is_available():
+        epsilon_batch(noise_multiplier=sig[:5], sample_rate=qq[:5], steps=TT[:5], delta=dd[:5], device="cuda")
+        _, t_batch_gpu = _timed(epsilon_batch, noise_multiplier=sig[:Nb], sample_rate=qq[:Nb], steps=TT[:Nb], delta=dd[:Nb], device="cuda")
     t_gpu = None
     if torch.cuda.is_available():
         A.rdp_torch(noise_multiplier=sig[:10], sample_rate=qq[:10])
@@ -190,6 +312,8 @@ def main() -> None:
         "rdp_configs_per_s_sweep": N / t_rdp_sweep,
         "tight_configs_per_s_distinct": Nt / t_tight,
         "rdp_curves_per_s_gpu": (N / t_gpu) if t_gpu else None,
+        "tight_batched_torch_cpu_configs_per_s": Nb / t_batch_cpu,
+        "tight_batched_torch_cuda_configs_per_s": (Nb / t_batch_gpu) if t_batch_gpu else None,
     }
 
     # ------------------------------------------------ calibration
@@ -210,6 +334,7 @@ def main() -> None:
         "versions": {"dp_accounting": getattr(dp_accounting, "__version__", "?"), "opacus": opacus.__version__,
                      "prv_accountant": getattr(prv_accountant, "__version__", "?"), "torch": torch.__version__},
         "rows": rows, "batched": batched, "calibration": calib,
+        "cold_start": cold_start(), "cli": cli_wall(), "algebra": algebra_rows(),
     }
     if args.json:
         with open(args.json, "w") as f:
@@ -252,6 +377,33 @@ def markdown(out: dict) -> str:
     L.append(f"- batched RDP: {b['rdp_configs_per_s_distinct']:,.0f} configurations/s (all (sigma, q) distinct), "
              f"{b['rdp_configs_per_s_sweep']:,.0f}/s (sweep: 100 (sigma, q) x 100 (T, delta)); tight: {b['tight_configs_per_s_distinct']:,.1f}/s"
              + (f"; RDP curves on GPU: {b['rdp_curves_per_s_gpu']:,.0f}/s" if b.get("rdp_curves_per_s_gpu") else "; no GPU in this run") + ".")
+    if b.get("tight_batched_torch_cpu_configs_per_s"):
+        L.append(f"- batched tight (`accountants.batched.epsilon_batch`, stacked torch FFTs): {b['tight_batched_torch_cpu_configs_per_s']:,.1f}/s on CPU"
+                 + (f", {b['tight_batched_torch_cuda_configs_per_s']:,.1f}/s on CUDA" if b.get("tight_batched_torch_cuda_configs_per_s") else "") + ".")
+    rr = [r["symdp_rdp"] / r["dpacc_rdp"] - 1 for r in rows if isinstance(r.get("symdp_rdp"), float) and isinstance(r.get("dpacc_rdp"), float)]
+    if rr:
+        L.append(f"- RDP vs dp_accounting RDP: max rel. diff {max(rr):+.3%}, min {min(rr):+.3%}, median {statistics.median(rr):+.3%} "
+                 f"over {len(rr)} configurations.")
+    if out.get("cold_start"):
+        cs = out["cold_start"]
+        L.append("- cold start (fresh interpreter: import + first epsilon, MNIST sigma=1.1, T=2340): "
+                 + ", ".join(f"{k} {v['seconds']:.3f} s" + (" (imports sympy)" if v["imports_sympy"] else "") for k, v in cs.items()) + ".")
+    if out.get("cli"):
+        c = out["cli"]
+        L.append(f"- CLI wall time (best of 5, interleaved): `symdp account` {c['symdp account']:.3f} s, `compute-dp-epsilon` "
+                 f"{c['compute-dp-epsilon']:.3f} s (ratio {c['ratio_symdp_to_compute_dp_epsilon']:.2f}); bare `python -c pass` {c['python -c pass']:.3f} s.")
+    if out.get("algebra"):
+        L.append("")
+        L.append("| composition (mechanism algebra) | delta | symdp tight | symdp lower* | symdp RDP | dp_acc PLD | tight / dp_acc - 1 | t symdp ms | t dp_acc ms |")
+        L.append("|" + "---|" * 9)
+        for a in out["algebra"]:
+            dp_v = a.get("dpacc_pld")
+            L.append(f"| {a['composition']} | {a['delta']:g} | {a['symdp_tight']:.5g} | {a['symdp_lower']:.5g} | "
+                     f"{a['symdp_rdp'] if a['symdp_rdp'] is None else format(a['symdp_rdp'], '.5g')} | "
+                     f"{'-' if dp_v is None else format(dp_v, '.5g')} | {'-' if dp_v is None else format(a['ratio'] - 1, '+.3%')} | "
+                     f"{a['symdp_s'] * 1e3:.1f} | {'-' if dp_v is None else format(a['dpacc_s'] * 1e3, '.0f')} |")
+        L.append("")
+        L.append("\\* optimistic discretisation on the same grid: an estimate from below, not certified.")
     for c in out["calibration"]:
         L.append(f"- calibration eps={c['target_epsilon']}, delta={c['delta']:g}, q={c['q']:.4g}, T={c['T']}: symdp tight sigma={c['symdp_sigma']:.4f} "
                  f"(eps {c['symdp_eps']:.4f}) in {c['symdp_s']:.2f} s; Opacus get_noise_multiplier(prv) sigma={c['opacus_prv_sigma']:.4f} in "
