@@ -257,6 +257,45 @@ def _fl_claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
     return (ep, dp) if _ok(ep, dp) else None
 
 
+def _split(free_claim: ClaimFn, eps_id: str, dt_id: str, per_step: Callable[[Hyper, str], dict[str, Any]]) -> ClaimFn:
+    """001 Thm 7/8 read as 000 Thm 7 is printed: eps' spends a free delta~ (log(1/delta~)), while the additive term of
+    delta' is the theorem's *defined* delta~ (a function of eps'; 000's delta~').  001 writes both with one symbol,
+    which makes the definition circular; this reading separates them.  delta' = delta'_free - delta~ + delta~_def(eps').
+    """
+
+    def claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
+        free = free_claim(h, backend)
+        if free is None:
+            return None
+        ep, dp = free
+        v = per_step(h, backend)
+        if not ep < v["T"] * v["tau"] / v["N"] * v["epsilontilde"]:  # the definition's hypothesis
+            return None
+        dt_def = _call(dt_id, backend, {**v, "epsilonprime": ep})
+        dt = mpmath.mpf(h["deltatilde"]) if backend == "mpmath" else h["deltatilde"]
+        out = dp - dt + dt_def
+        return (ep, out) if _ok(ep, out) else None
+
+    return claim
+
+
+def _sgld_step(h: Hyper, backend: str) -> dict[str, Any]:
+    v: dict[str, Any] = {k_: h[k_] for k_ in ("N", "tau", "L", "sigma", "delta", "T")}
+    if backend == "mpmath":
+        v = {k_: mpmath.mpf(x) for k_, x in v.items()}
+    v["epsilontilde"] = _call("he2021long.thm7_eps_tilde", backend, v)
+    return v
+
+
+def _fl_step(h: Hyper, backend: str) -> dict[str, Any]:
+    v: dict[str, Any] = {k_: h[k_] for k_ in ("N", "tau", "sigma", "delta", "T")}
+    if backend == "mpmath":
+        v = {k_: mpmath.mpf(x) for k_, x in v.items()}
+    v["epsilontilde"] = _call("he2021long.thm8_eps_tilde", backend, v)
+    v["epsilon"] = v["epsilontilde"]
+    return v
+
+
 #: the hyperparameter grid: N = 1000, batch tau, noise set from the per-step ratio r = (Delta/tau)/std
 GRID_N = 1000
 GRID_TAU = (10, 100, 500, 900)
@@ -344,6 +383,38 @@ ALGORITHM_CLAIMS: dict[str, AlgorithmClaim] = {
             sensitivity=lambda h: 2 * h["L"] / h["tau"],
             noise_std=lambda h: h["L"] * h["sigma"],
             claim=_fl_claim,
+            grid=_grid("FL"),
+        ),
+        AlgorithmClaim(
+            id="algo.he2021long.thm7_sgld_split_delta_tilde",
+            title="SGLD (001 Thm 7), delta' with the theorem's defined delta~ (000's delta~'): on the real mechanism",
+            source=_src("he2021-long", "Theorem 7, Algorithm 1, Appendix C.1"),
+            quote=("'... + delta~, where eps~ = ... and delta~ = e^{-(eps' + (tau/N) T eps~)/2} (1/(1 + e^{(tau/N) eps~}) "
+                   "(2 (tau/N) T eps~/((tau/N) T eps~ - eps')))^T ((tau/N) eps~ T + eps')/((tau/N) T eps~ - "
+                   "eps'))^{-(N eps' + tau T eps~)/(2 tau eps~)}' (001 Thm 7)"),
+            refines=("he2021long.thm7_eps", "he2021long.thm7_delta"),
+            reading="two symbols merged in 001: eps' uses a free delta~, delta' adds the printed definition of delta~ "
+                    "at eps' (as 000 Thm 7 separates delta~ and delta~'); a fixed point of the circular definition "
+                    "does not exist on the grid (the definition is far below delta~). Other reading: "
+                    "algo.he2021long.thm7_sgld (delta~ free in both)",
+            pair="linear losses l(z, theta) = -L theta_1 on S, the replaced example +L theta_1 (||grad l|| = L)",
+            sensitivity=lambda h: 2 * h["L"] / h["tau"],
+            noise_std=lambda h: h["sigma"],
+            claim=_split(_sgld_claim, "he2021long.thm7_eps", "he2021long.thm7_delta_tilde", _sgld_step),
+            grid=_grid("L"),
+        ),
+        AlgorithmClaim(
+            id="algo.he2021long.thm8_fl_split_delta_tilde",
+            title="DP federated learning (001 Thm 8), delta' with the defined delta~: on the real mechanism",
+            source=_src("he2021-long", "Theorem 8, eq. (15), Algorithm 2"),
+            quote="'... + delta~, where eps~ = ... and delta~ = e^{-(eps' + (tau/N) T eps~)/2} ...' (001 Thm 8, as Thm 7)",
+            refines=("he2021long.thm8_eps", "he2021long.thm8_delta"),
+            reading="eps of eq. (15) = eps~; eps' uses a free delta~, delta' adds the printed definition of delta~ at "
+                    "eps' (as 000 Thm 7). Other reading: algo.he2021long.thm8_fl (delta~ free in both)",
+            pair="client updates -L e_1 on S, the replaced client +L e_1 (clipped norm L)",
+            sensitivity=lambda h: 2 * h["L"] / h["tau"],
+            noise_std=lambda h: h["L"] * h["sigma"],
+            claim=_split(_fl_claim, "he2021long.thm8_eps", "he2021long.thm8_delta_tilde", _fl_step),
             grid=_grid("FL"),
         ),
     )

@@ -175,6 +175,10 @@ ENTRY_CLASSES: dict[str, Classification] = {
     "algo.he2021uai.thm7_igmm": Classification("major", "major", "", "he2021.composition_III_chernoff"),
     "algo.he2021long.thm7_sgld": Classification("major", "major", "", "he2021long.c1_amplification"),
     "algo.he2021long.thm8_fl": Classification("major", "major", "", "he2021long.c1_amplification"),
+    "algo.he2021long.thm7_sgld_split_delta_tilde": Classification(
+        "major", "major", "fails at ordinary noise (r = 0.05, q = 0.1, T = 1000) once delta' carries the defined "
+        "delta~ instead of the delta~ that eps' spends", "he2021.composition_III_chernoff"),
+    "algo.he2021long.thm8_fl_split_delta_tilde": Classification("major", "major", "", "he2021.composition_III_chernoff"),
     # --- SGLD / federated per-step -----------------------------------------------------
     "he2021long.thm7_eps_tilde": Classification("major", "major", "", "he2021long.c1_gaussian_step"),
     "he2021long.thm8_eps_tilde": Classification("major", "major", "", "he2021long.c1_gaussian_step"),
