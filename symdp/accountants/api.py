@@ -423,9 +423,17 @@ def _clt_mu(segs: list[Segment]) -> float:
 
 # ---------------------------------------------------------------- composition theorems
 def _step_eps(s: float, qq: float, d0: np.ndarray) -> np.ndarray:
-    """Exact per-step epsilon at delta0 (one step, both directions; upper bound)."""
-    vals, _, _ = _tight_one([(s, qq, 1)], d0, None, 1e-4)
-    return vals
+    """Per-step epsilon at delta0 (one step, both directions; an upper bound: the tight PLD, RDP where it cannot answer)."""
+    key = (s, qq, tuple(np.asarray(d0, dtype=float).ravel().tolist()))
+    if key not in _STEP_EPS_CACHE:
+        if len(_STEP_EPS_CACHE) > 4096:
+            _STEP_EPS_CACHE.clear()
+        vals, _, _, _ = _tight_checked([(s, qq, 1)], np.asarray(d0, dtype=float), None, None)
+        _STEP_EPS_CACHE[key] = vals
+    return _STEP_EPS_CACHE[key]
+
+
+_STEP_EPS_CACHE: dict[tuple[float, float, tuple[float, ...]], np.ndarray] = {}
 
 
 def _composition(acc: str, segs: list[Segment], deltas: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
