@@ -129,7 +129,7 @@ def _freeze_domain(domain: Any) -> tuple[tuple[sp.Symbol, sp.Expr, sp.Expr], ...
         items = ((s, (lo, hi)) for s, lo, hi in domain)
     out = []
     for s, (lo, hi) in items:
-        out.append((s, sp.sympify(lo), sp.sympify(hi)))
+        out.append((s, sp.sympify(lo, strict=True), sp.sympify(hi, strict=True)))
     return tuple(sorted(out, key=lambda t: t[0].name))
 
 
@@ -231,7 +231,7 @@ class Theorem:
             sym = key if isinstance(key, sp.Symbol) else by_name.get(key)
             if sym is None:
                 raise KeyError(f"theorem {self.id} has no symbol {key!r}; symbols: {sorted(by_name)}")
-            out[sym] = sp.nsimplify(val) if isinstance(val, float) else sp.sympify(val)
+            out[sym] = sp.nsimplify(val) if isinstance(val, float) else sp.sympify(val, strict=True)  # never parse text
         return out
 
     def evaluate(self, side: str = "rhs", dps: int = 30, **values: Any) -> mpmath.mpf:
@@ -354,10 +354,10 @@ def theorem(
         title=title,
         kind=kind,
         source=source,
-        lhs=sp.sympify(lhs) if lhs is not None else None,
+        lhs=sp.sympify(lhs, strict=True) if lhs is not None else None,  # strict: text is refused, never parsed
         relation=relation,
-        rhs=sp.sympify(rhs) if rhs is not None else None,
-        hypotheses=tuple(sp.sympify(h) for h in hypotheses),
+        rhs=sp.sympify(rhs, strict=True) if rhs is not None else None,
+        hypotheses=tuple(sp.sympify(h, strict=True) for h in hypotheses),
         domain=_freeze_domain(domain),
         **kwargs,
     )
