@@ -374,6 +374,9 @@ def audit_claim_file(path: str | Path, *, deep: bool = False, seed: int = 0, plo
         except _Timeout:
             which = "per claim" if limit == claim_seconds else "of the run"
             out.append(_undecided(uc, f"time limit {which} ({limit:.3g} s) reached before a verdict"))
+        except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError) as exc:
+            # one claim SymPy or mpmath cannot handle must not sink the audit of the others: say why instead
+            out.append(_undecided(uc, f"could not be checked ({type(exc).__name__}: {str(exc)[:160]})"))
     return out
 
 
