@@ -282,3 +282,43 @@ def test_parse_srepr_refuses_code(text, match, tmp_path):
     with pytest.raises(ClaimFileError, match=match):
         parse_srepr(text)
     assert not Path("pwned").exists()
+
+
+# ---- fuzz: anything in, ClaimFileError or an expression out, quickly ----------------------------------------------
+
+_NAMES = ["x", "y", "pi", "E", "oo", "exp", "log", "gamma", "binomial", "sqrt", "Phi", "min", "__import__", "os"]
+_TOKENS = st.one_of(
+    st.sampled_from(_NAMES + ["(", ")", ",", "+", "-", "*", "/", "**", "1e-300", "10**9", "0", "-1", "1e400", ".", "'"]),
+    st.integers(-(10**70), 10**70).map(str),
+    st.text(max_size=3),
+)
+
+
+def _fuzz_parse(text: str) -> None:
+    t0 = time.monotonic()
+    try:
+        e = parse_expression(text, X)
+    except ClaimFileError:
+        e = None
+    assert time.monotonic() - t0 < 5, text
+    if e is not None:
+        assert isinstance(e, sp.Basic) and not e.has(sp.I, sp.zoo, sp.nan), (text, e)
+
+
+@settings(derandomize=True, max_examples=300, deadline=None, database=None)
+@given(tokens=st.lists(_TOKENS, max_size=25))
+def test_fuzz_token_soup(tokens):
+    _fuzz_parse("".join(tokens))
+
+
+@settings(derandomize=True, max_examples=150, deadline=None, database=None)
+@given(text=st.text(max_size=80))
+def test_fuzz_arbitrary_text(text):
+    _fuzz_parse(text)
+
+
+@pytest.mark.slow
+@settings(derandomize=True, max_examples=5000, deadline=None, database=None)
+@given(tokens=st.lists(_TOKENS, max_size=40))
+def test_fuzz_token_soup_slow(tokens):
+    _fuzz_parse("".join(tokens))
