@@ -360,7 +360,7 @@ def test_batched_tight_matches_the_single_accountant_and_stays_above_the_optimis
     n = 5
     s, q = rng.uniform(0.7, 2.5, n), 10 ** rng.uniform(-3, -1.3, n)
     T, d = rng.integers(100, 2000, n), rng.choice([1e-5, 1e-8], n)
-    b = epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, device="cpu", workers=2)
+    b = epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, device="cpu")
     single = np.asarray(epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d).epsilon)
     assert b.is_upper_bound and b.fallbacks == 0
     np.testing.assert_allclose(b.epsilon, single, rtol=6e-3)

@@ -27,8 +27,6 @@ True
 from __future__ import annotations
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +38,7 @@ from . import pld as _pld
 from . import rdp as _rdp
 
 _U = float(np.finfo(float).eps)
-_GUESS_ORDERS = np.array([1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256], dtype=float)
+_GUESS_ORDERS = np.array([2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256], dtype=float)  # integer: cheap, only sizes the grid
 _MAX_ELEMS = 1 << 24  # float64 elements per stacked FFT batch (memory cap)
 
 
@@ -83,12 +81,58 @@ def _bucket(need: int) -> int:
     return 3 * (n >> 2) if 3 * (n >> 2) >= need else n
 
 
-def _prepare(i: int, direction: str, s: float, q: float, T: int, d: float, h: float) -> _Job | None:
+def _discretize(direction: str, s: float, q: float, T: int, d: float, h: float) -> tuple[_pld.DiscretePLD, float]:
+    """One step's pessimistic discrete PLD (tails as the single accountant spends them) and the window tolerance."""
     budget = max(_api._TAIL_BUDGET * d, 1e-15)
     step_tail = max(budget / (4 * T), 1e-20)
-    tail_tol = budget / 4
-    p = _pld.discretize_step(s, q, h, direction, tail=step_tail)
-    lo, up, upper_tail, _lower = _pld._window([(p, T)], tail_tol)
+    return _pld.discretize_step(s, q, h, direction, tail=step_tail), budget / 4
+
+
+def _windows(plds: list[_pld.DiscretePLD], Ts: np.ndarray, tail_tols: np.ndarray, device: Any) -> np.ndarray:
+    """``(lo, up, upper_tail)`` per composition, by the Chernoff bound of :func:`symdp.accountants.pld.compose`
+    (its lambda grid, moments and formulas), evaluated for all configurations at once on ``device``.
+
+    For ``S`` the sum of ``T`` i.i.d. losses with log-MGF ``m``: ``P[S > up] <= exp(T m(l) - l up)`` for
+    every ``l > 0``; ``up`` is chosen so that the bound is ``tail_tol`` at the best ``l`` of the grid.
+    """
+    import torch
+
+    dev = torch.device(device)
+    K = max(len(p.pmf) for p in plds)
+    out = np.empty((len(plds), 3))
+    lam_grid = torch.as_tensor(_pld._LAM_GRID, dtype=torch.float64, device=dev)
+    step = max(1, (1 << 25) // (K * 2 * len(_pld._LAM_GRID)))
+    for a in range(0, len(plds), step):
+        part = plds[a:a + step]
+        P = np.zeros((len(part), K))
+        for r, p in enumerate(part):
+            P[r, :len(p.pmf)] = p.pmf
+        pm = torch.as_tensor(P, dtype=torch.float64, device=dev)
+        h = torch.as_tensor([p.h for p in part], dtype=torch.float64, device=dev)
+        j0 = torch.as_tensor([p.j0 for p in part], dtype=torch.float64, device=dev)
+        T = torch.as_tensor(Ts[a:a + step], dtype=torch.float64, device=dev)
+        jj = torch.arange(K, dtype=torch.float64, device=dev)[None, :]
+        tot = pm.sum(1).clamp_min(1e-300)
+        m1 = (pm * jj).sum(1) / tot
+        var = torch.maximum((pm * (jj - m1[:, None]) ** 2).sum(1) / tot * h**2, h**2)
+        lam = lam_grid[None, :] / torch.sqrt(T * var)[:, None]  # (B, L)
+        lams = torch.cat([lam, -lam], 1)  # (B, 2L)
+        ell = (j0[:, None] + jj) * h[:, None]  # (B, K)
+        logp = torch.log(pm)  # -inf on empty atoms
+        lm = T[:, None] * torch.logsumexp(lams[:, :, None] * ell[:, None, :] + logp[:, None, :], dim=2)  # (B, 2L)
+        L = lam.shape[1]
+        log_tol = torch.log(torch.as_tensor(tail_tols[a:a + step], dtype=torch.float64, device=dev))
+        up = torch.min((lm[:, :L] - log_tol[:, None]) / lam, dim=1).values
+        lo = torch.max((log_tol[:, None] - lm[:, L:]) / lam, dim=1).values
+        upper_tail = torch.min(torch.exp(torch.clamp(lm[:, :L] - lam * up[:, None], max=0.0)), dim=1).values
+        out[a:a + step] = torch.stack([lo, up, upper_tail], 1).cpu().numpy()
+    return out
+
+
+def _finish(i: int, direction: str, p: _pld.DiscretePLD, T: int, window: np.ndarray) -> _Job | None:
+    """Place one composition on its FFT window (as :func:`symdp.accountants.pld.compose` does)."""
+    h = p.h
+    lo, up, upper_tail = (float(v) for v in window)
     s_min = T * p.j0
     s_max = T * (p.j0 + len(p.pmf) - 1)
     if up >= s_max * h:
@@ -96,7 +140,7 @@ def _prepare(i: int, direction: str, s: float, q: float, T: int, d: float, h: fl
     s0 = max(math.floor(lo / h), s_min)
     s1 = max(min(math.ceil(up / h), s_max), s0)
     n = _bucket(s1 - s0 + 1)
-    if n > (1 << 24):
+    if n > (1 << 24) or not math.isfinite(upper_tail):
         return None
     inf_mass = -math.expm1(T * math.log1p(-min(p.inf_mass, 1.0))) if p.inf_mass < 1 else 1.0
     return _Job(i, 0 if direction == "remove" else 1, n, s0, h, T, _pld._wrap(p, n),
@@ -157,12 +201,11 @@ def _run_group(jobs: list[_Job], deltas: np.ndarray, device: Any) -> np.ndarray:
     return np.asarray(e.cpu().numpy(), dtype=float)
 
 
-def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta: Any, device: Any = "cpu",
-                  workers: int | None = None) -> BatchResult:
+def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta: Any, device: Any = "cpu") -> BatchResult:
     """Tight epsilon (certified upper bound) for every configuration; arrays broadcast.
 
-    ``device``: a torch device (``"cpu"``, ``"cuda"``, ...) for the stacked FFT composition; ``workers``:
-    threads for the per-configuration discretisation (default: up to 8, the CPU count).
+    ``device``: a torch device (``"cpu"``, ``"cuda"``, ...) for the Chernoff windows and the stacked FFT
+    composition; the per-configuration discretisation runs in numpy.
     """
     s = np.asarray(_api._check_sigma(noise_multiplier), dtype=float)
     q = np.asarray(_api._check_q(sample_rate), dtype=float)
@@ -182,13 +225,11 @@ def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta:
         hh = _guess_h(s[todo], q[todo], T[todo], d[todo])
         tasks = [(int(i), direction, float(s[i]), float(q[i]), int(T[i]), float(d[i]), float(h))
                  for i, h in zip(todo, hh) for direction in ("remove", "add")]
-        nw = workers if workers is not None else min(8, os.cpu_count() or 1)
-        if nw > 1 and len(tasks) > 8:  # numpy releases the GIL in the per-configuration discretisation
-            with ThreadPoolExecutor(max_workers=nw) as ex:
-                prepared = list(ex.map(lambda a: _prepare(*a), tasks, chunksize=max(1, len(tasks) // (4 * nw))))
-        else:
-            prepared = [_prepare(*a) for a in tasks]
-        for a, job in zip(tasks, prepared):
+        disc = [_discretize(*a[1:]) for a in tasks]
+        wins = _windows([p for p, _ in disc], np.array([a[4] for a in tasks], dtype=float),
+                        np.array([tt for _, tt in disc]), device)
+        for a, (p, _), w in zip(tasks, disc, wins):
+            job = _finish(a[0], a[1], p, a[4], w)
             if job is None:
                 failed.add(a[0])
             else:
