@@ -15,8 +15,8 @@ import pytest
 import sympy as sp
 
 from symdp.theorem import Kind, Source, Verdict, theorem
-from symdp.verify import verify_theorem
 from symdp.verify import oracles_examples as X
+from symdp.verify import verify_theorem
 
 SRC = Source("test", "none", "v1", "Thm 0")
 
@@ -94,7 +94,7 @@ def _rr_joint(n: int, eps: float, p: float):
             pa_s = math.prod(r if ai == si else 1 - r for ai, si in zip(a, s))
             atoms.append((s, a, ps, pa_s))
     pa: dict = {}
-    for s, a, ps, pas in atoms:
+    for _s, a, ps, pas in atoms:
         pa[a] = pa.get(a, 0.0) + ps * pas
     return atoms, pa
 

@@ -24,20 +24,20 @@ Layout (no import cycles; ``tests/test_verify_structure.py`` checks it):
 from __future__ import annotations
 
 import importlib.util
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..theorem import Verdict
+
+# the oracle modules register into the registry; importing them here (not from the registry) keeps the
+# package free of import cycles: registry <- oracle modules <- package
+from . import composition, fdp, montecarlo, oracles, oracles_examples  # noqa: F401
 from .compile import compile_expr, hyp_checker, sampling_box
 from .consistency import apply_consistency, special_cases
-from .core import VerificationResult, time_limit
+from .core import Timeout, VerificationResult, time_limit
 from .engine import verify_theorem
 from .ledger import evidence_for, load_ledger, load_ledger_file, proofs_dir, replay, write_ledger
 from .registry import ORACLES, Oracle, get_oracle, register
 from .rungs.oracle import oracle_functions
-
-# the oracle modules register into the registry; importing them here (not from the registry) keeps the
-# package free of import cycles: registry <- oracle modules <- package
-from . import composition, fdp, montecarlo, oracles, oracles_examples  # noqa: E402,F401
 
 if importlib.util.find_spec(__name__ + ".oracles_accounting") is not None:  # the accountants' formulas (helper module)
     from . import oracles_accounting  # noqa: F401
@@ -84,6 +84,6 @@ def run(
 __all__ = [
     "VerificationResult", "Verdict", "verify_theorem", "run",
     "replay", "evidence_for", "proofs_dir", "write_ledger", "load_ledger", "load_ledger_file",
-    "compile_expr", "hyp_checker", "sampling_box", "time_limit",
+    "compile_expr", "hyp_checker", "sampling_box", "time_limit", "Timeout",
     "Oracle", "ORACLES", "register", "get_oracle", "oracle_functions", "apply_consistency", "special_cases",
 ]

@@ -4,7 +4,8 @@ checks, sampling boxes over the entry's stated domain, and the oracle arguments 
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import mpmath
 import sympy as sp
@@ -12,6 +13,7 @@ import sympy as sp
 from ..theorem import Theorem
 from .core import DEFAULT_RANGES
 from .search import Box
+
 
 def elementary(expr: sp.Basic) -> sp.Basic:
     try:
@@ -22,7 +24,7 @@ def elementary(expr: sp.Basic) -> sp.Basic:
         return expr
 
 
-def compile_expr(expr: sp.Basic) -> Callable[[dict[str, mpmath.mpf]], mpmath.mpf]:
+def compile_expr(expr: sp.Basic) -> Callable[[Mapping[str, Any]], Any]:
     """Callable ``point -> mpf`` (mpmath at the ambient precision); falls back to evalf for unknown functions."""
     expr = elementary(sp.sympify(expr))
     syms = sorted(expr.free_symbols, key=lambda s: s.name)
@@ -58,7 +60,7 @@ def compile_expr(expr: sp.Basic) -> Callable[[dict[str, mpmath.mpf]], mpmath.mpf
     return call
 
 
-def _compile_with_symbolic_limits(expr: sp.Basic, syms, limit_syms) -> Callable[[dict[str, mpmath.mpf]], mpmath.mpf]:
+def _compile_with_symbolic_limits(expr: sp.Basic, syms, limit_syms) -> Callable[[Mapping[str, Any]], Any]:
     """:func:`compile_expr` for expressions with Sum/Product limits depending on symbols: at each point the limit
     symbols must be integers; the expression with those integers substituted is lambdified (cached per value)."""
     cache: dict[tuple[int, ...], tuple[Callable | None, list[str], sp.Basic]] = {}

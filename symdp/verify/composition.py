@@ -26,10 +26,11 @@ alpha_i at 0 or eps_i except one.  :func:`eq7_max` enumerates the vertices
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from itertools import product
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import mpmath
 import sympy as sp

@@ -18,8 +18,9 @@ recorded in ``attempts`` (and :func:`apply_consistency` returns it) so that the 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import sympy as sp
 

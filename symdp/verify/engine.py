@@ -95,19 +95,36 @@ def _dispatch(th: Theorem, res: VerificationResult, deep: bool, seed: int) -> No
     verify_direct(th, res, deep, seed)
 
 
-
-
 # --- backward-compatible names (the engine was one module until the split into rungs) -------------------------
-from .compile import (compile_expr, elementary as _elementary, hyp_checker as _hyp_checker,  # noqa: E402,F401
-                      is_quantity as _is_quantity, num as _num, premise_bindings as _premise_bindings,
-                      premise_exprs as _premise_exprs, sampling_box)
-from .core import (BUDGET, DEEP_CAPS, DEFAULT_RANGES, ORACLE_CAPS, REFINE, _Timeout)  # noqa: E402,F401
-from .rungs.interval import INTERVAL_DEFAULT_BOX, interval_rung as _interval_rung  # noqa: E402,F401
-from .rungs.numerical import fill_from_search as _fill_from_search, strict_equality as _strict_equality  # noqa: E402,F401
-from .rungs.oracle import comp_name, oracle_exact as _oracle_exact, oracle_functions as _oracle_functions  # noqa: E402,F401
-from .rungs.smt import z3_rung as _z3_rung  # noqa: E402,F401
-from .rungs.symbolic import symbolic_identity as _symbolic_identity, symbolic_sign as _symbolic_sign  # noqa: E402,F401
+from . import compile as _compile  # noqa: E402
+from . import core as _core  # noqa: E402
+from .rungs import interval as _r_interval  # noqa: E402
+from .rungs import numerical as _r_numerical  # noqa: E402
+from .rungs import oracle as _r_oracle  # noqa: E402
+from .rungs import smt as _r_smt  # noqa: E402
+from .rungs import symbolic as _r_symbolic  # noqa: E402
 
+compile_expr = _compile.compile_expr
+sampling_box = _compile.sampling_box
+_elementary = _compile.elementary
+_hyp_checker = _compile.hyp_checker
+_is_quantity = _compile.is_quantity
+_num = _compile.num
+_premise_bindings = _compile.premise_bindings
+_premise_exprs = _compile.premise_exprs
+BUDGET, DEEP_CAPS, DEFAULT_RANGES, ORACLE_CAPS, REFINE = (_core.BUDGET, _core.DEEP_CAPS, _core.DEFAULT_RANGES,
+                                                          _core.ORACLE_CAPS, _core.REFINE)
+_Timeout = _core.Timeout
+INTERVAL_DEFAULT_BOX = _r_interval.INTERVAL_DEFAULT_BOX
+_interval_rung = _r_interval.interval_rung
+_fill_from_search = _r_numerical.fill_from_search
+_strict_equality = _r_numerical.strict_equality
+comp_name = _r_oracle.comp_name
+_oracle_exact = _r_oracle.oracle_exact
+_oracle_functions = _r_oracle.oracle_functions
+_z3_rung = _r_smt.z3_rung
+_symbolic_identity = _r_symbolic.symbolic_identity
+_symbolic_sign = _r_symbolic.symbolic_sign
 _verify_direct = verify_direct
 _verify_with_oracle = verify_with_oracle
 _verify_expansion = verify_expansion

@@ -22,8 +22,10 @@ Limit statements (the CLT, Thm 1 and Thm 2 of Bu et al.) are checked along a seq
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from itertools import pairwise
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -31,8 +33,16 @@ import sympy as sp
 
 from ..numeric import golden_section_min
 from ..theorem import Evidence, Verdict
-from .oracles import (Oracle, _compose_pmf, _mpf, _hs_from_pmf, _subsampled_pld, gaussian_profile, register,
-                      subsampled_gaussian_bracket)
+from .oracles import (
+    Oracle,
+    _compose_pmf,
+    _hs_from_pmf,
+    _mpf,
+    _subsampled_pld,
+    gaussian_profile,
+    register,
+    subsampled_gaussian_bracket,
+)
 
 
 def Phi_inv(u: Any) -> mpmath.mpf:
@@ -80,8 +90,8 @@ def composition2_points(mu1: Any, mu2: Any) -> list[tuple[mpmath.mpf, mpmath.mpf
     out = []
     for z in Z_GRID_2:
         c = _mpf(z) * sd
-        a = mpmath.quad(lambda x: mpmath.npdf(x) * mpmath.ncdf((m1 * x - c) / m2), [-mpmath.inf, -8, 0, 8, mpmath.inf])
-        b = mpmath.quad(lambda x: mpmath.npdf(x, m1) * mpmath.ncdf((c - m1 * x) / m2 - m2),
+        a = mpmath.quad(lambda x, c=c: mpmath.npdf(x) * mpmath.ncdf((m1 * x - c) / m2), [-mpmath.inf, -8, 0, 8, mpmath.inf])
+        b = mpmath.quad(lambda x, c=c: mpmath.npdf(x, m1) * mpmath.ncdf((c - m1 * x) / m2 - m2),
                         [-mpmath.inf, m1 - 8, m1, m1 + 8, mpmath.inf])
         out.append((a, b))
     return out
@@ -455,7 +465,7 @@ def map_clt(th):
                 under += c < lo
             dists.append(d)
             widths.append(w)
-        dec = all(b < a for a, b in zip(dists, dists[1:]))
+        dec = all(b < a for a, b in pairwise(dists))
         ok &= dec and dists[-1] < dists[0] / 2
         rows.append(f"nu={nu}, sigma={sg}: sup_eps |delta_exact - delta_CLT| = "
                     + ", ".join(f"{x:.2e} (T={T}, bracket half-width {w:.1e})" for x, T, w in zip(dists, CLT_T, widths))

@@ -40,9 +40,10 @@ from __future__ import annotations
 import json
 import math
 import time
-from fractions import Fraction
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from fractions import Fraction
+from typing import Any
 
 import sympy as sp
 from flint import arb, ctx
@@ -98,8 +99,8 @@ def _hull(lo: arb, hi: arb) -> arb:
 
 def _exact(x: arb) -> Fraction:
     """The exact value of an exact arb (its midpoint or radius)."""
-    m, e = x.man_exp()
-    m, e = int(m), int(e)
+    man, ex = x.man_exp()
+    m, e = int(man), int(ex)
     return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2 ** (-e))
 
 
@@ -493,7 +494,7 @@ def certify(
 
         def score(cell, s) -> float:
             """How far splitting ``s`` gets: the worse child's goal lower end (inf when a child is decided)."""
-            m = _split(*cell[s], s in ints)
+            m = _split(cell[s][0], cell[s][1], s in ints)
             worst = math.inf
             for ch in _children(cell, s, m, s in ints):
                 d = decide(ch)
@@ -535,7 +536,7 @@ def certify(
             else:
                 s = cand[0]
             integer = s in ints
-            m = _split(*cell[s], integer)
+            m = _split(cell[s][0], cell[s][1], integer)
             left, right = _children(cell, s, m, integer)
             node = {"split": [s.name, str(m)] + (["int"] if integer else [])}
             node["children"] = [rec(left, depth + 1), rec(right, depth + 1)]

@@ -88,7 +88,9 @@ def write_ledger(results: list, *, full: bool, root: Path | None = None) -> Path
         old[r.id] = r.ledger_entry()
     order = [r.id for r in results] if full else list(old)
     entries = [old[i] for i in order]
-    from .._provenance import provenance  # symdp version, generated-kernel hashes, git commit (uniform across artefacts)
+    from .._provenance import (
+        provenance,  # symdp version, generated-kernel hashes, git commit (uniform across artefacts)
+    )
 
     payload = {"version": LEDGER_VERSION, "provenance": provenance(), "entries": entries}
     atomic_write_text(root / "ledger.json", json.dumps(payload, indent=1) + "\n")
@@ -141,7 +143,7 @@ def replay(root: Path | None = None, timeout_s: float = 60.0) -> list[tuple[str,
     root = root or proofs_dir()
     out: list[tuple[str, bool, str]] = []
     for p in sorted((root / "smt").glob("*.smt2")) if (root / "smt").is_dir() else []:
-        status, txt = smt.run_z3_file(p, timeout_s)
+        status, _txt = smt.run_z3_file(p, timeout_s)
         out.append((str(p.relative_to(root)), status == "unsat", status))
     for p in sorted((root / "intervals").glob("*.json")) if (root / "intervals").is_dir() else []:
         try:

@@ -49,7 +49,8 @@ register(Oracle("wang_linreg_mc", _linreg, "mc", ("gamma", "n"), "Monte Carlo of
 def verify_mc(th: Theorem, orc: Oracle, res, *, deep: bool = False, seed: int = 0) -> None:
     """Compare an entry's closed form with a Monte Carlo oracle at a few points of its box."""
     from .compile import compile_expr, sampling_box
-    from .compile import hyp_checker as _hyp_checker, is_quantity as _is_quantity
+    from .compile import hyp_checker as _hyp_checker
+    from .compile import is_quantity as _is_quantity
 
     if th.lhs is None or th.rhs is None or not isinstance(th.lhs, sp.Symbol) or not _is_quantity(th, th.lhs):
         res.evidence = Evidence(Verdict.UNCHECKED, None, f"oracle {orc.name} estimates a named quantity; this entry's lhs is not one")
@@ -63,7 +64,7 @@ def verify_mc(th: Theorem, orc: Oracle, res, *, deep: bool = False, seed: int = 
     if not orc.accepts(names) or names - set(orc.params) - {"k"}:
         res.evidence = Evidence(Verdict.UNCHECKED, None, f"oracle {orc.name} takes {orc.params}; the closed form has {sorted(names)}")
         return
-    box, own = sampling_box(th, syms, {"n": 200} if "n" in names else None)
+    box, _own = sampling_box(th, syms, {"n": 200} if "n" in names else None)
     ok = _hyp_checker(th.hypotheses)
     f = compile_expr(th.rhs)
     rng = random.Random(seed)
@@ -115,6 +116,7 @@ def verify_mc(th: Theorem, orc: Oracle, res, *, deep: bool = False, seed: int = 
     if inconclusive:
         res.evidence = Evidence(Verdict.UNCHECKED, None, f"Monte Carlo inconclusive at {inconclusive} ({Z_PASS} < |z| <= {Z_FAIL})", None, None, cases)
         return
+    assert worst is not None  # cases > 0
     pt, z, claimed, est, se = worst
     res.claimed, res.actual, res.margin = repr(claimed), f"{est!r} +/- {se:.3g}", f"z = {z:.2f}"
     res.evidence = Evidence(

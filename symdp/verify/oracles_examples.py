@@ -129,7 +129,7 @@ def rr_approx_max_information_bits(*, epsilon: Any, n: Any, beta: Any, **_: Any)
     from scipy.stats import binom
 
     e, b = float(epsilon), float(beta)
-    nn = int(round(float(n)))
+    nn = round(float(n))
     if not (e > 0 and nn >= 1 and 0 < b < 1):
         raise ValueError(f"epsilon={epsilon}, n={n}, beta={beta}: need epsilon > 0, n >= 1, 0 < beta < 1")
     r = math.exp(-math.log1p(math.exp(-e)))  # e^eps/(1 + e^eps)
@@ -150,7 +150,7 @@ def rr_approx_max_information_bits(*, epsilon: Any, n: Any, beta: Any, **_: Any)
     lo, hi = 0.0, max(float(log_ratio[-1]), 0.0)
     if excess(lo) <= b:
         return mpmath.mpf(0)
-    for _ in range(200):
+    for _it in range(200):
         mid = 0.5 * (lo + hi)
         if excess(mid) > b:
             lo = mid
@@ -263,7 +263,7 @@ def rr_loss_tail(*, step: Any, T: Any, at: Any) -> mpmath.mpf:
     bound)."""
     from scipy.stats import binom
 
-    e, tt, a = float(step), int(round(float(T))), float(at)
+    e, tt, a = float(step), round(float(T)), float(at)
     if not (e > 0 and tt >= 1):
         raise ValueError(f"step={step}, T={T}: need step > 0 and T >= 1")
     r = math.exp(-math.log1p(math.exp(-e)))
@@ -312,8 +312,8 @@ def _map_chernoff(th: Any) -> Any:
         q = point(pt)
         return None if q is None else rr_loss_tail(step=f_step(q), T=q["T"], at=q["epsilonprime"])
 
-    syms = (set(th.rhs.free_symbols) - {syms["epsilonprime"]}) | {u}
-    return f_claim, f_true, "<=", syms, {u.name: (0.0, 1.0)}
+    searched = (set(th.rhs.free_symbols) - {syms["epsilonprime"]}) | {u}
+    return f_claim, f_true, "<=", searched, {u.name: (0.0, 1.0)}
 
 
 register(Oracle(

@@ -8,10 +8,12 @@ It imports none of the oracles.  Oracle modules (:mod:`~symdp.verify.oracles`,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import UnsupportedError
+
 
 @dataclass(frozen=True)
 class Oracle:

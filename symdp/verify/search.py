@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import mpmath
 
@@ -52,7 +53,7 @@ class Box:
         lo, hi = self.ranges[name]
         v = min(max(v, lo), hi)
         if name in self.integers:
-            iv = int(round(v))
+            iv = round(v)
             iv = min(max(iv, math.ceil(lo)), math.floor(hi))
             return str(iv)
         s = repr(float(v))
@@ -279,7 +280,7 @@ def find_counterexample(
 def _round_candidates(v: float, lo: float, hi: float, integer: bool) -> list[str]:
     out: list[str] = []
     if integer:
-        iv = int(round(v))
+        iv = round(v)
         for c in sorted({1, 2, 5, 10, 20, 50, 100, 1000, 10**4, 10**5, 10**6}, key=lambda c: abs(c - iv)):
             if lo <= c <= hi and abs(c - iv) <= 0.5 * abs(iv):
                 out.append(str(c))
@@ -369,7 +370,7 @@ def threshold_region(
         lo, hi = box.ranges[nm]
         cx = dict(res.counterexample)
 
-        def viol(v: float) -> bool | None:
+        def viol(v: float, cx: dict[str, str] = cx, nm: str = nm) -> bool | None:
             pt = dict(cx)
             pt[nm] = box.fmt(nm, v)
             if constraint is not None and not constraint(pt):

@@ -3,7 +3,6 @@ finds counterexamples before proofs of false claims are tried), exact equality f
 
 from __future__ import annotations
 
-
 from ...theorem import Evidence, Theorem, Verdict
 from ..compile import compile_expr, describe_box, hyp_checker, sampling_box
 from ..core import BUDGET, REFINE, VerificationResult
@@ -13,8 +12,10 @@ from .numerical import fill_from_search, strict_equality
 from .smt import z3_rung
 from .symbolic import symbolic_identity, symbolic_sign
 
+
 def verify_direct(th: Theorem, res: VerificationResult, deep: bool, seed: int) -> None:
     lhs, rel, rhs = th.lhs, th.relation, th.rhs
+    assert lhs is not None and rhs is not None  # the dispatcher checked
     if rel in ("==",):
         if symbolic_identity(lhs, rhs):
             res.evidence = Evidence(Verdict.PROVED, "symbolic", "SymPy: lhs - rhs simplifies to 0")

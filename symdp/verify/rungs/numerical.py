@@ -14,6 +14,7 @@ from ..compile import fmt_box
 from ..core import Timeout, VerificationResult, cx_dict, time_limit
 from ..search import Box, SearchResult, threshold_region
 
+
 def fill_from_search(res: VerificationResult, sr: SearchResult, box: Box, what: str, oracle: str | None, own_box: bool, extra: str = "",
                       region_fns: tuple | None = None, searched: str | None = None) -> None:
     """Record a search result: REFUTED/PARTIAL with the counterexample, else SUPPORTED on the searched box

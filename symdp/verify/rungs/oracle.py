@@ -13,8 +13,15 @@ import sympy as sp
 
 from ...theorem import Evidence, Kind, Theorem, Verdict
 from .. import smt
-from ..compile import (compile_expr, describe_box, hyp_checker, is_quantity, premise_bindings, premise_exprs,
-                       sampling_box)
+from ..compile import (
+    compile_expr,
+    describe_box,
+    hyp_checker,
+    is_quantity,
+    premise_bindings,
+    premise_exprs,
+    sampling_box,
+)
 from ..core import BUDGET, DEEP_CAPS, ORACLE_CAPS, REFINE, VerificationResult, cert_name
 from ..registry import ORACLES, TRADEOFF_COMPANION, Oracle
 from ..search import Box, find_counterexample
@@ -23,6 +30,7 @@ from .interval import interval_rung
 from .numerical import fill_from_search
 from .smt import z3_rung
 from .symbolic import symbolic_identity
+
 
 def oracle_functions(th: Theorem, orc: Oracle):
     """(f_claim, f_true, relation, symbols) comparing the entry with its oracle, or a reason string."""
@@ -110,13 +118,13 @@ def oracle_functions(th: Theorem, orc: Oracle):
     rel = th.relation if th.relation in ("<=", ">=", "<", ">") else "=="
     lhs_name = th.lhs.name
 
-    def f_true(pt):
+    def f_value(pt):
         kw = dict(pt)
         for name, f in binds:
             kw[name] = f(kw)
         return orc.fn(_lhs=lhs_name, **kw)
 
-    return f_c, f_true, rel, syms
+    return f_c, f_value, rel, syms
 
 
 def oracle_exact(th: Theorem, orc: Oracle, syms) -> tuple[sp.Expr, sp.Expr, str, Oracle, str] | str:
@@ -234,8 +242,8 @@ def prove_with_exact(th: Theorem, orc: Oracle, res: VerificationResult, syms, bo
         res.attempts.append("closed form: SymPy did not reduce the difference to 0")
         return False
     note = f"lhs is {cf_txt}"
-    if not (true.has(sp.erf, sp.erfc, sp.erfinv) or claim.has(sp.erf, sp.erfc, sp.erfinv)):
-        if z3_rung(th, true, rel, claim, res, header_extra=f"true value: {note}\n"):
+    if not (true.has(sp.erf, sp.erfc, sp.erfinv) or claim.has(sp.erf, sp.erfc, sp.erfinv)) and z3_rung(
+            th, true, rel, claim, res, header_extra=f"true value: {note}\n"):
             res.evidence = Evidence(res.evidence.verdict, res.evidence.rung,
                                     f"{res.evidence.detail}; applied to {cf_txt}; numerically {supported.cases} points agree",
                                     res.evidence.certificate, None, supported.cases)
@@ -300,9 +308,8 @@ def verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: i
     if caps and not _beyond_caps(th, res, box, caps, orc.name, f_claim, f_true, rel, hyp_checker(th.hypotheses), used,
                                  deep, seed):
         return  # a violation above the cap
-    if used.exact is not None or orc.exact is not None:
-        # the oracle's value has an exact closed form: prove the claim against it
-        if prove_with_exact(th, orc, res, syms, box, f_true, seed, deep):
+    # the oracle's value has an exact closed form: prove the claim against it
+    if (used.exact is not None or orc.exact is not None) and prove_with_exact(th, orc, res, syms, box, f_true, seed, deep):
             return
     # a value oracle with a closed-form worst case: prove closed_form rel rhs
     if orc.closed_form and orc.shape == "value" and th.rhs is not None and rel in ("<=", ">=", "<", ">"):

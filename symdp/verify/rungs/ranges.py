@@ -15,6 +15,8 @@ The ranges are keyed by the library's canonical quantity symbols (:data:`QUANTIT
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import mpmath
 import sympy as sp
@@ -52,6 +54,8 @@ def verify_range(th: Theorem, res: VerificationResult, deep: bool, seed: int) ->
     """Search for points where the bound leaves the quantity's range.  True when it decided (REFUTED/PARTIAL);
     False leaves ``res`` UNCHECKED with a note of what was searched."""
     rng = quantity_range(th.lhs)
+    if th.lhs is None:
+        return False
     rel = th.relation
     if rng is None or th.rhs is None or rel not in ("<=", "<", ">=", ">"):
         return False
@@ -67,7 +71,7 @@ def verify_range(th: Theorem, res: VerificationResult, deep: bool, seed: int) ->
     f_claim = compile_expr(th.rhs)
     edge = mpmath.mpf(end)
 
-    def f_true(pt: dict[str, mpmath.mpf]) -> mpmath.mpf:  # the quantity is at least (upper) / at most (lower) this
+    def f_true(pt: Mapping[str, Any]) -> mpmath.mpf:  # the quantity is at least (upper) / at most (lower) this
         return edge
 
     hc = hyp_checker(th.hypotheses)

@@ -10,6 +10,7 @@ from .. import smt
 from ..compile import num
 from ..core import VerificationResult, cert_name
 
+
 def z3_rung(th: Theorem, lhs, relation, rhs, res: VerificationResult, *, header_extra: str = "", timeout_s: float = 10.0) -> bool:
     dom = {s: (lo, hi) for s, lo, hi in th.domain if num(lo) is not None and num(hi) is not None}
     header = (

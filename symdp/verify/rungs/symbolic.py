@@ -9,6 +9,7 @@ UNCHECKED (never SUPPORTED).
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import mpmath
 import sympy as sp
@@ -16,6 +17,7 @@ import sympy as sp
 from ...theorem import Evidence, Theorem, Verdict
 from ..compile import compile_expr, elementary, sampling_box
 from ..core import Timeout, VerificationResult, time_limit
+
 
 def symbolic_identity(lhs: sp.Expr, rhs: sp.Expr, seconds: float = 8.0) -> bool:
     try:
@@ -55,6 +57,7 @@ def symbolic_sign(lhs: sp.Expr, relation: str, rhs: sp.Expr, seconds: float = 8.
 def _expansion_ratios(th: Theorem) -> list[tuple[str, mpmath.mpf]] | None:
     """|lhs - rhs| / |remainder| along var -> point (other symbols at their domain's geometric middle)."""
     ex = th.expansion
+    assert ex is not None and th.lhs is not None and th.rhs is not None  # an expansion entry
     v = ex.var
     others = (set(th.lhs.free_symbols) | set(th.rhs.free_symbols)) - {v}
     box, _ = sampling_box(th, others)
@@ -90,6 +93,7 @@ def verify_expansion(th: Theorem, res: VerificationResult) -> None:
     except Timeout:
         ok, lim = None, None
     ex = th.expansion
+    assert ex is not None and th.lhs is not None and th.rhs is not None  # an expansion entry
     if ok:
         res.evidence = Evidence(Verdict.PROVED, "symbolic", f"(lhs - rhs)/remainder -> {sp.sstr(lim)} (finite) as {ex.var} -> {ex.point}")
         return
@@ -101,7 +105,7 @@ def verify_expansion(th: Theorem, res: VerificationResult) -> None:
     sym_txt = f"SymPy: (lhs - rhs)/remainder -> {sp.sstr(lim)}" if lim is not None else "SymPy limit timed out"
     tab = ", ".join(f"{k}: {mpmath.nstr(r, 4)}" for k, r in ratios) if ratios else ""
     vals = [r for _, r in ratios] if ratios else []
-    growing = bool(vals) and all(b > a * 2 for a, b in zip(vals, vals[1:])) and vals[-1] > 100 * vals[0]
+    growing = bool(vals) and all(b > a * 2 for a, b in pairwise(vals)) and vals[-1] > 100 * vals[0]
     if lim is not None and infinite_limit(lim):
         # a symbolic result: decisive, never overridden by the numbers (which may still be pre-asymptotic)
         res.actual = sp.sstr(lim)
@@ -147,8 +151,8 @@ def infinite_limit(lim: sp.Basic) -> bool:
         return True
     if lim.has(sp.oo, -sp.oo, sp.zoo) and not lim.has(sp.nan, sp.AccumBounds):
         rest = lim.subs({sp.oo: 1, -sp.oo: -1, sp.zoo: 1})
-        return bool(rest.is_nonzero) or isinstance(lim, sp.Mul) and all(
-            a.is_nonzero or isinstance(a, sp.sign) or a in (sp.oo, -sp.oo, sp.zoo) for a in lim.args)
+        return bool(rest.is_nonzero) or (isinstance(lim, sp.Mul) and all(
+            a.is_nonzero or isinstance(a, sp.sign) or a in (sp.oo, -sp.oo, sp.zoo) for a in lim.args))
     return False
 
 
