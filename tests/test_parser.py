@@ -237,7 +237,7 @@ def test_time_limit_per_claim_and_per_run(tmp_path):
     res = audit_claim_file(f, plots=False, claim_seconds=0.05, run_seconds=600)
     assert time.monotonic() - t0 < 60
     assert len(res) == 3 and res[0].verdict == "UNDECIDED"
-    assert "time limit" in res[0].detail or "budget" in res[0].detail
+    assert "time limit per claim (0.05 s)" in res[0].detail, res[0].detail
     res = audit_claim_file(f, plots=False, claim_seconds=60, run_seconds=0.0)
     assert [r.verdict for r in res] == ["UNDECIDED"] * 3
     assert all("run time limit of 0 s" in r.detail for r in res)

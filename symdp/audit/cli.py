@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..errors import ClaimFileError, SymdpError
-from ..validation import SEED
+from ..validation import SEED, RealParam
 
 
 @click.command("audit")
@@ -25,9 +25,14 @@ from ..validation import SEED
 @click.option("--deep", is_flag=True, help="search longer for counterexamples")
 @click.option("--no-plots", is_flag=True, help="skip matplotlib plots")
 @click.option("--seed", default=0, show_default=True, type=SEED)
+@click.option("--claim-seconds", type=RealParam(0, 86400, lo_open=True), default=120.0, show_default=True,
+              help="claim files: time limit per claim; a claim past it is UNDECIDED (the audit goes on)")
+@click.option("--run-seconds", type=RealParam(0, 7 * 86400, lo_open=True), default=1800.0, show_default=True,
+              help="claim files: time limit per file; claims not started within it are UNDECIDED")
 @click.option("--fail-on", type=click.Choice(["never", "refuted", "partial"]), default="never", show_default=True,
               help="exit 1 when a claim FAILS (refuted) or FAILS / holds only partly (partial)")
-def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, seed, fail_on) -> None:
+def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, seed, claim_seconds, run_seconds,
+          fail_on) -> None:
     """Audit bound claims: HOLDS (proved or supported), FAILS (counterexample), PARTIAL (where), UNDECIDED (why)."""
     from .engine import (
         _plot,  # noqa: PLC2701
@@ -62,7 +67,8 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
                     for uc in load_claims(f).claims:  # parsed only (raises ClaimFileError before anything runs)
                         theorems[uc.theorem.id] = uc.theorem
                         claim_of[uc.theorem.id] = str(f)
-                    results += audit_claim_file(f, deep=deep, seed=seed, plots=plots, report_dir=out)
+                    results += audit_claim_file(f, deep=deep, seed=seed, plots=plots, report_dir=out,
+                                                claim_seconds=claim_seconds, run_seconds=run_seconds)
                 title = "symdp audit of " + ", ".join(Path(f).name for f in claim_files)
             else:
                 from ..library import get

@@ -364,15 +364,20 @@ def audit_claim_file(path: str | Path, *, deep: bool = False, seed: int = 0, plo
             out.append(_undecided(uc, f"not checked: the run time limit of {run_seconds:g} s was reached"))
             continue
         limit = min(claim_seconds, left)
+        which = "per claim" if limit == claim_seconds else "of the run"
+        t_claim = _time.monotonic()
         try:
             with time_limit(limit):
                 if uc.kind == "factor" and uc.factor_mode == "asymptotic":
-                    out.append(_asymptotic_factor(uc))
+                    res = _asymptotic_factor(uc)
                 else:
-                    out.append(audit_theorem(uc.theorem, deep=deep, seed=seed, plot_dir=plot_dir, report_dir=report_dir,
-                                             kind_label=uc.kind))
+                    res = audit_theorem(uc.theorem, deep=deep, seed=seed, plot_dir=plot_dir, report_dir=report_dir,
+                                        kind_label=uc.kind)
+            if res.verdict == "UNDECIDED" and _time.monotonic() - t_claim >= 0.99 * limit:
+                # the verifier caught our deadline inside its own budget: name the limit that actually ended it
+                res.detail = f"time limit {which} ({limit:.3g} s) reached before a verdict ({res.detail})"
+            out.append(res)
         except _Timeout:
-            which = "per claim" if limit == claim_seconds else "of the run"
             out.append(_undecided(uc, f"time limit {which} ({limit:.3g} s) reached before a verdict"))
         except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError) as exc:
             # one claim SymPy or mpmath cannot handle must not sink the audit of the others: say why instead
