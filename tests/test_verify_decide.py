@@ -229,3 +229,14 @@ def test_composition_theorem_iii_chernoff_term_refuted() -> None:
     r = verify_theorem(get("he2021uai.thm7_delta_tilde_p", with_evidence=False))
     assert r.verdict in (Verdict.REFUTED, Verdict.PARTIAL), r.evidence
     assert float(r.actual) > float(r.claimed)
+
+
+def test_azuma_rademacher_tail_brute_force() -> None:
+    """The Rademacher tail against an mpmath binomial sum, and below Azuma's e^{-t^2/2}."""
+    for t in (0.3, 1.0, 1.7, 2.5):
+        brute = max(
+            mpmath.fsum(mpmath.binomial(n, k) for k in range(n + 1) if 2 * k - n >= t * math.sqrt(n)) / mpmath.mpf(2) ** n
+            for n in range(1, 33))
+        got = X.azuma_rademacher_tail(t=t)
+        assert got >= brute * (1 - mpmath.mpf("1e-6"))
+        assert got <= math.exp(-t * t / 2)

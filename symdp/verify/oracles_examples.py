@@ -17,6 +17,7 @@ r"""Oracles that decide entries the library records without one (issue 12 item 5
   :func:`coupling_distance`).
 - **Chernoff terms** (the delta'' of He et al.'s Composition Theorem III, 001 App. B.4 eq. (38)) against the
   exact binomial tail of the privacy loss they bound (:func:`rr_loss_tail`).
+- **Azuma-Hoeffding** (001 Lemma 3 as quoted) against the exact tail of the Rademacher walk.
 - **Max-information of randomized response** [Dwork et al. 2015b, Thms 19-20], by enumeration: ``n`` bits, each
   released through eps-randomized response (an eps-DP algorithm on ``n`` samples).  Pure max-information with a
   product prior of bit probability ``p``: ``n log2(r / (p r + (1 - p)(1 - r)))``, ``r = e^eps/(1 + e^eps)``,
@@ -326,6 +327,40 @@ register(Oracle(
 assign("chernoff_rr_tail", *CHERNOFF_STEP)
 
 
-__all__ = ["laplace_mean_dp", "linreg_dp_lower", "coupling_distance", "coupling_lemma_distance", "rr_loss_tail",
+# ---------------------------------------------------------------------------
+# Azuma-Hoeffding (He et al. long, Lemma 3 as quoted): the Rademacher walk, exactly
+# ---------------------------------------------------------------------------
+
+AZUMA_T = (*range(1, 33), 64, 128, 1000, 10_000, 100_000)
+
+
+def azuma_rademacher_tail(*, t: Any, **_: Any) -> mpmath.mpf:
+    r"""``max_T P(S_T >= t sqrt(T))`` for the Rademacher walk (``Y_i = +-1``, ``a_i = 1``, ``C_i = 0``): exact
+    binomial tails over :data:`AZUMA_T` (a lower bound of the worst case over the lemma's martingales), less 1e-9
+    relative."""
+    from scipy.stats import binom
+
+    tt = float(t)
+    if not tt > 0:
+        raise ValueError(f"t={t}: must be > 0")
+    best = -math.inf
+    for n in AZUMA_T:
+        kmin = math.ceil((n + tt * math.sqrt(n)) / 2 - 1e-12)  # S_T = 2K - T >= t sqrt(T)
+        if kmin > n:
+            continue
+        best = max(best, float(binom.logsf(kmin - 1, n, 0.5)))
+    if best == -math.inf:
+        return mpmath.mpf(0)
+    return mpmath.exp(mpmath.mpf(best)) * (1 - mpmath.mpf("1e-9"))
+
+
+register(Oracle(
+    "azuma_rademacher", azuma_rademacher_tail, "value", ("t",),
+    "exact tail of the Rademacher walk, max over T in {1..32, 64, ..., 1e5} (a lower bound of the Azuma tail: refutes)",
+))
+assign("azuma_rademacher", "he2021long.azuma")
+
+
+__all__ = ["laplace_mean_dp", "linreg_dp_lower", "coupling_distance", "coupling_lemma_distance", "rr_loss_tail", "azuma_rademacher_tail",
            "CHERNOFF_STEP", "rr_pure_max_information_bits", "rr_approx_max_information_bits",
            "RR_PRIOR_P"]
