@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._io import atomic_write_text
 from .citations import citation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -396,7 +397,7 @@ def report_payload(results: list[AuditResult], *, meta: dict[str, Any] | None = 
 
 
 def write_json(results: list[AuditResult], path: Path, *, meta: dict[str, Any] | None = None) -> None:
-    path.write_text(json.dumps(report_payload(results, meta=meta), indent=1, default=str))
+    atomic_write_text(path, json.dumps(report_payload(results, meta=meta), indent=1, default=str))
 
 
 def validate_report(payload: Mapping[str, Any]) -> None:
@@ -564,7 +565,7 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
             if isinstance(r.extra, dict) and r.extra.get("region_plot"):
                 lines.append(f"\n![region map of {r.id}]({r.extra['region_plot']})")
             lines.append("")
-    path.write_text("\n".join(lines))
+    atomic_write_text(path, "\n".join(lines))
 
 
 # ---------------------------------------------------------------------------- HTML
@@ -663,7 +664,7 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
             parts.append(_card(r, report_dir))
         parts.append("</section>")
     parts.append("</body></html>")
-    path.write_text("\n".join(parts))
+    atomic_write_text(path, "\n".join(parts))
 
 
 def _card(r: AuditResult, report_dir: Path) -> str:
