@@ -1,22 +1,28 @@
-r"""Batched tight accounting of many DP-SGD configurations, on CPU or GPU (torch ``device``).
+r"""Batched tight accounting of many DP-SGD configurations on a torch ``device`` (the CUDA path).
 
 :func:`epsilon_batch` computes, for arrays of (noise multiplier, sample rate, steps, delta), the same
-certified upper bound as ``symdp.accountants.epsilon(..., accountant="tight")`` in one pass per
-configuration: each configuration's two dominating pairs (remove, add) are discretised pessimistically
-by :func:`symdp.accountants.pld.discretize_step` on the grid the tight accountant would start from
-(``api._initial_h`` from a vectorised RDP guess), the Chernoff window is the one of
-:func:`symdp.accountants.pld.compose`, and then *all* configurations' compositions run together: the
-wrapped PMFs are stacked per FFT length, transformed by ``torch.fft`` on ``device``, raised to their
-step counts by repeated squaring, transformed back, and epsilon is read off every row at once with a
-log-space suffix sum (``torch.logcumsumexp``: no overflow for any loss range).
+certified upper bound as ``symdp.accountants.epsilon(..., accountant="tight")``, in one pass and for all
+configurations at once, every stage a batched tensor operation on ``device``:
 
-What is added to delta, exactly as in :mod:`.pld`: the composed mass at +inf (per-step truncation), the
-Chernoff bound on the mass above the window, the discretisation rounding and an a-posteriori bound on the
-FFT rounding.  Mass wrapped around the cyclic window only raises delta.  So every returned epsilon is an
-upper bound; what is skipped compared with the single-configuration accountant is the grid refinement
-driven by the Richardson estimate, so a value can sit a little higher (measured: within 0.6% on the
-benchmark grid, ``bench/accountants.py``).  A configuration the batch cannot place (no atom reaches the
-target within its window, q = 1, no steps) is recomputed by ``api.epsilon`` and reported in ``fallbacks``.
+1. discretisation of each configuration's two dominating pairs (remove, add) exactly as
+   :func:`symdp.accountants.pld.discretize_step` does it (same ranges, grid, connect-the-dots split,
+   tails, rounding estimate), with the loss and its inverse from the generated torch kernels of the
+   library entries, on the grid the tight accountant starts from (``api._initial_h`` from a vectorised
+   RDP guess);
+2. the Chernoff window of :func:`symdp.accountants.pld.compose` (its lambda grid and formulas);
+3. composition: PMFs wrapped onto their FFT windows, stacked per FFT length, ``torch.fft``, raised to
+   their step counts, transformed back;
+4. epsilon read off every row with a log-space suffix sum (``torch.logcumsumexp``: no overflow for
+   any loss range).
+
+What is added to delta, as in :mod:`.pld`: the composed mass at +inf (per-step truncation), the Chernoff
+bound on the mass above the window, the discretisation rounding and an a-posteriori bound on the FFT
+rounding; mass wrapped around the cyclic window only raises delta.  So every returned epsilon is an
+upper bound.  Skipped compared with the single-configuration accountant: the grid refinement driven by
+the Richardson estimate, so a value can sit a little higher (measured within 0.6% on the benchmark grid).
+A configuration the batch cannot place (q = 1, no answer inside its window) is recomputed by
+``api.epsilon`` and counted in ``fallbacks``.  On a CPU the single-configuration accountant is faster
+(padded batches do more arithmetic); this path pays off on a GPU (``bench/gpu_accountants.py``).
 
 >>> import numpy as np
 >>> r = epsilon_batch(noise_multiplier=np.array([1.1, 2.0]), sample_rate=0.01, steps=1000, delta=1e-5)
@@ -62,18 +68,6 @@ def _guess_h(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray) -> np.n
     return np.array([_api._initial_h([(float(a), float(b), int(c))], float(g)) for a, b, c, g in zip(s, q, T, e)])
 
 
-@dataclass
-class _Job:
-    idx: int
-    direction: int
-    n: int
-    s0: int
-    h: float
-    T: int
-    wrapped: np.ndarray
-    const: float  # inf mass + upper tail + discretisation rounding (FFT rounding added after the transform)
-
-
 def _bucket(need: int) -> int:
     """FFT length >= need from {2^k, 3 * 2^(k-1)}: at most a third of padding, few distinct lengths to stack."""
     k = max(math.ceil(math.log2(max(need, 16))), 4)
@@ -81,81 +75,179 @@ def _bucket(need: int) -> int:
     return 3 * (n >> 2) if 3 * (n >> 2) >= need else n
 
 
-def _discretize(direction: str, s: float, q: float, T: int, d: float, h: float) -> tuple[_pld.DiscretePLD, float]:
-    """One step's pessimistic discrete PLD (tails as the single accountant spends them) and the window tolerance."""
-    budget = max(_api._TAIL_BUDGET * d, 1e-15)
-    step_tail = max(budget / (4 * T), 1e-20)
-    return _pld.discretize_step(s, q, h, direction, tail=step_tail), budget / 4
+def _discretize_torch(direction: str, sigma: Any, q: Any, h: Any, tail: Any) -> dict[str, Any]:
+    """:func:`symdp.accountants.pld.discretize_step` (pessimistic) for a batch of configurations, padded.
 
-
-def _windows(plds: list[_pld.DiscretePLD], Ts: np.ndarray, tail_tols: np.ndarray, device: Any) -> np.ndarray:
-    """``(lo, up, upper_tail)`` per composition, by the Chernoff bound of :func:`symdp.accountants.pld.compose`
-    (its lambda grid, moments and formulas), evaluated for all configurations at once on ``device``.
-
-    For ``S`` the sum of ``T`` i.i.d. losses with log-MGF ``m``: ``P[S > up] <= exp(T m(l) - l up)`` for
-    every ``l > 0``; ``up`` is chosen so that the bound is ``tail_tol`` at the best ``l`` of the grid.
+    The same ranges, grid, CDF differences (``pld._between``), connect-the-dots split
+    (``pld._pmf_from_masses``), tail placement and rounding estimate, evaluated with torch on the device
+    of the inputs; the loss and its inverse are the generated torch kernels of the library entries
+    ``accounting.sgm_loss_remove`` and ``accounting.sgm_loss_remove_inverse``.  Returns the padded PMFs
+    ``pmf`` (B, K), the first grid index ``j0``, the number of atoms ``K``, ``inf_mass`` and ``roundoff``.
     """
     import torch
 
-    dev = torch.device(device)
-    K = max(len(p.pmf) for p in plds)
-    out = np.empty((len(plds), 3))
+    from ._kernels import _kernel
+
+    loss = _kernel("accounting.sgm_loss_remove", "torch")
+    xinv = _kernel("accounting.sgm_loss_remove_inverse", "torch")
+    nd = torch.special.ndtri
+    z = -nd(tail)
+    l1q = torch.log1p(-q)
+    if direction == "remove":
+        z_half = -nd(tail / 2)
+        z_q = -nd(torch.clamp(tail / (2 * q), max=0.5))
+        x_hi = torch.maximum(z_half * sigma, 1 + z_q * sigma)
+        lo_val, hi_val = l1q, loss(x=x_hi, q=q, sigma=sigma)
+    else:
+        lo_val, hi_val = -loss(x=z * sigma, q=q, sigma=sigma), -l1q
+    j0 = torch.floor(lo_val / h)
+    j1 = torch.maximum(torch.ceil(hi_val / h), j0 + 1)
+    K = (j1 - j0 + 1).to(torch.int64)
+    Kmax = int(K.max())
+    kk = torch.arange(Kmax, dtype=torch.float64, device=sigma.device)[None, :]
+    valid = kk < K[:, None]
+    ell = (j0[:, None] + kk) * h[:, None]
+    arg = ell if direction == "remove" else -ell
+    with torch.no_grad():
+        xb = xinv(ell=arg, q=q[:, None], sigma=sigma[:, None])
+    xb = torch.where(arg <= l1q[:, None], torch.full_like(xb, -math.inf), xb)
+    xs = xb / sigma[:, None]
+    x1 = (xb - 1) / sigma[:, None]
+    # Phi(-|x|) as erfc(|x| / sqrt 2) / 2: torch.special.ndtr loses the lower tail (ndtr(-9.9) == 0)
+    t0, u0 = 0.5 * torch.special.erfc(xs.abs() / math.sqrt(2)), xs > 0
+    t1, u1 = 0.5 * torch.special.erfc(x1.abs() / math.sqrt(2)), x1 > 0
+
+    def between(ta: Any, ua: Any, tb: Any, ub: Any) -> Any:
+        return torch.where(ua, ta - tb, torch.where(ub, 1.0 - ta - tb, tb - ta)).clamp_min(0.0)
+
+    def cdf(t: Any, u: Any) -> Any:
+        return torch.where(u, 1.0 - t, t)
+
+    def sf(t: Any, u: Any) -> Any:
+        return torch.where(u, t, 1.0 - t)
+
+    last = (K - 1)[:, None]
+
+    def at_last(v: Any) -> Any:
+        return torch.gather(v, 1, last)[:, 0]
+
+    qq = q[:, None]
+    if direction == "remove":
+        g0 = between(t0[:, :-1], u0[:, :-1], t0[:, 1:], u0[:, 1:])
+        g1 = between(t1[:, :-1], u1[:, :-1], t1[:, 1:], u1[:, 1:])
+        P, Q = (1 - qq) * g0 + qq * g1, g0
+        P_low = (1 - q) * cdf(t0[:, 0], u0[:, 0]) + q * cdf(t1[:, 0], u1[:, 0])
+        P_top = (1 - q) * at_last(sf(t0, u0)) + q * at_last(sf(t1, u1))
+        Q_top = at_last(sf(t0, u0))
+    else:
+        g0 = between(t0[:, 1:], u0[:, 1:], t0[:, :-1], u0[:, :-1])
+        g1 = between(t1[:, 1:], u1[:, 1:], t1[:, :-1], u1[:, :-1])
+        P, Q = g0, (1 - qq) * g0 + qq * g1
+        P_low = sf(t0[:, 0], u0[:, 0])
+        P_top = at_last(cdf(t0, u0))
+        Q_top = (1 - q) * at_last(cdf(t0, u0)) + q * at_last(cdf(t1, u1))
+    ivalid = valid[:, 1:]  # interval i is (ell_i, ell_{i+1}] with i + 1 < K
+    P = torch.where(ivalid, P, torch.zeros_like(P))
+    Q = torch.where(ivalid, Q, torch.zeros_like(Q))
+    roundoff = 8 * _U * (torch.where(ivalid, torch.clamp(t0[:, :-1], max=0.5), torch.zeros_like(P)).sum(1) + 1)
+    hh = h[:, None]
+    em1 = torch.expm1(hh)
+    x_lo = torch.exp(ell[:, :-1])
+    left = (torch.exp(hh) * x_lo * Q - P) / em1
+    left = torch.nan_to_num(left, nan=0.0, posinf=0.0, neginf=0.0)
+    left = torch.minimum(left.clamp_min(0.0), P)
+    right = P - left
+    pmf = torch.zeros_like(ell)
+    pmf[:, :-1] += left
+    pmf[:, 1:] += right
+    pmf[:, 0] += P_low
+    lk = at_last(ell) + torch.log(Q_top)
+    keep = torch.where(lk >= torch.log(P_top), P_top, torch.exp(torch.minimum(lk, torch.log(P_top))))
+    keep = torch.where(torch.isfinite(at_last(ell)) & (Q_top > 0) & (P_top > 0), keep, torch.zeros_like(keep))
+    pmf.scatter_add_(1, last, keep[:, None])
+    inf_mass = (P_top - keep).clamp_min(0.0)
+    pmf = torch.where(valid, pmf, torch.zeros_like(pmf))
+    return {"pmf": pmf, "j0": j0, "K": K, "inf_mass": inf_mass, "roundoff": roundoff}
+
+
+def _windows_t(pm: Any, h: Any, j0: Any, T: Any, tail_tol: Any) -> Any:
+    """``(lo, up, upper_tail)`` rows for padded PMFs on the device (see :func:`_windows`)."""
+    import torch
+
+    dev = pm.device
+    K = pm.shape[1]
     lam_grid = torch.as_tensor(_pld._LAM_GRID, dtype=torch.float64, device=dev)
+    out = []
     step = max(1, (1 << 25) // (K * 2 * len(_pld._LAM_GRID)))
-    for a in range(0, len(plds), step):
-        part = plds[a:a + step]
-        P = np.zeros((len(part), K))
-        for r, p in enumerate(part):
-            P[r, :len(p.pmf)] = p.pmf
-        pm = torch.as_tensor(P, dtype=torch.float64, device=dev)
-        h = torch.as_tensor([p.h for p in part], dtype=torch.float64, device=dev)
-        j0 = torch.as_tensor([p.j0 for p in part], dtype=torch.float64, device=dev)
-        T = torch.as_tensor(Ts[a:a + step], dtype=torch.float64, device=dev)
+    for a in range(0, pm.shape[0], step):
+        p_, h_, j_, T_ = pm[a:a + step], h[a:a + step], j0[a:a + step], T[a:a + step]
         jj = torch.arange(K, dtype=torch.float64, device=dev)[None, :]
-        tot = pm.sum(1).clamp_min(1e-300)
-        m1 = (pm * jj).sum(1) / tot
-        var = torch.maximum((pm * (jj - m1[:, None]) ** 2).sum(1) / tot * h**2, h**2)
-        lam = lam_grid[None, :] / torch.sqrt(T * var)[:, None]  # (B, L)
-        lams = torch.cat([lam, -lam], 1)  # (B, 2L)
-        ell = (j0[:, None] + jj) * h[:, None]  # (B, K)
-        logp = torch.log(pm)  # -inf on empty atoms
-        lm = T[:, None] * torch.logsumexp(lams[:, :, None] * ell[:, None, :] + logp[:, None, :], dim=2)  # (B, 2L)
+        tot = p_.sum(1).clamp_min(1e-300)
+        m1 = (p_ * jj).sum(1) / tot
+        var = torch.maximum((p_ * (jj - m1[:, None]) ** 2).sum(1) / tot * h_**2, h_**2)
+        lam = lam_grid[None, :] / torch.sqrt(T_ * var)[:, None]
+        lams = torch.cat([lam, -lam], 1)
+        ell = (j_[:, None] + jj) * h_[:, None]
+        lm = T_[:, None] * torch.logsumexp(lams[:, :, None] * ell[:, None, :] + torch.log(p_)[:, None, :], dim=2)
         L = lam.shape[1]
-        log_tol = torch.log(torch.as_tensor(tail_tols[a:a + step], dtype=torch.float64, device=dev))
+        log_tol = torch.log(tail_tol[a:a + step])
         up = torch.min((lm[:, :L] - log_tol[:, None]) / lam, dim=1).values
         lo = torch.max((log_tol[:, None] - lm[:, L:]) / lam, dim=1).values
         upper_tail = torch.min(torch.exp(torch.clamp(lm[:, :L] - lam * up[:, None], max=0.0)), dim=1).values
-        out[a:a + step] = torch.stack([lo, up, upper_tail], 1).cpu().numpy()
-    return out
+        out.append(torch.stack([lo, up, upper_tail], 1))
+    return torch.cat(out, 0)
 
 
-def _finish(i: int, direction: str, p: _pld.DiscretePLD, T: int, window: np.ndarray) -> _Job | None:
-    """Place one composition on its FFT window (as :func:`symdp.accountants.pld.compose` does)."""
-    h = p.h
-    lo, up, upper_tail = (float(v) for v in window)
-    s_min = T * p.j0
-    s_max = T * (p.j0 + len(p.pmf) - 1)
-    if up >= s_max * h:
-        upper_tail = 0.0
-    s0 = max(math.floor(lo / h), s_min)
-    s1 = max(min(math.ceil(up / h), s_max), s0)
-    n = _bucket(s1 - s0 + 1)
-    if n > (1 << 24) or not math.isfinite(upper_tail):
-        return None
-    inf_mass = -math.expm1(T * math.log1p(-min(p.inf_mass, 1.0))) if p.inf_mass < 1 else 1.0
-    return _Job(i, 0 if direction == "remove" else 1, n, s0, h, T, _pld._wrap(p, n),
-                inf_mass + upper_tail + T * p.roundoff)
-
-
-def _run_group(jobs: list[_Job], deltas: np.ndarray, device: Any) -> np.ndarray:
-    """Epsilon (upper bound) for jobs sharing one FFT length; ``inf`` where the window holds no answer."""
+def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, h: np.ndarray, device: Any) -> np.ndarray:
+    """Both directions of every configuration discretised, windowed, composed and read on ``device``."""
     import torch
 
-    n = jobs[0].n
     dev = torch.device(device)
-    x = torch.as_tensor(np.stack([j.wrapped for j in jobs]), dtype=torch.float64, device=dev)
+
+    def t(a: np.ndarray) -> Any:
+        return torch.as_tensor(np.ascontiguousarray(a), dtype=torch.float64, device=dev)
+
+    budget = np.maximum(_api._TAIL_BUDGET * d, 1e-15)
+    step_tail = np.maximum(budget / (4 * T), 1e-20)
+    res = np.full((len(s), 2), np.inf)
+    for di, direction in enumerate(("remove", "add")):
+        disc = _discretize_torch(direction, t(s), t(q), t(h), t(step_tail))
+        pm, j0, K = disc["pmf"], disc["j0"], disc["K"]
+        win = _windows_t(pm, t(h), j0, t(T.astype(float)), t(budget / 4)).cpu().numpy()
+        j0n, Kn = j0.cpu().numpy(), K.cpu().numpy()
+        inf_n, ro_n = disc["inf_mass"].cpu().numpy(), disc["roundoff"].cpu().numpy()
+        s_min = T * j0n
+        s_max = T * (j0n + Kn - 1)
+        lo, up, utail = win[:, 0], win[:, 1], win[:, 2]
+        utail = np.where(up >= s_max * h, 0.0, utail)
+        s0 = np.maximum(np.floor(lo / h), s_min)
+        s1 = np.maximum(np.minimum(np.ceil(up / h), s_max), s0)
+        n = np.array([_bucket(int(v)) for v in (s1 - s0 + 1)])
+        with np.errstate(divide="ignore"):
+            inf_tot = np.where(inf_n < 1, -np.expm1(T * np.log1p(-np.minimum(inf_n, 1.0))), 1.0)
+        const = inf_tot + utail + T * ro_n
+        ok = np.isfinite(utail) & (n <= (1 << 24))
+        for nn in np.unique(n[ok]):
+            rows = np.nonzero(ok & (n == nn))[0]
+            chunk = max(1, _MAX_ELEMS // int(nn))
+            for a in range(0, len(rows), chunk):
+                r = rows[a:a + chunk]
+                rt = torch.as_tensor(r, device=dev)
+                p_r = pm[rt]
+                idx = ((j0[rt][:, None] + torch.arange(p_r.shape[1], dtype=torch.float64, device=dev)[None, :]) % int(nn)).to(torch.int64)
+                wrapped = torch.zeros((len(r), int(nn)), dtype=torch.float64, device=dev).scatter_add_(1, idx, p_r)
+                res[r, di] = _compose_read(wrapped, s0[r].astype(np.int64), h[r], T[r], const[r], d[r], dev)
+    return np.max(res, axis=1)
+
+
+def _compose_read(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, const_: np.ndarray, dt_: np.ndarray,
+                  dev: Any) -> np.ndarray:
+    """Rows of wrapped PMFs (B, n) -> composed T-fold (FFT) -> epsilon at each row's delta (upper bound)."""
+    import torch
+
+    n = int(x.shape[1])
     spec = torch.fft.rfft(x, n=n, dim=1)
-    T = torch.as_tensor([j.T for j in jobs], dtype=torch.int64, device=dev)
+    T = torch.as_tensor(T_, dtype=torch.int64, device=dev)
     # spec ** T row-wise as exp(T log spec): for an integer T this is the power exactly (any branch of the
     # log); its relative rounding grows like T u |log spec|, the same order as repeated squaring (T u),
     # which the FFT rounding bound below already carries
@@ -164,23 +256,23 @@ def _run_group(jobs: list[_Job], deltas: np.ndarray, device: Any) -> np.ndarray:
     out = torch.exp(out)
     abs_sum = out.abs().sum(dim=1)
     c = torch.fft.irfft(out, n=n, dim=1)
-    rot = torch.as_tensor([j.s0 % n for j in jobs], device=dev)
+    rot = torch.as_tensor(s0_ % n, device=dev)
     pmf = torch.gather(c, 1, (torch.arange(n, device=dev)[None, :] + rot[:, None]) % n)  # entry k = atom s0 + k
     pmf = pmf.clamp_min(0.0)
     Tf = T.to(torch.float64)
     fft_err = 8 * _U * (Tf + math.log2(n)) * abs_sum  # as pld.compose: total over the window
-    hs = torch.as_tensor([j.h for j in jobs], dtype=torch.float64, device=dev)
-    s0 = torch.as_tensor([j.s0 for j in jobs], dtype=torch.float64, device=dev)
-    const = torch.as_tensor([j.const for j in jobs], dtype=torch.float64, device=dev) + fft_err
-    dt = torch.as_tensor(deltas[[j.idx for j in jobs]], dtype=torch.float64, device=dev)
+    hs = torch.as_tensor(h_, dtype=torch.float64, device=dev)
+    s0 = torch.as_tensor(s0_, dtype=torch.float64, device=dev)
+    const = torch.as_tensor(const_, dtype=torch.float64, device=dev) + fft_err
+    dt = torch.as_tensor(dt_, dtype=torch.float64, device=dev)
     k = torch.arange(n, dtype=torch.float64, device=dev)[None, :]
     # suffix sums: A_k = sum_{j>=k} p_j, LS_k = log sum_{j>=k} p_j e^{-j h} (log space: no overflow)
     A = torch.flip(torch.cumsum(torch.flip(pmf, [1]), 1), [1])
     with torch.no_grad():
         logp = torch.log(pmf) - k * hs[:, None]
     LS = torch.flip(torch.logcumsumexp(torch.flip(logp, [1]), 1), [1])
-    zero = torch.zeros((len(jobs), 1), dtype=torch.float64, device=dev)
-    ninf = torch.full((len(jobs), 1), -math.inf, dtype=torch.float64, device=dev)
+    zero = torch.zeros((x.shape[0], 1), dtype=torch.float64, device=dev)
+    ninf = torch.full((x.shape[0], 1), -math.inf, dtype=torch.float64, device=dev)
     A1 = torch.cat([A[:, 1:], zero], 1)
     LS1 = torch.cat([LS[:, 1:], ninf], 1)
     dk = (A1 - torch.exp(k * hs[:, None] + LS1)).clamp_min(0.0) + const[:, None]  # delta at eps = ell_k
@@ -219,45 +311,17 @@ def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta:
     easy = (T == 0) | (q >= 1.0)
     eps[T == 0] = 0.0
     todo = np.nonzero(~easy)[0]
-    jobs: list[_Job] = []
-    failed: set[int] = {int(i) for i in np.nonzero(easy & (T > 0))[0]}
+    res = np.full(m, np.inf)
     if len(todo):
         hh = _guess_h(s[todo], q[todo], T[todo], d[todo])
-        tasks = [(int(i), direction, float(s[i]), float(q[i]), int(T[i]), float(d[i]), float(h))
-                 for i, h in zip(todo, hh) for direction in ("remove", "add")]
-        disc = [_discretize(*a[1:]) for a in tasks]
-        wins = _windows([p for p, _ in disc], np.array([a[4] for a in tasks], dtype=float),
-                        np.array([tt for _, tt in disc]), device)
-        for a, (p, _), w in zip(tasks, disc, wins):
-            job = _finish(a[0], a[1], p, a[4], w)
-            if job is None:
-                failed.add(a[0])
-            else:
-                jobs.append(job)
-    best = np.full((m, 2), -np.inf)
-    groups: dict[int, list[_Job]] = {}
-    for j in jobs:
-        if j.idx not in failed:
-            groups.setdefault(j.n, []).append(j)
-    n_groups = 0
-    for n, js in sorted(groups.items()):
-        chunk = max(1, _MAX_ELEMS // n)
-        for start in range(0, len(js), chunk):
-            part = js[start:start + chunk]
-            vals = _run_group(part, d, device)
-            n_groups += 1
-            for j, v in zip(part, vals):
-                best[j.idx, j.direction] = v
-    res = np.max(best, axis=1)
-    bad = [int(i) for i in todo if not np.isfinite(res[i]) or int(i) in failed] + sorted(i for i in failed if i not in set(todo.tolist()))
-    for i in todo:
-        if np.isfinite(res[i]) and int(i) not in failed:
-            eps[i] = res[i]
-    for b in sorted(set(bad)):
+        res[todo] = _epsilon_device(s[todo], q[todo], T[todo], d[todo], hh, device)
+    bad = [int(i) for i in todo if not np.isfinite(res[i])] + [int(i) for i in np.nonzero(easy & (T > 0))[0]]
+    eps[todo] = res[todo]
+    for b in sorted(set(bad)):  # q = 1 (exact Gaussian path) or no answer inside the window: single accountant
         eps[b] = float(_api.epsilon(noise_multiplier=float(s[b]), sample_rate=float(q[b]), steps=int(T[b]),
                                     delta=float(d[b]), accountant="tight").epsilon)
     return BatchResult(eps.reshape(shape), d.reshape(shape), True, str(device), len(set(bad)),
-                       {"fft_batches": n_groups, "method": "PLD, connect-the-dots (pessimistic), batched FFT composition"})
+                       {"method": "PLD, connect-the-dots (pessimistic), batched FFT composition"})
 
 
 __all__ = ["BatchResult", "epsilon_batch"]
