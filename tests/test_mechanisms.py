@@ -374,3 +374,23 @@ def test_batched_tight_matches_the_single_accountant_and_stays_above_the_optimis
     e = epsilon_batch(noise_multiplier=[1.0, 1.0], sample_rate=[0.1, 1.0], steps=[0, 10], delta=1e-5).epsilon
     assert e[0] == 0.0
     assert e[1] == pytest.approx(float(epsilon(noise_multiplier=1.0, sample_rate=1.0, steps=10, delta=1e-5).epsilon), rel=1e-12)
+
+
+def test_batched_discretisation_is_pld_discretize_step():
+    torch = pytest.importorskip("torch")
+    from symdp.accountants import pld
+    from symdp.accountants.batched import _discretize_torch
+
+    cfg = [(1.1, 0.01, 1e-3, 1e-12), (0.5, 0.3, 1e-2, 1e-10), (3.0, 0.9, 1e-2, 1e-18), (2.0, 0.002, 2e-4, 1e-20)]
+    cols = [torch.tensor([c[i] for c in cfg], dtype=torch.float64) for i in range(4)]
+    for direction in ("remove", "add"):
+        out = _discretize_torch(direction, *cols)
+        for i, (s, q, h, tail) in enumerate(cfg):
+            ref = pld.discretize_step(s, q, h, direction, tail=tail)
+            K = int(out["K"][i])
+            assert K == len(ref.pmf) and int(out["j0"][i]) == ref.j0
+            pm = out["pmf"][i].numpy()
+            # the same masses up to rounding (split points may move rounding-level mass between neighbours)
+            assert np.sum(np.abs(pm[:K] - ref.pmf)) <= 1e-11 and np.all(pm[K:] == 0)
+            assert abs(float(out["inf_mass"][i]) - ref.inf_mass) <= 1e-12 + 1e-9 * ref.inf_mass
+            assert float(out["roundoff"][i]) == pytest.approx(ref.roundoff, rel=1e-9)
