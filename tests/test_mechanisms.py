@@ -388,7 +388,7 @@ def test_batched_discretisation_is_pld_discretize_step():
         for i, (s, q, h, tail) in enumerate(cfg):
             ref = pld.discretize_step(s, q, h, direction, tail=tail)
             K = int(out["K"][i])
-            assert K == len(ref.pmf) and int(out["j0"][i]) == ref.j0
+            assert len(ref.pmf) == K and int(out["j0"][i]) == ref.j0
             pm = out["pmf"][i].numpy()
             # the same masses up to rounding (split points may move rounding-level mass between neighbours)
             assert np.sum(np.abs(pm[:K] - ref.pmf)) <= 1e-11 and np.all(pm[K:] == 0)
