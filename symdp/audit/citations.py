@@ -29,14 +29,16 @@ class Citation:
     arxiv: str | None = None
     doi: str | None = None
     note: str | None = None
+    variant: str | None = None  # which text, when a paper has two (UAI / long version)
 
     @property
     def short(self) -> str:
-        """``Surname1, Surname2 (year)``: authors' surnames and the year."""
+        """``Surname1, Surname2 (year)``: authors' surnames and the year (and the text variant, if any)."""
         names = [a.strip().split(" ")[-1] for a in self.authors.split(",") if a.strip()]
         if not names:
             return self.title
-        return f"{', '.join(names)} ({self.year})" if self.year else ", ".join(names)
+        when = ", ".join(x for x in (self.year, self.variant) if x)
+        return f"{', '.join(names)} ({when})" if when else ", ".join(names)
 
     def text(self) -> str:
         """The reference as one line of plain text."""
@@ -77,11 +79,11 @@ CITATIONS: dict[str, Citation] = {
     "he2021-uai": Citation(
         "he2021-uai", "Fengxiang He, Bohan Wang, Dacheng Tao", _HE_TITLE,
         "Proceedings of the 37th Conference on Uncertainty in Artificial Intelligence (UAI), PMLR 161",
-        "2021", arxiv="2007.09371", note="Short (conference) version."),
+        "2021", arxiv="2007.09371", note="Short (conference) version.", variant="UAI"),
     "he2021-long": Citation(
         "he2021-long", "Fengxiang He, Bohan Wang, Dacheng Tao", _HE_TITLE,
         "extended (journal) version with appendix proofs", "2021", arxiv="2007.09371",
-        note="Long version; its constants differ from the UAI text (e.g. Thm 1)."),
+        note="Long version; its constants differ from the UAI text (e.g. Thm 1).", variant="long version"),
     "lampert2026": Citation(
         "lampert2026", "Christoph H. Lampert, Hossein Zakerinia",
         "From privacy to generalization: linear max-information bounds for DP-SGD", "preprint", "2026",

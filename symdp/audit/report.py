@@ -280,6 +280,9 @@ def describe(r: AuditResult, th: Theorem | None) -> tuple[str | None, str | None
         return q, f"{q}{where}: claimed bound {c}, {truth_label(oracle)} {a}"
     if r.kind in ("expansion", "identity", "equivalence"):
         return quantity, f"{quantity or 'value'}{where}: claimed {c}, actual {a}"
+    if r.kind in ("algorithm", "experiment"):  # a run of an algorithm: the claim's number vs the mechanism's own
+        return quantity, (f"{quantity or 'the claimed guarantee'}{where}: claimed {c}, the real mechanism's value {a} "
+                          "(bracket and method in the verifier log)")
     # comparisons: the claim says 'actual' side <= 'claimed' side
     try:
         fc, fa = float(r.claimed), float(r.actual)
@@ -314,6 +317,22 @@ def reproduce_command(r: AuditResult, claim_file: str | None = None) -> str:
     return f"symdp audit {r.id} --out symdp-report"
 
 
+def _lookup_theorem(rid: str) -> Theorem | None:
+    """The theorem behind a result that was not passed in: a library entry, or a second reading of one."""
+    try:
+        if rid.startswith("reading."):
+            from .readings import READINGS
+
+            return next((rd.theorem for rd in READINGS if rd.theorem.id == rid), None)
+        if rid.startswith(("algo.", "experiment.", "user.")):
+            return None  # mechanism-level results and experiments state prose, not a formula
+        from ..library import get
+
+        return get(rid, with_evidence=False)
+    except Exception:  # noqa: BLE001 - enrichment is best effort: the plain statement stays
+        return None
+
+
 def enrich(results: Iterable[AuditResult], theorems: Mapping[str, Theorem] | None = None,
            claim_files: Mapping[str, str] | None = None) -> None:
     """Fill ``latex``, ``quantity``, ``compared``, ``reproduce`` and ``source_key`` (in place) from the
@@ -321,7 +340,7 @@ def enrich(results: Iterable[AuditResult], theorems: Mapping[str, Theorem] | Non
     theorems = theorems or {}
     claim_files = claim_files or {}
     for r in results:
-        th = theorems.get(r.id)
+        th = theorems.get(r.id) or _lookup_theorem(r.id)
         if r.source_key is None:
             r.source_key = th.source.paper if th is not None else _source_key(r)
         if r.latex is None and th is not None:
@@ -515,7 +534,7 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
     c = counts(results)
     lines = [f"# {title}", "", f"**Summary.** {summary(results)}", ""]
     if meta:
-        lines += [f"- {k}: {v}" for k, v in meta.items()] + [""]
+        lines += [f"- {k}: {_meta_value(v)}" for k, v in meta.items()] + [""]
     lines += ["| verdict | count | meaning |", "|---|---|---|"]
     lines += [f"| {k} | {v} | {_md_escape(VERDICT_LEGEND[k])} |" for k, v in c.items()] + [""]
     by_src = counts_by_source(results)
@@ -569,6 +588,14 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
 
 
 # ---------------------------------------------------------------------------- HTML
+def _meta_value(v: Any) -> str:
+    """A metadata value for reading: dicts as ``key value`` pairs, long hex digests cut to 12 characters."""
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {_meta_value(x)}" for k, x in v.items())
+    s = str(v)
+    return s[:12] if re.fullmatch(r"[0-9a-f]{32,}", s) else s
+
+
 def math_html(latex: str | None, fallback: str = "") -> str:
     """LaTeX as MathML (``latex2mathml``, offline); the escaped LaTeX in ``<code>`` if it cannot be converted."""
     if not latex:
@@ -602,7 +629,8 @@ table.all col.how{width:39%} table.all col.src{width:18%}
 td{overflow-wrap:anywhere} code{overflow-wrap:anywhere;white-space:pre-wrap}
 ul.findings li{margin:.3em 0} table.src{width:auto} table.src td,table.src th{text-align:right} table.src td:first-child{text-align:left}
 .summary{font-size:1.05em;background:#fbf7ee;border-left:4px solid #a86b00;padding:.6em 1em}
-.cite{color:#444;font-size:.95em} .stmt{overflow-x:auto;overflow-y:hidden;padding:.3em 0} math{font-size:1.1em}
+.cite{color:#444;font-size:.95em} .stmt{overflow-x:auto;overflow-y:hidden;padding:.3em 0}
+math{font-size:1.15em;font-family:'STIX Two Math','Latin Modern Math','DejaVu Math TeX Gyre','Cambria Math',math}
 dl.legend dt{font-weight:700;float:left;clear:left;width:7em} dl.legend dd{margin-left:7.5em;margin-bottom:.3em}
 .kv b{display:inline-block;min-width:7em} details{margin-top:.5em;color:#555}
 blockquote{border-left:3px solid #bbb;margin:.5em 0;padding:.2em .8em;color:#333;background:#fafafa;font-style:italic}
@@ -619,7 +647,7 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
     parts.append(f"<h1>{esc(title)}</h1>")
     parts.append(f"<p class='summary' id='summary'>{esc(summary(results))}</p>")
     if meta:
-        parts.append("<p>" + " &middot; ".join(f"{esc(str(k))}: {esc(str(v))}" for k, v in meta.items()) + "</p>")
+        parts.append("<p class='meta'>" + " &middot; ".join(f"{esc(str(k))}: {esc(_meta_value(v))}" for k, v in meta.items()) + "</p>")
     parts.append("<p class='counts'>" + "".join(
         f"<span style='color:{_HTML_COLORS[k]}'>{k}: {v}</span>" for k, v in c.items()) + "</p>")
     parts.append("<h2>Verdict legend</h2><dl class='legend' id='legend'>" + "".join(
@@ -671,7 +699,10 @@ def _card(r: AuditResult, report_dir: Path) -> str:
     esc = html.escape
     p = [f"<div class='card finding' id='{esc(r.id)}'><h4 style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}: <code>{esc(r.id)}</code></h4>"]
     p.append(f"<p>{esc(r.title)} &mdash; <span class='cite'>{esc(source_line(r))}</span></p>")
-    p.append("<div class='stmt'>" + math_html(r.latex, r.statement) + "</div>")
+    if r.latex or r.kind not in ("algorithm", "experiment"):
+        p.append("<div class='stmt'>" + math_html(r.latex, r.statement) + "</div>")
+    else:  # a claim about a run of an algorithm, stated in words
+        p.append(f"<p class='stmt-text'><b>claim</b> {esc(r.statement)}</p>")
     quote = optional(r, "quote")
     if quote is not None:  # the paper's words; a leading seed-file number ("000 Thm 4: ...") is ours, not the paper's
         p.append(f"<blockquote>{esc(re.sub(r'^[0-9]{3}[ :]+', '', str(quote)))}</blockquote>")
