@@ -240,3 +240,16 @@ def test_azuma_rademacher_tail_brute_force() -> None:
         got = X.azuma_rademacher_tail(t=t)
         assert got >= brute * (1 - mpmath.mpf("1e-6"))
         assert got <= math.exp(-t * t / 2)
+
+
+def test_assigned_oracles_name_real_entries_and_oracles() -> None:
+    """Every verifier-assigned oracle exists and every entry it is assigned to is a library entry naming none."""
+    from symdp.library import all_theorems
+    from symdp.verify.registry import ENTRY_ORACLES, ORACLES
+
+    by_id = {t.id: t for t in all_theorems(with_evidence=False)}
+    assert ENTRY_ORACLES
+    for entry, oracle in ENTRY_ORACLES.items():
+        assert oracle in ORACLES, oracle
+        assert entry in by_id, entry
+        assert by_id[entry].oracle in (None, oracle), (entry, by_id[entry].oracle)

@@ -56,7 +56,8 @@ DEEP_CAPS: dict[str, dict[str, float]] = {
     "gdp_tradeoff": {"T": 200}, "optimal_composition_enum": {"T": 100},
 }
 #: local-search iterations after the random stage (default, deep)
-REFINE = {"default": (25, 80), "optimal_composition": (5, 30), "subsampled_gaussian_profile": (0, 0), "sgm_pld": (0, 5),
+REFINE = {"default": (25, 80), "gaussian_zcdp": (2, 10), "rr_approx_max_information": (5, 30),
+          "rr_approx_max_information_nats": (5, 30), "azuma_rademacher": (5, 30), "optimal_composition": (5, 30), "subsampled_gaussian_profile": (0, 0), "sgm_pld": (0, 5),
           "subsampled_gaussian_tradeoff": (3, 20), "gaussian_rdp": (3, 20), "composition_eq7": (5, 30), "composition_tied": (5, 30), "composition_eq7_simplex": (5, 30), "composition_at_eq": (5, 30),
           "composition_igmm": (5, 30), "composition_eq7_hetero": (3, 20), "composition_hetero_pure": (3, 20),
           "composition_hetero_dr": (3, 20), "gdp_tradeoff": (0, 3), "optimal_composition_enum": (3, 20)}
@@ -65,7 +66,9 @@ BUDGET = {"default": (150, 2000), "optimal_composition": (40, 600), "subsampled_
           "tradeoff_dp_composition": (40, 300), "sgm_pld": (12, 100), "subsampled_gaussian_tradeoff": (30, 300),
           "gaussian_rdp": (60, 400), "composition_eq7": (80, 600), "composition_tied": (40, 600), "composition_eq7_simplex": (80, 600), "composition_at_eq": (60, 600), "composition_igmm": (80, 600),
           "composition_eq7_hetero": (60, 400), "composition_hetero_pure": (60, 400), "composition_hetero_dr": (60, 400),
-          "gdp_tradeoff": (4, 40), "optimal_composition_enum": (30, 300)}
+          "gdp_tradeoff": (4, 40), "optimal_composition_enum": (30, 300),
+          "gaussian_zcdp": (20, 150), "rr_approx_max_information": (60, 400), "rr_approx_max_information_nats": (60, 400),
+          "chernoff_rr_tail": (150, 2000), "coupling_lp": (100, 600), "azuma_rademacher": (80, 600)}
 
 
 @dataclass

@@ -35,6 +35,7 @@ from typing import Any
 
 import mpmath
 import numpy as np
+import sympy as sp
 
 from .registry import Oracle, assign, register
 
@@ -278,8 +279,6 @@ def rr_loss_tail(*, step: Any, T: Any, at: Any) -> mpmath.mpf:
 
 def _map_chernoff(th: Any) -> Any:
     """``Chernoff term >= the exact tail it bounds`` for the entries of :data:`CHERNOFF_STEP`."""
-    import sympy as sp
-
     from .compile import compile_expr
 
     if th.id not in CHERNOFF_STEP or th.rhs is None:
@@ -361,6 +360,44 @@ register(Oracle(
 assign("azuma_rademacher", "he2021long.azuma")
 
 
+# ---------------------------------------------------------------------------
+# bridge theorems of the calculus (symdp.library.bridges) with existing or derived oracles
+# ---------------------------------------------------------------------------
+
+
+def gaussian_zcdp(*, sigma: Any, Delta: Any = 1, **_: Any) -> mpmath.mpf:
+    r"""zCDP parameter of the Gaussian mechanism, ``sup_alpha D_alpha / alpha``, with ``D_alpha`` by quadrature
+    (:func:`symdp.verify.oracles.gaussian_rdp`) at alpha in {2, 8} (the ratio is constant in alpha)."""
+    from .oracles import gaussian_rdp
+
+    return max(gaussian_rdp(alpha=a, sigma=sigma, Delta=Delta) / a for a in (2, 8))
+
+
+def rr_approx_max_information_nats(*, epsilon: Any, n: Any, beta: Any, **_: Any) -> mpmath.mpf:
+    """:func:`rr_approx_max_information_bits` in nats."""
+    return rr_approx_max_information_bits(epsilon=epsilon, n=n, beta=beta) * mpmath.log(2)
+
+
+register(Oracle(
+    "gaussian_zcdp", gaussian_zcdp, "value", ("sigma",),
+    "zCDP parameter of the Gaussian mechanism: sup_alpha D_alpha/alpha, Renyi divergences by quadrature",
+    rtol="1e-12",
+    exact=lambda *, sigma, Delta=1, **_: sp.sympify(Delta) ** 2 / (2 * sp.sympify(sigma) ** 2),
+    exact_note="D_alpha(N(Delta, s^2) || N(0, s^2)) = alpha Delta^2/(2 s^2) for every alpha > 1, so "
+               "sup_alpha D_alpha/alpha = Delta^2/(2 s^2)",
+))
+register(Oracle(
+    "rr_approx_max_information_nats", rr_approx_max_information_nats, "value", ("epsilon", "n", "beta"),
+    "beta-approximate max-information (nats) of n i.i.d. uniform bits through eps-randomized response (a lower "
+    "bound of the worst case)",
+))
+assign("gaussian_rdp", "bridge.mironov2017_gaussian_rdp")
+assign("gaussian_zcdp", "bridge.bun_steinke2016_gaussian_zcdp")
+assign("rr_approx_max_information_nats", "bridge.dwork2015_thm20_nats")
+assign("optimal_composition", "bridge.dwork_roth_basic_composition_eps")
+
+
 __all__ = ["laplace_mean_dp", "linreg_dp_lower", "coupling_distance", "coupling_lemma_distance", "rr_loss_tail", "azuma_rademacher_tail",
+           "gaussian_zcdp", "rr_approx_max_information_nats",
            "CHERNOFF_STEP", "rr_pure_max_information_bits", "rr_approx_max_information_bits",
            "RR_PRIOR_P"]
