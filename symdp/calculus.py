@@ -35,10 +35,27 @@ from .errors import InvalidParameterError, InvalidTypeError
 from .library.implications import BRIDGES_FOR, Implication, implication, register_implication
 from .theorem import Evidence, Kind, Property, Source, Theorem, Verdict
 
-__all__ = ["Derivation", "Step", "chain", "register", "load_theorems", "weakest", "VERDICT_ORDER", "invert"]
+__all__ = ["WORKED_CHAINS", "Derivation", "Step", "chain", "register", "load_theorems", "weakest", "VERDICT_ORDER", "invert"]
 
 #: strongest first; the weakest of a chain's step verdicts is the chain's verdict
 VERDICT_ORDER = (Verdict.PROVED, Verdict.SUPPORTED, Verdict.PARTIAL, Verdict.UNCHECKED, Verdict.REFUTED)
+
+
+#: the worked chains of issue 10 (examples/derive/ runs them; bench/derive.py times them)
+WORKED_CHAINS: dict[str, tuple[str, ...]] = {
+    # (i) Gaussian mechanism -> Poisson subsampling -> composition -> He et al. Thm 1
+    "gaussian_poisson_dwork_roth_he_thm1": ("classical.gaussian_mechanism_calibration", "bridge.bbg2018_poisson_eps",
+                                            "classical.dwork_roth_advanced_composition_eps", "he2021uai.thm1_small_eps"),
+    "gaussian_poisson_he_thm4_he_thm1": ("classical.gaussian_mechanism_calibration", "bridge.bbg2018_poisson_eps",
+                                         "he2021.cor1_delta_at_thm4_eps", "he2021uai.thm1_small_eps"),
+    "gaussian_poisson_kairouz_he_thm1": ("classical.gaussian_mechanism_calibration", "bridge.bbg2018_poisson_eps",
+                                         "classical.kairouz2017_eps3", "he2021uai.thm1_small_eps"),
+    # (ii) NoisySGD -> GDP (CLT) -> duality -> He et al. Thm 1 / Dwork et al. 2015
+    "noisysgd_clt_duality_he_thm1": ("bu2020.clt_mu", "bu2020.delta_of_eps_gdp", "he2021uai.thm1_small_eps"),
+    "noisysgd_clt_duality_dwork2015": ("bu2020.clt_mu", "bu2020.delta_of_eps_gdp", "classical.dwork2015_high_prob"),
+    # (iii) 001's SGLD: Gaussian step -> tau-of-N mini-batch -> composition -> Thm 1 (long version)
+    "sgld_001": ("he2021long.thm7_eps_tilde", "he2021long.thm7_subsampling", "he2021long.thm7_eps", "he2021long.thm1"),
+}
 
 
 def weakest(verdicts: Iterable[Verdict]) -> Verdict:
