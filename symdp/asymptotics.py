@@ -25,9 +25,10 @@ import re
 import signal
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 import sympy as sp
 
@@ -138,7 +139,7 @@ def limited(fn: Callable[..., R], *args: Any, seconds: float = DEFAULT_TIMEOUT) 
         proc.join(1.0)
     if kind == "err":
         raise val
-    return val  # type: ignore[no-any-return]
+    return val
 
 
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
@@ -149,7 +150,7 @@ def parse_point(point: Any, symbols: dict[str, sp.Symbol] | None = None) -> sp.E
     """An expansion point from text by a whitelist (never ``sympify``): ``oo``/``inf``, ``-oo``,
     a decimal number, or the name of a symbol of the expression."""
     if isinstance(point, sp.Basic):
-        return point  # type: ignore[return-value]
+        return point
     if isinstance(point, bool):
         raise InvalidParameterError(f"at={point!r} is not a point; allowed: oo, -oo, a number or a symbol name")
     if isinstance(point, int):
@@ -250,8 +251,8 @@ class Rate:
     var: sp.Symbol
     at: sp.Expr
     power: sp.Expr | None
-    log_power: sp.Expr | None = sp.Integer(0)
-    exp_rate: sp.Expr | None = sp.Integer(0)
+    log_power: sp.Expr | None = sp.S.Zero
+    exp_rate: sp.Expr | None = sp.S.Zero
     constant: sp.Expr | None = None
     method: str = "symbolic limits"
 
@@ -265,7 +266,7 @@ class Rate:
             return None
         v = self.var
         lg = sp.log(v) if self.at is not sp.S.Zero else sp.log(1 / v)
-        out = self.constant * v**self.power * lg**self.log_power  # type: ignore[operator]
+        out = self.constant * v**self.power * lg**self.log_power
         if self.exp_rate != 0:
             out = out * sp.exp(self.exp_rate * (v if self.at is not sp.S.Zero else 1 / v))
         return out
@@ -412,7 +413,7 @@ def _rate_impl(expr: sp.Expr, var: sp.Symbol | str, at: Any = "oo", seconds: flo
                 e is not None and e.is_number for e in found[0]):
             a, b, c = found[0]
             method = "exponents at two generic parameter points (agreeing); constant symbolic"
-            g = f / (x**a * sp.log(x) ** b * sp.exp(c * x))  # type: ignore[operator]
+            g = f / (x**a * sp.log(x) ** b * sp.exp(c * x))
             k = _blim(g, x, budget)
             k = k if _finite(k) and k != 0 else None
         else:
@@ -486,8 +487,9 @@ def is_big_o(a: sp.Expr, b: sp.Expr, var: sp.Symbol | str, point: Any = 0, *,
         ra, rb = rate(a, v, p0, seconds=seconds), rate(b, v, p0, seconds=seconds)
         if ra.known and rb.known:
             sign = 1 if p0 is sp.oo else -1
-            key_a = (ra.exp_rate, sign * ra.power, ra.log_power)  # type: ignore[operator]
-            key_b = (rb.exp_rate, sign * rb.power, rb.log_power)  # type: ignore[operator]
+            assert ra.power is not None and rb.power is not None  # known
+            key_a = (ra.exp_rate, sign * ra.power, ra.log_power)
+            key_b = (rb.exp_rate, sign * rb.power, rb.log_power)
             for x, y in zip(key_a, key_b):
                 d = sp.simplify(x - y)
                 if d.is_negative:
@@ -515,6 +517,8 @@ def check_expansion(th: Theorem) -> tuple[bool, sp.Expr]:
         raise InvalidParameterError(f"theorem {th.id} is a {th.kind.value}, not an expansion")
     ex = th.expansion
     v, p0 = ex.var, _point(ex.point)
+    if th.lhs is None or th.rhs is None:
+        raise InvalidParameterError(f"theorem {th.id} has no formula to check")
     diff = sp.simplify(th.lhs - th.rhs)
     if p0 in (sp.oo, -sp.oo):
         remainder = v ** (-ex.order)

@@ -25,8 +25,9 @@ the ``T`` of the run).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import sympy as sp
 
@@ -239,7 +240,7 @@ def _parse_binding(bind: Mapping[str, Any] | None) -> dict[str, sp.Expr]:
     out: dict[str, sp.Expr] = {}
     for name, value in (bind or {}).items():
         if isinstance(value, sp.Basic):
-            out[name] = value  # type: ignore[assignment]
+            out[name] = value
         elif isinstance(value, bool) or not isinstance(value, (int, float)):
             raise InvalidTypeError(f"bind[{name!r}]={value!r}: expected a number or a SymPy expression")
         else:
@@ -369,7 +370,7 @@ def load_theorems(path: str, *, register_them: bool = True) -> list[Theorem]:
     return [pt.theorem for pt in parsed]
 
 
-def invert(th: Theorem | str, var: str, value: Any, *, side: str = "rhs", **others: Any) -> float:
+def invert(th: Theorem | str, var: str, value: Any, *, side: str = "rhs", **others: Any) -> Any:
     """Solve ``rhs(var, others) = value`` for ``var`` on the safe side (see :mod:`symdp.inverse`)."""
     from .inverse import invert as _inv
 

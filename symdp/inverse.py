@@ -51,7 +51,7 @@ def _theorem(th: Theorem | str) -> Theorem:
 def _kernels(th: Theorem) -> tuple[Any, Any]:
     from .library import user_ids
 
-    if th.id in user_ids() or th.tags and "user" in th.tags or th.id.startswith("derived."):
+    if th.id in user_ids() or (th.tags and "user" in th.tags) or th.id.startswith("derived."):
         from .codegen.user import kernel_for
 
         return kernel_for(th, "numpy"), kernel_for(th, "mpmath")

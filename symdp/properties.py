@@ -25,8 +25,9 @@ entries in bits are converted by their implication); generalization
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar
 
 import sympy as sp
 
@@ -37,9 +38,13 @@ __all__ = [
 ]
 
 
+_EPS = sp.Symbol("epsilon", positive=True)
+_ALPHA = sp.Symbol("alpha", positive=True)
+
+
 def _expr(v: Any) -> sp.Expr:
     if isinstance(v, sp.Basic):
-        return v  # type: ignore[return-value]
+        return v
     if isinstance(v, bool):
         raise TypeError(f"property parameter={v!r}: expected a number or a SymPy expression")
     if isinstance(v, int):
@@ -64,7 +69,7 @@ class Prop:
     def subject_of(self) -> str:
         return str(getattr(self, "subject", "A"))
 
-    def xreplace(self, mapping: Mapping[sp.Basic, sp.Basic]) -> "Prop":
+    def xreplace(self, mapping: Mapping[sp.Basic, sp.Basic]) -> Prop:
         """The same property with ``mapping`` applied to every parameter (simultaneously)."""
         new = {n: _expr(e).xreplace(dict(mapping)) for n, e in self.params().items()}
         return replace(self, **new)
@@ -114,7 +119,7 @@ class PureDP(Prop):
     def __post_init__(self) -> None:
         _init_exprs(self)
 
-    def as_approx(self) -> "ApproxDP":
+    def as_approx(self) -> ApproxDP:
         return ApproxDP(self.eps, sp.Integer(0), self.subject)
 
 
@@ -139,7 +144,7 @@ class PrivacyProfile(Prop):
     ``delta_of_eps`` is an expression in the free symbol ``eps``."""
 
     delta_of_eps: Any
-    eps: Any = sp.Symbol("epsilon", positive=True)
+    eps: Any = _EPS
     subject: str = "A"
     kind: ClassVar[str] = "PrivacyProfile"
     param_names: ClassVar[tuple[str, ...]] = ("delta_of_eps",)
@@ -148,7 +153,7 @@ class PrivacyProfile(Prop):
         _init_exprs(self)
         object.__setattr__(self, "eps", _expr(self.eps))
 
-    def as_approx(self) -> "ApproxDP":
+    def as_approx(self) -> ApproxDP:
         return ApproxDP(self.eps, self.delta_of_eps, self.subject)
 
 
@@ -171,7 +176,7 @@ class TradeOff(Prop):
     """f-DP with trade-off function ``f`` in the argument ``alpha`` [003 Def. 2.2]."""
 
     f: Any
-    alpha: Any = sp.Symbol("alpha", positive=True)
+    alpha: Any = _ALPHA
     subject: str = "A"
     kind: ClassVar[str] = "TradeOff"
     param_names: ClassVar[tuple[str, ...]] = ("f",)
@@ -268,7 +273,7 @@ class Mechanism(Prop):
     def params(self) -> dict[str, sp.Expr]:
         return dict(self.args)
 
-    def xreplace(self, mapping: Mapping[sp.Basic, sp.Basic]) -> "Prop":
+    def xreplace(self, mapping: Mapping[sp.Basic, sp.Basic]) -> Prop:
         return replace(self, args=tuple((n, e.xreplace(dict(mapping))) for n, e in self.args))
 
     def __str__(self) -> str:
@@ -300,7 +305,7 @@ class OtherProperty(Prop):
     def params(self) -> dict[str, sp.Expr]:
         return {f"p{i}": e for i, e in enumerate(self.args)}
 
-    def xreplace(self, mapping: Mapping[sp.Basic, sp.Basic]) -> "Prop":
+    def xreplace(self, mapping: Mapping[sp.Basic, sp.Basic]) -> Prop:
         return replace(self, args=tuple(e.xreplace(dict(mapping)) for e in self.args))
 
     def __str__(self) -> str:

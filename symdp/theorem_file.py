@@ -114,7 +114,7 @@ def _symbols(raw: Any) -> tuple[dict[str, sp.Symbol], dict[sp.Symbol, tuple[sp.E
 
 
 def _text(th: dict[str, Any], key: str, where: str, *, required: bool = True, default: str = "") -> str:
-    v = th.get(key, None)
+    v = th.get(key)
     if v is None:
         if required:
             raise ClaimFileError(f"{where}: missing required field {key!r}")

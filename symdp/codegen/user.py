@@ -21,8 +21,9 @@ import json
 import re
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..errors import InvalidParameterError, SymdpError
 from ..theorem import Theorem
@@ -54,7 +55,7 @@ def render_user(p: G.Plan) -> dict[str, str]:
 def _refuse(out: Path) -> None:
     o = out.resolve()
     gen = G.DEFAULT_OUT.resolve()
-    if o == gen or gen in o.parents or o == PACKAGE_DIR or PACKAGE_DIR in o.parents:
+    if o in (gen, PACKAGE_DIR) or gen in o.parents or PACKAGE_DIR in o.parents:
         raise InvalidParameterError(f"out={str(out)!r} is inside symdp's own package or generated/; allowed: a "
                                     "directory of your own (user plans never write the library's kernels)")
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..symbols import T, Delta, alpha, beta, delta, eps, n, q, sigma
+from ..symbols import Delta, T, alpha, beta, delta, eps, n, q, sigma
 from ..theorem import Kind, Property, Source, Theorem, theorem
 
 _R = sp.Rational
