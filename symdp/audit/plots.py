@@ -59,6 +59,26 @@ def axis_label(name: str) -> str:
     return name
 
 
+def _symlog(ax: Any, values: np.ndarray) -> None:
+    """A symlog y axis for values of both signs, with few ticks: -10^a, -t, 0, t, 10^b (t the linear threshold)."""
+    from matplotlib.ticker import NullLocator
+
+    v = values[np.isfinite(values)]
+    nz = np.abs(v[v != 0])
+    if not nz.size:
+        return
+    t = float(10 ** np.floor(np.log10(max(float(np.quantile(nz, 0.1)), 1e-12))))
+    ax.set_yscale("symlog", linthresh=t)
+    both = bool((v > 0).any() and (v < 0).any())
+    ticks = {0.0} if both else {0.0, t if (v > 0).any() else -t}  # +-t next to 0 would overlap it
+    if (v < 0).any():
+        ticks.add(-float(10 ** np.ceil(np.log10(max(-float(v.min()), t)))))
+    if (v > 0).any():
+        ticks.add(float(10 ** np.ceil(np.log10(max(float(v.max()), t)))))
+    ax.set_yticks(sorted(ticks))
+    ax.yaxis.set_minor_locator(NullLocator())
+
+
 def _grid(lo: float, hi: float, n: int, integer: bool) -> np.ndarray:
     if lo > 0 and hi / lo > 50:
         g = np.geomspace(lo, hi, n)
@@ -155,8 +175,8 @@ def plot_claim(
     xs, yc, yt = sweep(f_claim, f_true, point, var, lo, hi, integer=integer)
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.0, 5.2), dpi=110, sharex=True,
                                   gridspec_kw={"height_ratios": [2.2, 1.0]})
-    ylab = textwrap.shorten(ylabel or "value", width=60, placeholder=" …")
-    ylab = "\n".join(textwrap.wrap(ylab, 32)) or "value"
+    ylab = textwrap.shorten(ylabel or "value", width=56, placeholder=" …")
+    ylab = "\n".join(textwrap.wrap(ylab, 30)[:2]) or "value"
     if ratio:
         with np.errstate(divide="ignore", invalid="ignore"):
             r = yc / yt
@@ -171,8 +191,11 @@ def plot_claim(
             ax.fill_between(xs, yc, yt, where=bad, color="#b3261e", alpha=0.18, label="claim violated")
         pos = np.concatenate([yc[np.isfinite(yc) & (yc > 0)], yt[np.isfinite(yt) & (yt > 0)]])
         allpos = bool(np.all(yc[np.isfinite(yc)] > 0) and np.all(yt[np.isfinite(yt)] > 0))
-        if pos.size and allpos and pos.max() / max(pos.min(), 1e-300) > 1e3:
-            ax.set_yscale("log")
+        if pos.size and pos.max() / max(pos.min(), 1e-300) > 1e3:
+            if allpos:
+                ax.set_yscale("log")
+            else:  # a side changes sign: symlog keeps both the large values and the crossing near 0 visible
+                _symlog(ax, np.concatenate([yc[np.isfinite(yc)], yt[np.isfinite(yt)]]))
         ax.set_ylabel(ylab)
     # bottom panel: relative difference, where the sign change (the crossing) is always visible
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -188,7 +211,7 @@ def plot_claim(
         r = rel[ok]
         span = max(float(np.nanmax(np.abs(r))), 1e-12)
         if span > 10:
-            ax2.set_yscale("symlog", linthresh=max(min(float(np.nanmin(np.abs(r[r != 0]))) if (r != 0).any() else 1e-3, 1.0), 1e-6))
+            _symlog(ax2, r)
         else:
             ax2.set_ylim(min(float(r.min()), -0.05 * span) * 1.15, max(float(r.max()), 0.05 * span) * 1.15)
     ax2.set_ylabel("relative margin")
@@ -212,7 +235,7 @@ def plot_claim(
     ax.legend(fontsize=7, loc="upper left")
     ax2.legend(fontsize=7, loc="lower right")
     # fixed margins (room for a two-line y label and a three-line title): tight_layout would cost a second draw
-    fig.subplots_adjust(left=0.14, right=0.97, top=0.86, bottom=0.1, hspace=0.08)
+    fig.subplots_adjust(left=0.16, right=0.97, top=0.86, bottom=0.1, hspace=0.08)
     save_labelled(fig, path)
     plt.close(fig)
     return path
