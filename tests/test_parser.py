@@ -322,3 +322,37 @@ def test_fuzz_arbitrary_text(text):
 @given(tokens=st.lists(_TOKENS, max_size=40))
 def test_fuzz_token_soup_slow(tokens):
     _fuzz_parse("".join(tokens))
+
+
+# ---- the package never evaluates text -------------------------------------------------------------------------------
+
+def test_no_eval_exec_parse_expr_or_pickle_in_the_package():
+    """A static guard (issue 11, item 4): no ``eval``/``exec``/``compile``/``parse_expr``/``pickle``/``marshal``
+    anywhere in symdp/, and ``sympify``/``S`` never get a string literal (text is parsed by symdp.audit.parser)."""
+    root = Path(__file__).resolve().parents[1] / "symdp"
+    banned_calls = {"eval", "exec", "compile", "parse_expr", "__import__"}
+    banned_modules = {"pickle", "marshal", "shelve", "dill", "cloudpickle"}
+    found = []
+    for f in sorted(root.rglob("*.py")):
+        tree = ast.parse(f.read_text(encoding="utf-8"), filename=str(f))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                fn = node.func
+                name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else None
+                if (isinstance(fn, ast.Name) and name in banned_calls) or (
+                        isinstance(fn, ast.Attribute) and getattr(fn.value, "id", "") == "builtins" and name in banned_calls):
+                    found.append(f"{f.relative_to(root)}:{node.lineno}: {name}()")  # (model.eval() is a method)
+                if name in ("sympify", "S") and node.args and isinstance(node.args[0], ast.Constant) \
+                        and isinstance(node.args[0].value, str):
+                    found.append(f"{f.relative_to(root)}:{node.lineno}: {name}('...')")
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                found += [f"{f.relative_to(root)}:{node.lineno}: import {m}" for m in mods
+                          if m.split(".")[0] in banned_modules and str(f.relative_to(root)) not in PICKLE_OK]
+    assert not found, found
+
+
+#: modules allowed to import pickle, and why (never on a file or on user data)
+PICKLE_OK = {
+    "asymptotics.py": "IPC with its own forked child (time-limited SymPy call): only the child's result is unpickled",
+}
