@@ -145,10 +145,11 @@ def load_ledger(path: str) -> dict[str, Any]:
 
 
 def _summary(cert: dict, paths: dict | None) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    con = Console(stderr=False)
+    from ..audit.report import make_console
+
+    con = make_console()  # the terminal's width; 160 columns in logs
     pr = cert["privacy"]
     t = Table(title=f"privacy at delta = {pr['delta']:.3g}")
     for c in ("accountant", "epsilon", "kind"):
@@ -161,20 +162,22 @@ def _summary(cert: dict, paths: dict | None) -> None:
     for c in ("route", "applies", "bound", "verdicts"):
         g.add_column(c, overflow="fold")
     for e in cert["generalization"]:
-        g.add_row(e["name"], "yes" if e["applies"] else "no",
+        g.add_row(e["name"], "yes" if e["applies"] else "not applicable",
                   f"{e['bound']:.4g} ({e['bound_kind']})" if e["bound"] is not None else "n/a",
                   ", ".join(f"{k}: {v}" for k, v in e["status"].items()) or "-")
     con.print(g)
     emp = cert.get("empirical")
     if emp:
         m = Table(title="measured vs certified")
-        for col in ("check", "measured", "certified", "passed"):
+        from .certificate import check_result
+
+        for col in ("check", "measured", "certified", "result"):
             m.add_column(col, overflow="fold")
         m.add_row("test - train error", f"{emp['test_error'] - emp['train_error']:.4f}", "", "")
         for ch in emp["checks"]:
             m.add_row(ch["name"], f"{ch['lhs']:.4g}" if ch["lhs"] is not None else "n/a",
                       f"{ch['rhs']:.4g}" if ch["rhs"] is not None else "n/a",
-                      {True: "yes", False: "NO", None: "n/a"}[ch["passed"]])
+                      check_result(ch).replace("**", ""))
         con.print(m)
     if paths:
         con.print(f"certificate: {paths['json']}  report: {paths['markdown']}, {paths['html']}")
