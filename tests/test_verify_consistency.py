@@ -133,3 +133,11 @@ def test_search_goes_above_the_cap_where_the_entry_allows() -> None:
     ok2 = _beyond_caps(th, res2, box, {"T": 500}, "optimal_composition", lambda p: sp.Float(10**5), lambda p: p["T"],
                        "<=", lambda p: True, ORACLES["optimal_composition"], False, 0)
     assert ok2 and "above the cap" in res2.evidence.detail and "T in [500, 10000]" in res2.evidence.detail
+
+
+def test_extra_hypothesis_special_case_is_detected() -> None:
+    g, _ = _pair()
+    s2 = theorem("t.restricted", "bump below 1/2 for x < 1", Kind.COMPARISON, SRC, lhs=BUMP, relation="<=",
+                 rhs=sp.Rational(1, 2), hypotheses=(x > 0, x < 1), domain={x: (sp.Rational(1, 1000), 1000)})
+    pairs = {(p.general, p.special) for p in special_cases([g, s2])}
+    assert pairs == {("t.general", "t.restricted")}

@@ -7,8 +7,8 @@ with the same claim there.  Three sources of the relation:
 2. a heterogeneous-steps entry ``X_sum`` (tag ``"heterogeneous"``) and the equal-steps entry ``X``: every
    step ``(eps, delta)`` equal is a sequence of the general statement (``r_spread = 1`` in the verifier's
    parametrisation of :mod:`symdp.verify.composition`);
-3. the same statement (lhs, relation, rhs, hypotheses, premises, conclusion, oracle) over a domain box that
-   lies inside G's box (a sub-box).
+3. the same statement (lhs, relation, rhs, premises, conclusion, oracle) under G's hypotheses and possibly more,
+   over a domain box that lies inside G's box (a sub-box, or a restriction by extra hypotheses).
 
 Rule: when S is REFUTED or PARTIAL (a rigorous counterexample, re-confirmed in high precision or in exact
 arithmetic), a SUPPORTED or UNCHECKED G becomes REFUTED with rung ``consistency``; the counterexample is S's
@@ -67,10 +67,14 @@ def _inside(inner: Mapping[str, tuple[float | None, float | None]], outer: Mappi
 
 
 def _statement_key(th: Theorem) -> tuple[Any, ...] | None:
+    """The statement without its hypotheses and box (those may only narrow in a special case)."""
     if th.lhs is None or th.rhs is None:
         return None
-    return (sp.srepr(th.lhs), th.relation, sp.srepr(th.rhs), tuple(sorted(sp.srepr(h) for h in th.hypotheses)),
-            repr(th.premises), repr(th.conclusion), th.oracle, th.kind)
+    return (sp.srepr(th.lhs), th.relation, sp.srepr(th.rhs), repr(th.premises), repr(th.conclusion), th.oracle, th.kind)
+
+
+def _hyps(th: Theorem) -> frozenset[str]:
+    return frozenset(sp.srepr(h) for h in th.hypotheses if h is not sp.true)
 
 
 def special_cases(theorems: Iterable[Theorem]) -> list[SpecialCase]:
@@ -102,8 +106,15 @@ def special_cases(theorems: Iterable[Theorem]) -> list[SpecialCase]:
     for members in groups.values():
         for g in members:
             for s in members:
-                if g is not s and _box(s) != _box(g) and _inside(_box(s), _box(g)):
-                    add(SpecialCase(g.id, s.id, "the same statement on a sub-box of the domain"))
+                if g is s or not (_hyps(g) <= _hyps(s)) or not _inside(_box(s), _box(g)):
+                    continue
+                if _box(s) == _box(g) and _hyps(s) == _hyps(g):
+                    continue  # the same entry twice (e.g. two readings with one formula): not a special case
+                extra = sorted(_hyps(s) - _hyps(g))
+                how = "the same statement on a sub-box of the domain" if not extra else (
+                    f"the same statement under {len(extra)} more hypothes{'is' if len(extra) == 1 else 'es'}"
+                    + ("" if _box(s) == _box(g) else " and on a sub-box"))
+                add(SpecialCase(g.id, s.id, how))
     return out
 
 
