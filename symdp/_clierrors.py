@@ -72,6 +72,9 @@ class OneLineErrors(click.Group):
             _echo_error("interrupted")
             sys.exit(130)
         except click.ClickException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # `symdp` alone: the help text, as click shows it
+                click.echo(exc.format_message(), err=True)
+                sys.exit(exc.exit_code)
             _echo_error(exc.format_message())
             sys.exit(exc.exit_code)
         except SymdpError as exc:
