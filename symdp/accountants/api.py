@@ -319,6 +319,11 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
         direction, so the max over directions is one.
         """
         fine, coarse = _discretize_dirs(segs, hh, step_tail)
+        if deltas is not None:  # the per-step round-off alone already exceeds the target: composing cannot help
+            # per-step round-off plus the FFT's share (8u T sum|spectrum| >= 8u T, see pld.compose)
+            floor = min(sum(T * p.roundoff for p, T in parts) for parts in coarse) + 8 * _pld._U * T_tot
+            if floor >= float(np.min(deltas)):
+                raise ConvergenceError(f"tight accountant: the per-step round-off floor {floor:.3g} is above delta={float(np.min(deltas)):.3g}")
         cc = [_pld.compose(parts, tail_tol=tail_tol) for parts in coarse]
         cv = np.stack([values(c) for c in cc])
         fv = np.full(cv.shape, np.inf)
@@ -464,15 +469,21 @@ def _composition(acc: str, segs: list[Segment], deltas: np.ndarray) -> tuple[np.
                     dp = float(k_delta(T=T, delta=d0, deltatilde=dt))
                 else:
                     dp = float(k_delta(T=T, delta=d0, deltatilde=dt, epsilon=e0, epsilonprime=e))
+                if not (math.isfinite(e) and dp == dp):  # the theorem's formula overflowed here: try another split
+                    break
                 if dp <= target:
                     break
                 scale = 0.999 * target / dp
                 dt, d0 = dt * scale, d0 * scale
             else:
                 continue
+            if not (math.isfinite(e) and dp == dp and dp <= target):
+                continue
             e = min(e, T * e0)  # basic composition (T eps0, T delta0) also holds
             if e < out[i]:
                 out[i], best_split[i] = e, frac
+        if not math.isfinite(out[i]):  # no split fits the theorem's formula (overflow): basic composition holds
+            out[i] = T * float(_step_eps(s, qq, np.array([target / T]))[0])
     return out * (1 + 1e-12), {"delta_split_slack_fraction": best_split}
 
 

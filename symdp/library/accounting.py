@@ -54,6 +54,7 @@ THEOREMS = [
         domain={alpha: (2, 64), j: (0, 2), q: (sp.Rational(1, 10**4), sp.Rational(99, 100)), sigma: (sp.Rational(3, 10), 20)},
         quantity="eps_alpha = logsumexp_j a_j / (alpha - 1) for the Poisson-subsampled Gaussian, integer alpha",
         notes="The accountant takes logsumexp over j = 0..alpha and divides by alpha - 1; composition adds RDP.",
+        oracle="sgm_rdp_term",
         tags=("accounting", "rdp"),
     ),
     theorem(
@@ -70,6 +71,7 @@ THEOREMS = [
         notes=("The binomial theorem gives sum_j binom(alpha, j) (1-q)^(alpha-j) q^j = 1 for integer alpha, and the "
                "j = 0, 1 terms of A_alpha have exponent 0, so A_alpha - 1 is a sum of non-negative terms: no "
                "cancellation, and eps_alpha keeps its relative precision when it is tiny (large sigma, small q)."),
+        oracle="sgm_rdp_excess_term",
         tags=("accounting", "rdp"),
     ),
     theorem(
@@ -84,6 +86,7 @@ THEOREMS = [
         domain={alpha: (sp.Rational(11, 10), sp.Rational(19, 10)), j: (0, 1), q: (sp.Rational(1, 10**4), sp.Rational(1, 2)), sigma: (sp.Rational(3, 10), 20)},
         quantity="A_1 = sum_i binomial(alpha, i) exp(a_i) (the real binomial may be negative for i > alpha + 1, so it stays outside the log)",
         notes="z_1 = 1/2 + sigma^2 log(1/q - 1); erfc(( i - z_1)/(sqrt2 sigma))/2 = Phi((z_1 - i)/sigma).",
+        oracle="sgm_rdp_frac_term1",
         tags=("accounting", "rdp"),
     ),
     theorem(
@@ -98,6 +101,7 @@ THEOREMS = [
         hypotheses=[alpha > 1, j >= 0, q > 0, q < 1, sigma > 0],
         domain={alpha: (sp.Rational(11, 10), sp.Rational(19, 10)), j: (0, 1), q: (sp.Rational(1, 10**4), sp.Rational(1, 2)), sigma: (sp.Rational(3, 10), 20)},
         quantity="A_2 = sum_i binomial(alpha, i) exp(a_i); eps_alpha = log(A_1 + A_2)/(alpha - 1)",
+        oracle="sgm_rdp_frac_term2",
         tags=("accounting", "rdp"),
     ),
     theorem(
@@ -180,6 +184,7 @@ THEOREMS = [
         hypotheses=[q > 0, q <= 1, sigma > 0],
         domain={x: (-3, 3), q: (sp.Rational(1, 10**4), 1), sigma: (sp.Rational(3, 10), 20)},
         quantity="L(x), x ~ P; the add direction has loss -L(x) with x ~ N(0, sigma^2)",
+        oracle="sgm_privacy_loss",
         tags=("accounting", "pld"),
     ),
     theorem(
@@ -192,6 +197,7 @@ THEOREMS = [
         hypotheses=[sp.exp(ell) > 1 - q, q > 0, q <= 1, sigma > 0],
         domain={ell: (sp.Rational(1, 100), 5), q: (sp.Rational(1, 10**4), 1), sigma: (sp.Rational(3, 10), 20)},
         quantity="x_star(ell) = sigma^2 log((e^ell - (1 - q))/q) + 1/2, written as sigma^2 (ell - log q + log(1 - (1-q) e^-ell)) + 1/2; the add direction uses x_star(-ell)",
+        oracle="sgm_privacy_loss_inverse",
         tags=("accounting", "pld"),
     ),
     theorem(
