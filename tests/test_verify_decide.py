@@ -253,3 +253,25 @@ def test_assigned_oracles_name_real_entries_and_oracles() -> None:
         assert oracle in ORACLES, oracle
         assert entry in by_id, entry
         assert by_id[entry].oracle in (None, oracle), (entry, by_id[entry].oracle)
+
+
+def test_finite_instances_independent_numpy_and_can_fail() -> None:
+    """Mutual information and KL of a random instance against numpy (independent code); the reversed inequality
+    (KL_ind <= I) fails on some instance, so the check can catch a wrong claim."""
+    import numpy as np
+
+    for seed in (1, 7, 12345):
+        D, A, f = X.finite_instance(seed)
+        d = np.array([float(v) for v in D])
+        a = np.array([[float(v) for v in row] for row in A])
+        marg = d @ a
+        mi = float(np.sum(d[:, None] * a * np.log(a / marg[None, :])))
+        kl = lambda p, q: float(np.sum(p * np.log(p / q)))  # noqa: E731
+        kl_ind = sum(d[i] * d[j] * kl(a[i], a[j]) for i in range(len(d)) for j in range(len(d)))
+        got_mi, got_kl = X.mutual_information(seed)
+        assert abs(float(got_mi) - mi) < 1e-9 and abs(float(got_kl) - kl_ind) < 1e-9
+        assert got_mi <= got_kl
+        fm = np.array([[float(v) for v in row] for row in f])
+        lhs, rhs = X.post_processing(seed)
+        assert abs(float(lhs) - kl(a[0] @ fm, a[1] @ fm)) < 1e-9 and lhs <= rhs
+    assert any(X.mutual_information(s)[1] > X.mutual_information(s)[0] * 1.01 for s in range(1, 20))

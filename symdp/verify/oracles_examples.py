@@ -397,7 +397,88 @@ assign("rr_approx_max_information_nats", "bridge.dwork2015_thm20_nats")
 assign("optimal_composition", "bridge.dwork_roth_basic_composition_eps")
 
 
+# ---------------------------------------------------------------------------
+# information inequalities of 004 on random finite instances (exact arithmetic at 30 digits)
+# ---------------------------------------------------------------------------
+
+
+def finite_instance(seed: int) -> tuple[list[mpmath.mpf], list[list[mpmath.mpf]], list[list[mpmath.mpf]]]:
+    """A random finite instance: a prior ``D`` on ``k <= 6`` inputs, a channel ``A`` (rows: P(h | z)) to ``m <= 6``
+    outputs and a post-processing kernel ``f`` (rows: P(y | h)), sparse Dirichlet draws (reproducible by seed)."""
+    import random
+
+    rng = random.Random(seed)
+    k, m = rng.randint(2, 6), rng.randint(2, 6)
+
+    def simplex(n: int) -> list[mpmath.mpf]:
+        w = [mpmath.mpf(rng.expovariate(1.0)) if rng.random() > 0.3 else mpmath.mpf(0) for _ in range(n)]
+        w = [x + mpmath.mpf("1e-6") for x in w]  # full support: every KL finite
+        tot = mpmath.fsum(w)
+        return [x / tot for x in w]
+
+    r = rng.randint(2, 6)
+    return simplex(k), [simplex(m) for _ in range(k)], [simplex(r) for _ in range(m)]
+
+
+def _kl(p: list[mpmath.mpf], q: list[mpmath.mpf]) -> mpmath.mpf:
+    return mpmath.fsum(a * mpmath.log(a / b) for a, b in zip(p, q, strict=True) if a > 0)
+
+
+def _push(p: list[mpmath.mpf], kernel: list[list[mpmath.mpf]]) -> list[mpmath.mpf]:
+    return [mpmath.fsum(p[i] * kernel[i][j] for i in range(len(p))) for j in range(len(kernel[0]))]
+
+
+def mutual_information(seed: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """``(I(A(Z); Z), E_{Z, Z'} KL(A(Z) || A(Z')))`` for :func:`finite_instance` (``Z, Z'`` independent)."""
+    D, A, _f = finite_instance(seed)
+    marg = _push(D, A)
+    mi = mpmath.fsum(D[i] * _kl(A[i], marg) for i in range(len(D)))
+    kl_ind = mpmath.fsum(D[i] * D[j] * _kl(A[i], A[j]) for i in range(len(D)) for j in range(len(D)))
+    return mi, kl_ind
+
+
+def post_processing(seed: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """``(KL(f(A(z1)) || f(A(z2))), KL(A(z1) || A(z2)))`` for the first two inputs of :func:`finite_instance`."""
+    _D, A, f = finite_instance(seed)
+    return _kl(_push(A[0], f), _push(A[1], f)), _kl(A[0], A[1])
+
+
+#: entry id -> (instance function, which of its two values is the claimed bound)
+FINITE_CHECKS: dict[str, Any] = {
+    "wang2016.lemma14_mi_le_kl": mutual_information,
+    "wang2016.lemma5_post_processing": post_processing,
+}
+
+
+def _map_finite(th: Any) -> Any:
+    """``lhs <= rhs`` of an information inequality on random finite instances: the sampled parameter is the
+    instance's seed; ``f_true`` is the bounded quantity, ``f_claim`` the bound, both of the same instance."""
+    fn = FINITE_CHECKS.get(th.id)
+    if fn is None:
+        return f"no finite-instance model for {th.id}"
+    seed = sp.Symbol("instance_seed", positive=True, integer=True)
+
+    def f_claim(pt: Any) -> mpmath.mpf:
+        return fn(int(pt[seed.name]))[1]
+
+    def f_true(pt: Any) -> mpmath.mpf:
+        return fn(int(pt[seed.name]))[0]
+
+    return f_claim, f_true, "<=", {seed}, {seed.name: (1.0, 1e6)}
+
+
+register(Oracle(
+    "finite_instances", lambda **_: mpmath.mpf("nan"), "value", (),
+    "an information inequality checked exactly (30 digits) on random finite instances (priors, channels and "
+    "post-processing kernels with <= 6 atoms, sparse Dirichlet); the point is the instance's seed "
+    "(symdp.verify.oracles_examples.finite_instance)",
+    mapper=_map_finite,
+))
+assign("finite_instances", *FINITE_CHECKS)
+
+
 __all__ = ["laplace_mean_dp", "linreg_dp_lower", "coupling_distance", "coupling_lemma_distance", "rr_loss_tail", "azuma_rademacher_tail",
            "gaussian_zcdp", "rr_approx_max_information_nats",
+           "finite_instance", "mutual_information", "post_processing",
            "CHERNOFF_STEP", "rr_pure_max_information_bits", "rr_approx_max_information_bits",
            "RR_PRIOR_P"]
