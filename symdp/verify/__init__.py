@@ -23,14 +23,13 @@ Layout (no import cycles; ``tests/test_verify_structure.py`` checks it):
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterable
 
 from ..theorem import Verdict
 
 # the oracle modules register into the registry; importing them here (not from the registry) keeps the
 # package free of import cycles: registry <- oracle modules <- package
-from . import composition, fdp, montecarlo, oracles, oracles_examples  # noqa: F401
+from . import composition, fdp, montecarlo, oracles, oracles_accounting, oracles_examples  # noqa: F401
 from .compile import compile_expr, hyp_checker, sampling_box
 from .consistency import apply_consistency, special_cases
 from .core import Timeout, VerificationResult, time_limit
@@ -38,9 +37,6 @@ from .engine import verify_theorem
 from .ledger import evidence_for, load_ledger, load_ledger_file, proofs_dir, replay, write_ledger
 from .registry import ORACLES, Oracle, get_oracle, register
 from .rungs.oracle import oracle_functions
-
-if importlib.util.find_spec(__name__ + ".oracles_accounting") is not None:  # the accountants' formulas (helper module)
-    from . import oracles_accounting  # noqa: F401
 
 
 def run(
