@@ -284,6 +284,20 @@ class Mechanism(Prop):
         ps = ", ".join(f"{n}={sp.sstr(e)}" for n, e in self.args)
         return f"Mechanism.{self.name}({ps})"
 
+    def to_mechanism(self, **values: float) -> Any:
+        """The runtime description (:mod:`symdp.mechanisms`, SymPy-free) at numeric ``values`` of the
+        free symbols (by name), e.g. for the accountants or the audit."""
+        from . import mechanisms as M
+
+        ps = {n: float(e.xreplace({s: sp.Float(values[s.name]) for s in e.free_symbols
+                                   if isinstance(s, sp.Symbol) and s.name in values}))
+              for n, e in self.args}
+        if self.name == "gaussian":
+            return M.Gaussian(sensitivity=ps["sensitivity"], sigma=ps["sigma"])
+        if self.name == "dp_sgd":
+            return M.dp_sgd(noise_multiplier=ps["sigma"], sample_rate=ps["rate"], steps=int(round(ps["steps"])))
+        raise NotImplementedError(f"mechanism {self.name!r} has no runtime description")
+
     def to_json(self) -> dict[str, Any]:
         return {"property": f"Mechanism:{self.name}", "subject": self.subject,
                 "params": {n: sp.sstr(e) for n, e in self.args}}
