@@ -295,7 +295,7 @@ class Mechanism(Prop):
         if self.name == "gaussian":
             return M.Gaussian(sensitivity=ps["sensitivity"], sigma=ps["sigma"])
         if self.name == "dp_sgd":
-            return M.dp_sgd(noise_multiplier=ps["sigma"], sample_rate=ps["rate"], steps=int(round(ps["steps"])))
+            return M.dp_sgd(noise_multiplier=ps["sigma"], sample_rate=ps["rate"], steps=round(ps["steps"]))
         raise NotImplementedError(f"mechanism {self.name!r} has no runtime description")
 
     def to_json(self) -> dict[str, Any]:
