@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..errors import ClaimFileError, SymdpError
-from ..validation import SEED, RealParam
+from ..validation import SEED, IntParam, RealParam
 
 
 @click.command("audit")
@@ -31,13 +31,17 @@ from ..validation import SEED, RealParam
               help="claim files: time limit per file; claims not started within it are UNDECIDED")
 @click.option("--fail-on", type=click.Choice(["never", "refuted", "partial"]), default="never", show_default=True,
               help="exit 1 when a claim FAILS (refuted) or FAILS / holds only partly (partial)")
+@click.option("--workers", type=IntParam(1, 1024), default=None,
+              help="local worker processes for the library audit (default: all cores); results identical for any N")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="run the library audit on this Dask scheduler (e.g. tcp://HOST:8786) instead of local processes")
+@click.option("--no-cache", is_flag=True, help="ignore the verdict cache (user cache dir, $SYMDP_CACHE_DIR) and recompute")
 def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, seed, claim_seconds, run_seconds,
-          fail_on) -> None:
+          fail_on, workers, scheduler, no_cache) -> None:
     """Audit bound claims: HOLDS (proved or supported), FAILS (counterexample), PARTIAL (where), UNDECIDED (why)."""
     from .engine import (
         _plot,  # noqa: PLC2701
         audit_claim_file,
-        audit_theorems,
         library_claims,
         quick_from_ledger,
     )
@@ -85,7 +89,11 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
                             except Exception as exc:  # noqa: BLE001
                                 r.extra["plot_error"] = str(exc)[:200]
                     results += done
-                results += audit_theorems(todo, deep=deep, seed=seed, plots=plots, report_dir=out, progress=sys.stderr.isatty())
+                from .parallel import run_library_audit  # --workers / --scheduler / cache (issue 15)
+
+                results += run_library_audit([t.id for t in todo], workers=workers, scheduler=scheduler,
+                                             use_cache=not no_cache, deep=deep, seed=seed, plots=plots, report_dir=out,
+                                             progress=sys.stderr.isatty())
                 order = {t.id: i for i, t in enumerate(ths)}
                 results.sort(key=lambda r: order.get(r.id, len(order)))  # mechanism-level (algo.*) results last
                 theorems = {t.id: t for t in ths}

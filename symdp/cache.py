@@ -1,0 +1,137 @@
+r"""Verdict cache (issue 15): a rerun of the audit or the verifier redoes only what changed.
+
+An entry is keyed by a SHA-256 over
+
+* what the claim states: its id, the statement hash (:meth:`symdp.theorem.Theorem.expr_hash`: lhs, relation,
+  rhs, hypotheses) and the rest of what the verifier reads (domain, kind, oracle, quantity, expansion,
+  tags, the label the audit gives it);
+* the verifier version: :data:`symdp.__version__` plus a hash of every source file of the installed
+  ``symdp`` package and of the generated kernels (``generated/``), so *any* change of the code (a
+  rung, an oracle, a library module) invalidates every entry: conservative, a stale verdict is never
+  served, at the price of a full rerun after an upgrade or a library edit;
+* the run's settings: seed, ``deep``, plots.
+
+The cache lives in the user's cache directory, ``$SYMDP_CACHE_DIR`` if set, else
+``$XDG_CACHE_HOME/symdp``, else ``~/.cache/symdp``; never inside the installed package.  Entries are
+JSON files (``<dir>/<namespace>/<kk>/<key>.json``) written atomically (:mod:`symdp._io`); a corrupt or
+unreadable entry is a miss, never an error.  Nothing in the cache is ever executed or unpickled.
+
+>>> import tempfile
+>>> c = VerdictCache(tempfile.mkdtemp())
+>>> k = c.key("audit", {"id": "x", "hash": "abc"})
+>>> c.get("audit", k) is None
+True
+>>> _ = c.put("audit", k, {"verdict": "HOLDS"})
+>>> c.get("audit", k)
+{'verdict': 'HOLDS'}
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import sympy as sp
+
+from ._io import atomic_write_text
+
+#: bump when the layout of a cache entry changes
+CACHE_FORMAT = 1
+
+
+def cache_dir() -> Path:
+    """``$SYMDP_CACHE_DIR``, else ``$XDG_CACHE_HOME/symdp``, else ``~/.cache/symdp``."""
+    env = os.environ.get("SYMDP_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "symdp"
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """symdp's version and a hash of its source files and generated kernels (the "verifier version")."""
+    from . import __version__
+
+    pkg = Path(__file__).resolve().parent
+    h = hashlib.sha256(f"{__version__}|{CACHE_FORMAT}".encode())
+    roots = [pkg, pkg.parent / "generated"]
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for f in sorted(root.rglob("*")):
+            if f.is_file() and f.suffix in (".py", ".json", ".toml", ".txt", ".smt2") and "__pycache__" not in f.parts:
+                h.update(str(f.relative_to(root)).encode())
+                h.update(f.read_bytes())
+    return f"{__version__}+{h.hexdigest()[:16]}"
+
+
+def theorem_fingerprint(th: Any) -> dict[str, Any]:
+    """What the verifier reads from a :class:`~symdp.theorem.Theorem`, as JSON-able text (srepr)."""
+    def sr(x: Any) -> str:
+        return x if isinstance(x, str) else sp.srepr(x)
+
+    exp = getattr(th, "expansion", None)
+    return {
+        "id": th.id,
+        "hash": th.expr_hash(),
+        "kind": getattr(th.kind, "value", str(th.kind)),
+        "domain": [[sr(s), sr(lo), sr(hi)] for s, lo, hi in th.domain],
+        "oracle": th.oracle,
+        "quantity": getattr(th, "quantity", None),
+        "expansion": None if exp is None else repr(exp),
+        "tags": sorted(map(str, th.tags)),
+        "formula_available": bool(getattr(th, "formula_available", True)),
+    }
+
+
+class VerdictCache:
+    """JSON entries under ``root`` (default :func:`cache_dir`); see the module docstring."""
+
+    def __init__(self, root: str | Path | None = None) -> None:
+        self.root = Path(root) if root is not None else cache_dir()
+        self.hits = 0
+        self.misses = 0
+
+    def key(self, namespace: str, parts: dict[str, Any]) -> str:
+        blob = json.dumps({"ns": namespace, "code": code_version(), **parts}, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def _path(self, namespace: str, key: str) -> Path:
+        return self.root / namespace / key[:2] / f"{key}.json"
+
+    def get(self, namespace: str, key: str) -> Any:
+        p = self._path(namespace, key)
+        try:
+            doc = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.misses += 1
+            return None
+        if not isinstance(doc, dict) or doc.get("key") != key or doc.get("format") != CACHE_FORMAT:
+            self.misses += 1
+            return None
+        self.hits += 1
+        return doc.get("value")
+
+    def put(self, namespace: str, key: str, value: Any) -> Path | None:
+        """Store ``value`` (JSON-able); a cache that cannot be written is skipped silently (it is only a cache)."""
+        try:
+            return atomic_write_text(self._path(namespace, key), json.dumps({"format": CACHE_FORMAT, "key": key, "value": value}))
+        except OSError:
+            return None
+
+
+def encode_files(files: dict[str, bytes]) -> dict[str, str]:
+    return {k: base64.b64encode(v).decode("ascii") for k, v in files.items()}
+
+
+def decode_files(files: dict[str, str]) -> dict[str, bytes]:
+    return {k: base64.b64decode(v.encode("ascii")) for k, v in files.items()}
+
+
+__all__ = ["CACHE_FORMAT", "VerdictCache", "cache_dir", "code_version", "decode_files", "encode_files", "theorem_fingerprint"]
