@@ -96,6 +96,11 @@ def test_float_literals_are_exact_rationals():
     assert parse_expression("1e-300", {}) == sp.Rational(1, 10**300)
     assert parse_expression("0.1", {}) == sp.Rational(1, 10)
     assert parse_expression("x + 1e-300", X) - x == sp.Rational(1, 10**300)
+    # as written, not as Python's float reads it (1e-400 underflows to 0.0 there)
+    assert parse_expression("x + 1e-400", X) - x == sp.Rational(1, 10**400)
+    assert parse_expression("1_000.5", {}) == sp.Rational(2001, 2)
+    assert parse_relation("x >= 2.5e-400", X) == sp.Ge(x, sp.Rational(25, 10**401))
+    assert parse_claims(HEAD + _claim(0, a="x", b="x") + 'hypotheses = ["x >= 1e-400", "x >= 0.0"]\n').claims
 
 
 def test_function_whitelist_can_be_narrowed():

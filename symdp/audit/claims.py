@@ -31,7 +31,6 @@ at_most | asymptotic, with ``var`` and ``at`` for asymptotic); ``expansion``:
 
 from __future__ import annotations
 
-import ast
 import re
 import tomllib
 from dataclasses import dataclass
@@ -42,7 +41,8 @@ import sympy as sp
 
 from ..errors import ClaimFileError
 from ..theorem import Expansion, Kind, Source, Theorem, theorem
-from .parser import MAX_LENGTH, _Builder, parse_expression
+from .parser import parse_expression
+from .parser import parse_relation as _parse_relation
 
 MAX_FILE_BYTES = 1_000_000
 MAX_CLAIMS = 500
@@ -97,22 +97,9 @@ def _key_line(text: str, start: int, key: str) -> int:
 
 
 def parse_relation(text: str, symbols: dict[str, sp.Symbol], *, where: str) -> sp.Basic:
-    """A single comparison ``lhs OP rhs`` with OP in < <= > >= ==, both sides restricted expressions."""
-    if not isinstance(text, str) or len(text) > MAX_LENGTH:
-        raise ClaimFileError(f"{where}: a hypothesis must be a string of at most {MAX_LENGTH} characters")
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        raise ClaimFileError(f"{where}: not a valid relation ({type(exc).__name__})") from None
-    node = tree.body
-    if not isinstance(node, ast.Compare) or len(node.ops) != 1:
-        raise ClaimFileError(f"{where}: a hypothesis must be one comparison such as 'epsilon <= 1'")
-    ops = {ast.Lt: sp.Lt, ast.LtE: sp.Le, ast.Gt: sp.Gt, ast.GtE: sp.Ge, ast.Eq: sp.Eq}
-    op = ops.get(type(node.ops[0]))
-    if op is None:
-        raise ClaimFileError(f"{where}: comparison operator {type(node.ops[0]).__name__} is not allowed")
-    b = _Builder(symbols, where)
-    return op(b.build(node.left, 1), b.build(node.comparators[0], 1))
+    """A single comparison ``lhs OP rhs`` with OP in < <= > >= ==, both sides restricted expressions
+    (the one implementation: :func:`symdp.audit.parser.parse_relation`)."""
+    return _parse_relation(text, symbols, where=where)
 
 
 def _symbols(raw: Any, text: str) -> tuple[dict[str, sp.Symbol], tuple[tuple[sp.Symbol, sp.Expr, sp.Expr], ...]]:

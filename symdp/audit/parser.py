@@ -33,8 +33,10 @@ overflows any numeric check of a claim), integer literals of at most
 :data:`MAX_CONST_EXPONENT`.  No string is ever passed to ``eval``, ``exec``,
 ``sympy.sympify`` or ``parse_expr``.
 
-Float literals become exact rationals (``1e-300`` is ``1/10**300``), so an
-identity that differs by a tiny literal is a different statement.
+Float literals become exact rationals of the decimal text as written
+(``1e-300`` is ``1/10**300``, ``1e-400`` is ``1/10**400``, not Python's
+underflowed ``0.0``), so an identity that differs by a tiny literal is a
+different statement.
 
 This module is the one parser of untrusted formulas in symdp: claim files
 (:mod:`symdp.audit.claims`) and user theorem files use :func:`parse_expression`
@@ -194,13 +196,32 @@ def _src(node: ast.AST) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
+def _float_literal(node: ast.Constant, text: str | None, fail: Callable[[str], ClaimFileError]) -> str:
+    """The decimal text of a float literal as written (``1e-400`` stays 1e-400: Python's float would be 0.0)."""
+    seg = ast.get_source_segment(text, node) if text is not None else None
+    if seg is not None:
+        seg = seg.replace("_", "").strip()
+        try:
+            sp.Rational(seg)
+            return seg
+        except (TypeError, ValueError):
+            pass
+    v = node.value
+    assert isinstance(v, float)
+    if text is None and abs(v) < 2.3e-308:  # may be an underflowed literal: refuse rather than read it as 0
+        raise fail(f"float literal {v!r}: its exact value is unknown here; write it as a fraction")
+    return repr(v)
+
+
 class _Checker:
     """Pass 1: structure, limits and every constant's value, before any SymPy object is built."""
 
-    def __init__(self, symbols: Collection[str], functions: Collection[str], fail: Callable[[str], ClaimFileError]):
+    def __init__(self, symbols: Collection[str], functions: Collection[str], fail: Callable[[str], ClaimFileError],
+                 text: str | None = None):
         self.symbols = symbols
         self.functions = functions
         self.fail = fail
+        self.text = text
         self.nodes = 0
 
     def _const(self, node: ast.AST, value: object) -> mpmath.mpf:
@@ -243,7 +264,7 @@ class _Checker:
                 if len(str(abs(v))) > MAX_INT_DIGITS:
                     raise self.fail(f"integer literal longer than {MAX_INT_DIGITS} digits")
                 return self._const(node, mpmath.mpf(v))
-            return self._const(node, mpmath.mpf(repr(v)))
+            return self._const(node, mpmath.mpf(_float_literal(node, self.text, self.fail)))
         if isinstance(node, ast.Name):
             if node.id in self.symbols:
                 return None
@@ -332,16 +353,18 @@ class _Builder:
     trees themselves (``parse_relation``) get the same protection.
     """
 
-    def __init__(self, symbols: Mapping[str, sp.Symbol], where: str, functions: Collection[str] | None = None):
+    def __init__(self, symbols: Mapping[str, sp.Symbol], where: str, functions: Collection[str] | None = None,
+                 text: str | None = None):
         self.symbols = symbols
         self.where = where
         self.functions = FUNCTIONS.keys() if functions is None else functions
+        self.text = text  # the parsed source, so float literals keep their exact decimal value
 
     def fail(self, reason: str) -> ClaimFileError:
         return ClaimFileError(f"{self.where}: {reason}")
 
     def build(self, node: ast.AST, depth: int = 0) -> sp.Expr:
-        _Checker(self.symbols.keys(), self.functions, self.fail).visit(node, depth, 0, 0, top=True)
+        _Checker(self.symbols.keys(), self.functions, self.fail, self.text).visit(node, depth, 0, 0, top=True)
         try:
             expr = self._construct(node)
         except RecursionError:
@@ -355,7 +378,7 @@ class _Builder:
             return self._construct(node.body)
         if isinstance(node, ast.Constant):
             v = node.value
-            return sp.Integer(v) if isinstance(v, int) else sp.Rational(repr(v))
+            return sp.Integer(v) if isinstance(v, int) else sp.Rational(_float_literal(node, self.text, self.fail))
         if isinstance(node, ast.Name):
             if node.id in self.symbols:
                 return self.symbols[node.id]
@@ -374,7 +397,7 @@ class _Builder:
         raise self.fail(f"{type(node).__name__} is not allowed in an expression")  # unreachable after _Checker
 
 
-def _tree(text: object, where: str, what: str) -> ast.Expression:
+def _tree(text: object, where: str, what: str) -> tuple[ast.Expression, str]:
     if not isinstance(text, str):
         raise ClaimFileError(f"{where}: expected a string {what}, got {type(text).__name__}")
     if len(text) > MAX_LENGTH:
@@ -383,8 +406,9 @@ def _tree(text: object, where: str, what: str) -> ast.Expression:
         raise ClaimFileError(f"{where}: empty {what}")
     if _nesting_depth(text) > MAX_DEPTH:
         raise ClaimFileError(f"{where}: {what} nested deeper than {MAX_DEPTH}")
+    src = text.strip()
     try:
-        return ast.parse(text.strip(), mode="eval")
+        return ast.parse(src, mode="eval"), src
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise ClaimFileError(f"{where}: not a valid {what} ({type(exc).__name__}: {exc})") from None
 
@@ -404,8 +428,8 @@ def parse_expression(
     ``"line 12: field 'claimed'"``).  Nothing in ``text`` is evaluated before
     it is validated; see the module docstring for the limits.
     """
-    tree = _tree(text, where, "expression")
-    return _Builder(symbols, where, functions).build(tree)
+    tree, src = _tree(text, where, "expression")
+    return _Builder(symbols, where, functions, src).build(tree)
 
 
 _RELATIONS: dict[type, Callable[[sp.Expr, sp.Expr], sp.Basic]] = {
@@ -421,14 +445,14 @@ def parse_relation(
     functions: Collection[str] | None = None,
 ) -> sp.Basic:
     """One comparison ``lhs OP rhs`` (OP in ``< <= > >= ==``), both sides as in :func:`parse_expression`."""
-    tree = _tree(text, where, "relation")
+    tree, src = _tree(text, where, "relation")
     node = tree.body
     if not isinstance(node, ast.Compare) or len(node.ops) != 1:
         raise ClaimFileError(f"{where}: expected one comparison such as 'epsilon <= 1', got {text.strip()[:60]!r}")
     op = _RELATIONS.get(type(node.ops[0]))
     if op is None:
         raise ClaimFileError(f"{where}: comparison operator {type(node.ops[0]).__name__} is not allowed (< <= > >= ==)")
-    b = _Builder(symbols, where, functions)
+    b = _Builder(symbols, where, functions, src)
     return op(b.build(node.left, 1), b.build(node.comparators[0], 1))
 
 
