@@ -40,6 +40,10 @@ class InverseResult:
     check: float
     increasing: bool
     side: str
+    #: hypotheses of the theorem that are false at the answer (those whose symbols were all given)
+    violated: tuple[str, ...] = ()
+    #: hypotheses that could not be checked (they involve symbols not given)
+    unchecked: tuple[str, ...] = ()
 
 
 def _theorem(th: Theorem | str) -> Theorem:
@@ -58,6 +62,26 @@ def _kernels(th: Theorem) -> tuple[Any, Any]:
     from .codegen import kernel
 
     return kernel(th.id, "numpy"), kernel(th.id, "mpmath")
+
+
+def _hypotheses_at(t: Theorem, values: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    import sympy as sp
+
+    violated, unchecked = [], []
+    for h in t.hypotheses:
+        if h is sp.true:
+            continue
+        names = {s.name for s in h.free_symbols if isinstance(s, sp.Symbol)}
+        if not names <= set(values):
+            unchecked.append(sp.sstr(h))
+            continue
+        m = {s: sp.Float(values[s.name], 30) for s in h.free_symbols if isinstance(s, sp.Symbol)}
+        r = h.xreplace(m)
+        if isinstance(r, sp.core.relational.Relational):
+            r = r.func(sp.N(r.lhs, 30), sp.N(r.rhs, 30))
+        if r is not sp.true:
+            violated.append(sp.sstr(h))
+    return tuple(violated), tuple(unchecked)
 
 
 def invert(th: Theorem | str, var: str, value: Any, *, lo: Any = None, hi: Any = None, side: str = "rhs",
@@ -121,7 +145,9 @@ def invert(th: Theorem | str, var: str, value: Any, *, lo: Any = None, hi: Any =
     for _ in range(256):
         v = mp_val(x)
         if v <= target:
+            violated, unchecked = _hypotheses_at(t, {var: x, **others})
             return InverseResult(t.id, var, x, target, float(v), increasing,
-                                 f"rhs <= target: the {'lower' if increasing else 'upper'} end of the bracket")
+                                 f"rhs <= target: the {'lower' if increasing else 'upper'} end of the bracket",
+                                 violated, unchecked)
         x = x - 1 if (sym.is_integer and increasing) else x + 1 if sym.is_integer else float(np.nextafter(x, step_dir))
     raise ConvergenceError(f"{t.id}: could not reach the safe side of {var} within 256 steps of the bisection root")

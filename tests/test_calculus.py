@@ -313,6 +313,16 @@ def test_user_theorem_inverse_is_on_the_safe_side(user_theorem):
             assert f(T=int(rT.value) + 1, deltatilde=mpmath.mpf(1e-6), epsilon=mpmath.mpf(0.05)) > target
 
 
+def test_inverse_reports_violated_hypotheses():
+    from symdp.inverse import invert
+
+    # sigma = 20 at delta = 1e-5 needs eps ~ 0.242 (Dwork-Roth calibration), inside eps < 1
+    r = invert("classical.gaussian_mechanism_calibration", "epsilon", 20.0, delta=1e-5, Delta=1.0)
+    assert r.check <= 20.0 and not r.violated and abs(r.value - 0.2422) < 1e-3
+    r = invert("classical.gaussian_mechanism_calibration", "epsilon", 3.0, delta=1e-5, Delta=1.0, lo=0.5, hi=2.0)
+    assert r.violated == ("epsilon < 1",)  # the calibration theorem says nothing there: reported, not hidden
+
+
 def test_user_theorem_verify_proves_true_refutes_false_and_audits(tmp_path):
     from symdp.symbols import eps
     from symdp.verify import verify_theorem
