@@ -46,14 +46,42 @@ def run(
     write: bool = True,
     progress: bool = True,
     seed: int = 0,
+    workers: int | None = 1,
+    scheduler: str | None = None,
+    use_cache: bool = False,
 ) -> list[VerificationResult]:
-    """Verify the library entries ``ids`` (all when None); write ``proofs/`` when ``write``."""
+    """Verify the library entries ``ids`` (all when None); write ``proofs/`` when ``write``.
+
+    ``workers`` local processes (None: all cores) or a Dask ``scheduler``, and ``use_cache`` (the verdict
+    cache), run the ladders through :mod:`symdp.verify.parallel` (issue 15); the results are the same.
+    """
     from ..library import all_theorems, get
 
     ids = list(ids) if ids else None
     ths = [get(i, with_evidence=False) for i in ids] if ids else all_theorems(with_evidence=False)
     results: list[VerificationResult] = []
-    if progress:
+    if workers != 1 or scheduler or use_cache:
+        import contextlib
+        from typing import Any
+
+        from .parallel import verify_parallel
+
+        bar_cm: Any = contextlib.nullcontext(None)
+        if progress:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            bar_cm = Progress(TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"))
+        with bar_cm as bar:
+            task = bar.add_task("", total=len(ths)) if bar is not None else None
+
+            def tick(label: str) -> None:
+                if bar is not None and task is not None:
+                    bar.update(task, description=label)
+                    bar.advance(task)
+
+            results = verify_parallel([t.id for t in ths], workers=workers, scheduler=scheduler, use_cache=use_cache,
+                                      deep=deep, seed=seed, progress=tick)
+    elif progress:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         with Progress(TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

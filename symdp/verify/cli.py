@@ -8,7 +8,7 @@ import time
 
 import click
 
-from ..validation import SEED
+from ..validation import SEED, IntParam
 
 
 @click.command("verify")
@@ -19,7 +19,11 @@ from ..validation import SEED
 @click.option("--no-write", is_flag=True, help="do not write proofs/")
 @click.option("--seed", default=0, type=SEED, help="seed of the random search")
 @click.option("--quiet", is_flag=True, help="no progress bar")
-def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_write: bool, seed: int, quiet: bool) -> None:
+@click.option("--workers", type=IntParam(1, 1024), default=None, help="local worker processes (default: all cores); results identical for any N")
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://HOST:8786)")
+@click.option("--no-cache", is_flag=True, help="ignore the verdict cache (user cache dir, $SYMDP_CACHE_DIR) and recompute")
+def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_write: bool, seed: int, quiet: bool,
+           workers: int | None, scheduler: str | None, no_cache: bool) -> None:
     """Decide for each library entry how far it is established (PROVED / REFUTED / PARTIAL / SUPPORTED /
     UNCHECKED) and leave replayable evidence under proofs/."""
     from .ledger import load_ledger_file, proofs_dir, replay
@@ -44,13 +48,18 @@ def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_
         if led:
             click.echo(json.dumps({"version": 1, "entries": list(led.values())}, indent=1))
             return
-    from ..errors import UnknownTheoremError
+    from ..errors import InvalidParameterError, UnknownTheoremError
     from . import run
 
     t0 = time.monotonic()
     try:
-        results = run(list(ids) or None, deep=deep, write=not no_write, progress=not (quiet or as_json), seed=seed)
-    except UnknownTheoremError as exc:
+        if scheduler:  # refuse an unreachable scheduler before any progress bar or work
+            from ..parallel import connect
+
+            connect(scheduler).close()
+        results = run(list(ids) or None, deep=deep, write=not no_write, progress=not (quiet or as_json), seed=seed,
+                      workers=workers, scheduler=scheduler, use_cache=not no_cache)
+    except (UnknownTheoremError, InvalidParameterError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     elapsed = time.monotonic() - t0
