@@ -394,3 +394,11 @@ def test_batched_discretisation_is_pld_discretize_step():
             assert np.sum(np.abs(pm[:K] - ref.pmf)) <= 1e-11 and np.all(pm[K:] == 0)
             assert abs(float(out["inf_mass"][i]) - ref.inf_mass) <= 1e-12 + 1e-9 * ref.inf_mass
             assert float(out["roundoff"][i]) == pytest.approx(ref.roundoff, rel=1e-9)
+
+
+def test_no_finite_epsilon_below_the_black_boxes_infinite_loss_mass_is_said_not_silent():
+    m = Composed((SelfComposed(Gaussian(1.0, 2.0), 5), SelfComposed(ApproxDPBlackBox(0.2, 1e-7), 10)))
+    r = tight.epsilon(m, 1e-8)  # 1 - (1 - 1e-7)^10 ~ 1e-6 > 1e-8: the truth is epsilon = inf
+    assert math.isinf(r.epsilon) and math.isinf(r.lower) and "no finite epsilon" in r.notes[-1]
+    ok = tight.epsilon(m, 1e-5)
+    assert math.isfinite(ok.epsilon) and ok.lower <= ok.epsilon and not ok.notes

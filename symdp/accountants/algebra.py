@@ -498,11 +498,16 @@ class TightAccountant(_Accountant):
         tail_tol = max(1e-4 * d, 1e-300)
 
         def ev(c: _pld.ComposedPLD, pess: bool) -> float:
-            extra = 0.0 if pess else -(c.upper_tail + c.roundoff + c.inf_mass)
+            # optimistic: drop the tail and rounding allowances; its +inf mass is the pairs' own (true) one
+            extra = 0.0 if pess else -(c.upper_tail + c.roundoff)
             return float(c.epsilon(d, extra=extra)[0])
 
         eps, lo, det = self._run(mechanism, ev, discretization, tail_tol)
         notes = _notes(mechanism)
+        inf_p = _inf_probability(_parts(mechanism))
+        if inf_p >= d:
+            notes = (*notes, f"no finite epsilon: delta={d!r} is below the probability {inf_p:.3g} of an infinite "
+                             "privacy loss that the composition's (eps, delta) black boxes allow")
         pure_eps, pure_delta = _pure_bound(_parts(mechanism))
         if pure_delta <= d and pure_eps < eps:  # basic composition of the parts' largest losses is exact here
             det["pure_dp_bound"] = pure_eps
@@ -516,7 +521,7 @@ class TightAccountant(_Accountant):
             check_real("discretization", discretization, 0.0, 1.0, lo_open=True)
 
         def ev(c: _pld.ComposedPLD, pess: bool) -> float:
-            extra = 0.0 if pess else -(c.upper_tail + c.roundoff + c.inf_mass)
+            extra = 0.0 if pess else -(c.upper_tail + c.roundoff)
             return float(np.asarray(c.delta(e, extra=extra)).reshape(-1)[0])
 
         dl, lo, det = self._run(mechanism, ev, discretization, 1e-18)
@@ -548,6 +553,17 @@ def _pure_bound(parts: list[tuple[Mechanism, int]]) -> tuple[float, float]:
         eps += c * e
         log_keep += c * math.log1p(-d) if d < 1 else -math.inf
     return eps * (1 + 4 * _U) + 4 * _U, -math.expm1(log_keep) * (1 + 4 * _U)
+
+
+def _inf_probability(parts: list[tuple[Mechanism, int]]) -> float:
+    """Probability of an infinite privacy loss in the composition (from (eps, delta) black boxes), rounded down."""
+    log_keep = 0.0
+    for m, c in parts:
+        base = m.mechanism if isinstance(m, Subsampled) else m
+        if isinstance(base, ApproxDPBlackBox) and base.delta > 0:
+            dd = base.delta * (m.rate if isinstance(m, Subsampled) else 1.0)
+            log_keep += c * math.log1p(-dd)
+    return -math.expm1(log_keep) * (1 - 4 * _U)
 
 
 def _notes(m: Mechanism) -> tuple[str, ...]:
