@@ -177,7 +177,7 @@ def test_tight_above_prv_lower_bound(s, q, T, d):
 
     acc = PRVAccountant(prvs=[PoissonSubsampledGaussianMechanism(noise_multiplier=s, sampling_probability=q)],
                         max_self_compositions=[T], eps_error=0.05, delta_error=d / 100)
-    lo, est, hi = acc.compute_epsilon(delta=d, num_self_compositions=[T])
+    lo, _est, hi = acc.compute_epsilon(delta=d, num_self_compositions=[T])
     ours = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d).epsilon
     assert ours >= lo
     assert ours <= hi * 1.01

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -289,6 +290,7 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
         if deltas is not None:
             vals = np.asarray(_pld.gdp_epsilon(mu, deltas), dtype=float)
         else:
+            assert epsilons is not None
             vals = np.asarray(_pld.gdp_delta(epsilons, mu), dtype=float)
         return vals, np.zeros_like(vals), {"method": "exact Gaussian profile (q = 1), log space", "mu": mu}
     T_tot = sum(T for *_, T in segs if T > 0)
@@ -308,7 +310,10 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
         adaptive = False
 
     def values(c: _pld.ComposedPLD) -> np.ndarray:
-        return c.epsilon(deltas) if deltas is not None else c.delta(epsilons)
+        if deltas is not None:
+            return c.epsilon(deltas)
+        assert epsilons is not None
+        return c.delta(epsilons)
 
     def evaluate(hh: float) -> tuple[np.ndarray, np.ndarray, list[_pld.ComposedPLD]]:
         """(value, Richardson estimate, composed PLDs) on the grid hh.
@@ -558,7 +563,7 @@ def epsilon(
         else:
             cache: dict[tuple, tuple[np.ndarray, np.ndarray, dict]] = {}
             groups: dict[tuple, list[int]] = {}
-            for i, (c, dd) in enumerate(cfg_d):
+            for i, (c, _dd) in enumerate(cfg_d):
                 groups.setdefault(tuple(c), []).append(i)
             for key, members in groups.items():
                 ds = np.array([cfg_d[i][1][0] for i in members])

@@ -58,8 +58,8 @@ far the upper bound is above the true value, not a proof.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import scipy.fft as sfft
@@ -358,7 +358,7 @@ def _window(steps: Sequence[tuple[DiscretePLD, int]], tail_tol: float) -> tuple[
     V = sum(T * m[1] for m, T in mom)
     lam = _LAM_GRID / math.sqrt(V)
     k = len(lam)
-    lm = sum(T * _log_mgf(p, np.concatenate([lam, -lam])) for p, T in steps)  # one pass per step for both signs
+    lm: np.ndarray = np.sum([T * _log_mgf(p, np.concatenate([lam, -lam])) for p, T in steps], axis=0)  # both signs at once
     lm_pos, lm_neg = lm[:k], lm[k:]
     log_tol = math.log(tail_tol)
     up = float(np.min((lm_pos - log_tol) / lam))
@@ -407,6 +407,7 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     c = sfft.irfft(spec, n)
     T_total = sum(T for _, T in steps)
     # FFT rounding model: per-entry error <= u (T + log2 n) * mean |spectrum| (Higham-style bound on the transforms)
+    assert spec is not None
     fft_err = 4 * _U * (T_total + math.log2(n)) * float(np.abs(spec).sum() * 2 / n)
     pmf = np.maximum(np.roll(c, -(s0 % n)), 0.0)  # entry k is the atom at s0 + k
     inf_mass = -math.expm1(inf_keep)
@@ -419,7 +420,7 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
 def _wrap(p: DiscretePLD, n: int) -> np.ndarray:
     """The PMF placed cyclically on Z/n (atom j0 + k at (j0 + k) mod n; overlapping atoms add)."""
     K = len(p.pmf)
-    if K > n:
+    if n < K:
         return np.bincount((p.j0 + np.arange(K)) % n, weights=p.pmf, minlength=n)
     a = np.zeros(n)
     st = p.j0 % n

@@ -41,7 +41,8 @@ True
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.special as sps
@@ -52,9 +53,9 @@ _DPA_ORDERS = [1 + x / 10.0 for x in range(1, 100)] + list(range(11, 64)) + [128
 _NEAR_ONE = [1.001, 1.002, 1.003, 1.005, 1.007, 1.01, 1.015, 1.02, 1.03, 1.04, 1.05, 1.06, 1.07, 1.08, 1.09]
 _MID = [64, 72, 80, 88, 96, 112, 144, 160, 192, 224, 320, 384, 448, 640, 768, 896]
 #: default order grid: dp_accounting's, plus orders near 1 and intermediate large orders
-DEFAULT_ORDERS = np.array(sorted(set(float(a) for a in _DPA_ORDERS + _NEAR_ONE + _MID)), dtype=float)
-INT_ORDERS = DEFAULT_ORDERS[DEFAULT_ORDERS == np.floor(DEFAULT_ORDERS)]
-FRAC_ORDERS = DEFAULT_ORDERS[DEFAULT_ORDERS != np.floor(DEFAULT_ORDERS)]
+DEFAULT_ORDERS = np.array(sorted({float(a) for a in _DPA_ORDERS + _NEAR_ONE + _MID}), dtype=float)
+INT_ORDERS = DEFAULT_ORDERS[np.floor(DEFAULT_ORDERS) == DEFAULT_ORDERS]
+FRAC_ORDERS = DEFAULT_ORDERS[np.floor(DEFAULT_ORDERS) != DEFAULT_ORDERS]
 #: added when the best order is the largest default one (tiny epsilon targets)
 LARGE_ORDERS = np.array([1536.0, 2048.0, 3072.0, 4096.0, 6144.0, 8192.0, 12288.0] + [float(2 ** k) for k in range(14, 21)])
 #: added when the best order is the smallest default one (huge epsilon)
@@ -177,7 +178,6 @@ def _frac_series_upper(sigma: float, q: float, alphas: np.ndarray) -> np.ndarray
             m = np.max(lmag, axis=1, keepdims=True)
             w = np.exp(lmag - m)
             s = np.sum(sign * w, axis=1)
-            sabs = np.sum(w, axis=1)
             last = lmag[:, -1] - m[:, 0]
             w_len = 64
             i0, i1 = n - 1 - w_len, n - 1
@@ -301,14 +301,14 @@ def _best_over_grid(kind: str, curve: CurveFn, target: np.ndarray, n: int,
     key = "delta" if kind == "epsilon" else "epsilon"
     rows = np.arange(n)
     if orders is not None:
-        return conv(rdp=curve(orders, rows), orders=orders, **{key: target})  # type: ignore[operator]
-    v, o = conv(rdp=curve(DEFAULT_ORDERS, rows), orders=DEFAULT_ORDERS, **{key: target})  # type: ignore[operator]
+        return conv(rdp=curve(orders, rows), orders=orders, **{key: target})
+    v, o = conv(rdp=curve(DEFAULT_ORDERS, rows), orders=DEFAULT_ORDERS, **{key: target})
     v, o = np.array(v, dtype=float), np.array(o, dtype=float)
     for edge, extra in ((DEFAULT_ORDERS[-1], LARGE_ORDERS), (DEFAULT_ORDERS[0], SMALL_ORDERS)):
         sel = np.nonzero(o == edge)[0]
         if len(sel):
             t = np.broadcast_to(target, (n,))[sel]
-            v2, o2 = conv(rdp=curve(extra, sel), orders=extra, **{key: t})  # type: ignore[operator]
+            v2, o2 = conv(rdp=curve(extra, sel), orders=extra, **{key: t})
             better = v2 < v[sel]
             v[sel[better]], o[sel[better]] = v2[better], o2[better]
     return v, o

@@ -8,7 +8,8 @@ r"""The odometer as one call: epsilon after every step (or at chosen steps) of a
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -33,8 +33,8 @@ from typing import Any
 
 import mpmath
 import numpy as np
-import sympy as sp
 import scipy.special as sps
+import sympy as sp
 from scipy.stats import binom
 
 from .registry import Oracle, register
@@ -386,7 +386,7 @@ def sgm_privacy_loss_inverse(*, ell: Any, q: Any, sigma: Any, **_: Any) -> mpmat
         lo *= 2
     while sgm_privacy_loss(q=q, sigma=sigma, x=hi) < e:
         hi *= 2
-    for _ in range(mpmath.mp.prec + 20):
+    for _it in range(mpmath.mp.prec + 20):
         mid = (lo + hi) / 2
         if sgm_privacy_loss(q=q, sigma=sigma, x=mid) < e:
             lo = mid
