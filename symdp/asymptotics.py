@@ -433,12 +433,13 @@ def leading_term(expr: sp.Expr, var: sp.Symbol | str, point: Any = 0, *, seconds
     """
     p0 = _point(point)
     var = _var(expr, var)
+    budget = _Budget(seconds)
     if p0 in (sp.oo, sp.S.Zero):
-        r = rate(expr, var, p0, seconds=seconds)
+        r = rate(expr, var, p0, seconds=seconds * 0.6)
         t = r.term()
         if t is not None:
             try:
-                return limited(sp.simplify, t, seconds=seconds)
+                return limited(sp.simplify, t, seconds=max(min(budget.left(), seconds * 0.2), 0.2))
             except AsymptoticsTimeout:
                 return t
     if p0 in (sp.oo, -sp.oo):
@@ -454,7 +455,10 @@ def leading_term(expr: sp.Expr, var: sp.Symbol | str, point: Any = 0, *, seconds
         return sp.simplify(lt.subs(var, var - p0) if p0 != 0 else lt)
 
     try:
-        return limited(run, seconds=seconds)
+        left = budget.left()
+        if left < 0.2:
+            raise AsymptoticsTimeout("time limit reached")
+        return limited(run, seconds=left)
     except (AsymptoticsTimeout, sp.PoleError, ValueError, NotImplementedError) as exc:
         raise InvalidParameterError(f"no leading term of {sp.sstr(expr)[:200]} as {var} -> {p0}: "
                                     f"{type(exc).__name__}") from None
@@ -546,31 +550,45 @@ def derive(th: Theorem, var: str | None = None, point: Any = "0", order: int = 3
         if name is not None and name not in syms:
             raise InvalidParameterError(f"var={name!r} is not a symbol of {th.id}; allowed: {sorted(syms)}")
     p0 = parse_point(point)
+    if rate_var is not None and p0 not in (sp.oo, sp.S.Zero):
+        raise InvalidParameterError(f"at={point!r} is not supported with --rate; allowed: oo, 0")
     out: dict[str, Any] = {"id": th.id, "expression": sp.sstr(expr)}
+    # one deadline for the whole answer: each part gets a share, whatever is left goes on
+    budget = _Budget(seconds)
+    parts = 1 + (2 if var is not None else 0) + (2 if rate_var is not None else 0) + (th.kind is Kind.EXPANSION)
+
+    def share(weight: int = 1) -> float | None:
+        left = budget.left()
+        return None if left < 0.3 else min(left, seconds * weight / parts)
+
+    sec = share()
     try:
-        out["simplified"] = sp.sstr(limited(sp.simplify, expr, seconds=seconds))
+        out["simplified"] = sp.sstr(limited(sp.simplify, expr, seconds=sec)) if sec else "unknown (time limit)"
     except AsymptoticsTimeout:
         out["simplified"] = "unknown (time limit)"
     if var is not None:
         v = syms[var]
+        sec = share()
         try:
-            out["series"] = sp.sstr(series(expr, v, p0, order, seconds=seconds))
+            out["series"] = sp.sstr(series(expr, v, p0, order, seconds=sec)) if sec else "unknown (time limit)"
         except AsymptoticsTimeout:
             out["series"] = "unknown (time limit)"
         except (sp.PoleError, ValueError, NotImplementedError, TypeError, AttributeError) as exc:
             out["series"] = f"unknown ({type(exc).__name__})"
+        sec = share()
         try:
-            out["leading_term"] = sp.sstr(leading_term(expr, v, p0, seconds=seconds))
+            out["leading_term"] = sp.sstr(leading_term(expr, v, p0, seconds=sec)) if sec else "unknown (time limit)"
         except InvalidParameterError:
             out["leading_term"] = "unknown"
     if rate_var is not None:
-        if p0 not in (sp.oo, sp.S.Zero):
-            raise InvalidParameterError(f"at={point!r} is not supported with --rate; allowed: oo, 0")
-        out["rate"] = rate(expr, syms[rate_var], p0, seconds=seconds).to_json()
+        sec = share(2)
+        out["rate"] = (rate(expr, syms[rate_var], p0, seconds=sec).to_json() if sec
+                       else {"describe": "unknown", "method": "unknown within the time limit"})
     if th.kind is Kind.EXPANSION:
+        sec = share()
         try:
-            ok, _ = limited(check_expansion, th, seconds=seconds)
-            out["expansion_holds"] = str(ok)
+            ok, _ = limited(check_expansion, th, seconds=sec) if sec else (None, None)
+            out["expansion_holds"] = "unknown" if ok is None else str(ok)
         except (AsymptoticsTimeout, NotImplementedError, ValueError, sp.PoleError):
             out["expansion_holds"] = "unknown"
     return out
