@@ -270,7 +270,7 @@ def describe(r: AuditResult, th: Theorem | None) -> tuple[str | None, str | None
         at_names = [n for n in (o.aliases.get("at", ()) if o is not None else ()) if n in cx]
         if "user-claim" in th.tags and at_names:  # the profile is read at the claim's own eps
             q = "delta(eps)" + (f" ({quantity})" if quantity else "")
-            return q, f"delta at {at_names[0]} = {cx[at_names[0]]}{where}: claimed {c}, {truth_label(oracle)} {a}"
+            return q, f"delta({at_names[0]}){where}: claimed {c}, {truth_label(oracle)} {a}"
         ep = _eps_prime_at(th, cx)
         at = f" at eps' = {ep:.4g}" if ep is not None else ""
         q = "delta'" + (f" ({quantity})" if quantity else "")
@@ -301,6 +301,8 @@ def plot_labels(th: Theorem) -> tuple[str, str, str]:
     eps'), whatever quantity the entry bounds, so the axis says delta'."""
     shape = _oracle_shape(th.oracle)
     if th.oracle and shape == "profile":
+        if "user-claim" in th.tags:  # the profile read at the claim's own epsilon
+            return "δ(ε) (probability)", "claimed bound on δ(ε)", truth_label(th.oracle)
         return "δ′ at the claimed ε′ (probability)", "claimed δ′ (paper's formula)", truth_label(th.oracle)
     if th.oracle:
         q = th.quantity if th.quantity and th.quantity != th.oracle else (
