@@ -23,6 +23,7 @@ LAZY = {
     "account": "symdp.accountants.cli:account",
     "calibrate": "symdp.accountants.cli:calibrate",
     "certify": "symdp.certify.cli:certify",
+    "sweep": "symdp.sweep:sweep",
 }
 
 
