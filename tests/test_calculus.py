@@ -226,6 +226,17 @@ def test_rdp_and_zcdp_bridges_chain_to_known_closed_forms():
     assert sp.simplify(d.closed_form("eps") - (1 / sigma**2 + sp.log(1 / delta))) == 0
 
 
+def test_pac_bayes_dp_prior_bridge_equals_the_chain_through_max_information():
+    # Dziugaite-Roy's DP prior = Dwork et al. 2015 Thm 20 (bits -> nats) chained into the data-dependent prior
+    d = chain(["bridge.dwork2015_thm20_nats", "pacbayes.data_dependent_prior"])
+    b = chain(["bridge.pac_bayes_dp_prior"])
+    for n in ("p0", "p1"):
+        assert sp.simplify(d.closed_form(n) - b.closed_form(n)) == 0
+    # the library's Thm 20 entry is in bits: its typed conclusion is converted to nats
+    lib = implication("dwork2015.thm20_pure_dp_iid").conclusion
+    assert sp.simplify(lib.k - implication("bridge.dwork2015_thm20_nats").conclusion.k) == 0
+
+
 def test_bind_substitutes_and_checks_hypotheses():
     d = chain(CHAIN_II["he_thm1"], bind={"T": 1000, "p": 0.01, "sigma": 1.1})
     assert {s.name for s in d.conclusion.free_symbols} == {"epsilon"}
