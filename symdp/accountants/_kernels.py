@@ -22,6 +22,7 @@ import math
 from collections.abc import Callable
 from functools import cache, lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from ..errors import SymdpError
@@ -83,14 +84,48 @@ def _kernel(theorem_id: str, backend: str = "numpy") -> Callable[..., Any]:
     return _lambdified(theorem_id, backend)
 
 
-def verdict(theorem_id: str) -> str:
-    """The verification status of a library entry as recorded at codegen time (``UNKNOWN`` if unlisted).
+@lru_cache(maxsize=1)
+def _ledger() -> dict[str, tuple[str, str]]:
+    """``id -> (statement hash, verdict)`` from ``proofs/ledger.json`` read as plain JSON (no SymPy).
 
-    The status is the one ``proofs/ledger.json`` holds for the entry's current statement hash
-    (``UNCHECKED`` when the ledger has none or a stale one); no statement is hashed at run time.
+    Located by the rule of :func:`symdp.verify.ledger.proofs_dir` (the checkout's ``proofs/``, else the
+    wheel's ``symdp/_proofs``), which cannot be imported here without SymPy.
+    """
+    here = Path(__file__).resolve().parent.parent  # symdp/
+    path = here.parent / "proofs" / "ledger.json"
+    if not path.parent.is_dir():
+        path = here / "_proofs" / "ledger.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    entries = data.get("entries", []) if isinstance(data, dict) else data
+    out: dict[str, tuple[str, str]] = {}
+    for e in entries if isinstance(entries, list) else []:
+        if isinstance(e, dict) and isinstance(e.get("id"), str):
+            out[e["id"]] = (str(e.get("hash") or ""), str(e.get("verdict", "UNCHECKED")))
+    return out
+
+
+def verdict(theorem_id: str) -> str:
+    """The verification status of a library entry, keyed by its statement hash (``UNKNOWN`` if unlisted).
+
+    The statement hash is the one recorded at codegen time in ``accounting_meta.json`` (no statement is
+    hashed at run time).  The ledger's current verdict is used when its entry was made for that hash (so
+    a later ``symdp verify`` is seen without regenerating); an entry for another statement is stale and
+    gives ``UNCHECKED``, as the library does; with no ledger shipped, the verdict recorded at codegen time.
     """
     e = _entry(theorem_id)
-    return str(e.get("verdict", "UNKNOWN")) if e is not None else "UNKNOWN"
+    if e is None:
+        return "UNKNOWN"
+    led = _ledger()
+    if not led:
+        return str(e.get("verdict", "UNKNOWN"))
+    rec = led.get(theorem_id)
+    if rec is None:
+        return "UNCHECKED"
+    h, v = rec
+    return v if h in ("", e.get("hash")) else "UNCHECKED"
 
 
 # ------------------------------------------------------------------ fallback (imports SymPy)
