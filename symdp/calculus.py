@@ -219,7 +219,12 @@ def _unify(prev: P.Prop, need: P.Prop, fwd: Mapping[sp.Symbol, sp.Symbol], step:
                 f"chain step {step!r}: premise parameter {name} = {sp.sstr(pat)} has {len(unknown)} unknowns; "
                 "allowed: at most one per parameter")
         u = unknown[0]
-        sols = sp.solve(sp.Eq(pat, val), u, dict=False)
+        try:
+            sols = sp.solve(sp.Eq(pat, val), u, dict=False)
+        except Exception as exc:  # noqa: BLE001 - SymPy's solver raises many types; report it as one line
+            raise InvalidParameterError(
+                f"chain step {step!r}: cannot solve premise parameter {name} = {sp.sstr(pat)} for {u.name} "
+                f"({type(exc).__name__})") from None
         if len(sols) != 1:
             raise InvalidParameterError(
                 f"chain step {step!r}: cannot solve premise parameter {name} = {sp.sstr(pat)} for {u.name} "
@@ -331,10 +336,22 @@ def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
         if name not in by_name:
             raise InvalidParameterError(f"bind {name}={sp.sstr(v)}: {name!r} is not a symbol of the chain; "
                                         f"allowed: {', '.join(sorted(by_name))}")
-        m[by_name[name]] = v
+        sym = by_name[name]
+        if v.is_number:
+            checks = [("positive", v.is_positive, "> 0"), ("nonnegative", v.is_nonnegative, ">= 0"),
+                      ("integer", v.is_integer, "an integer"), ("real", v.is_real, "a real number")]
+            for assumption, ok, allowed in checks:
+                if getattr(sym, f"is_{assumption}") and ok is not True:
+                    raise InvalidParameterError(f"bind {name}={sp.sstr(v)} is out of range; allowed: {allowed}")
+        m[sym] = v
     hyps: list[tuple[sp.Basic, str]] = []
     for h, s in d.hypotheses:
-        hv = h.xreplace(m)
+        try:
+            hv = h.xreplace(m)
+        except TypeError:  # e.g. a comparison that became complex at these values
+            raise InvalidParameterError(
+                f"bind {', '.join(f'{k}={sp.sstr(v)}' for k, v in values.items())}: hypothesis {sp.sstr(h)[:200]} of "
+                f"{s} cannot be decided at these values (not real)") from None
         if hv is sp.false:
             raise InvalidParameterError(
                 f"bind {', '.join(f'{k}={sp.sstr(v)}' for k, v in values.items())}: violates hypothesis "

@@ -245,6 +245,10 @@ def test_bind_substitutes_and_checks_hypotheses():
         chain(CHAIN_II["he_thm1"], bind={"epsilon": 0.5})  # He et al. Thm 1 (small eps) needs eps <= 1/5
     with pytest.raises(InvalidParameterError, match="not a symbol of the chain"):
         chain(CHAIN_II["he_thm1"], bind={"nope": 1})
+    # the symbols' own ranges (q, sigma > 0; T a positive integer) are hypotheses too
+    for bad in ({"p": 0}, {"sigma": -1}, {"T": 2.5}):
+        with pytest.raises(InvalidParameterError, match="out of range"):
+            chain(CHAIN_II["he_thm1"], bind=bad)
 
 
 def _check_rate(d, param: str, var: str, at) -> None:
