@@ -14,7 +14,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symdp.theorem import Kind, Source, Verdict, theorem
+from symdp.theorem import Kind, Property, Source, Verdict, theorem
 from symdp.verify import oracles_examples as X
 from symdp.verify import verify_theorem
 
@@ -275,3 +275,29 @@ def test_finite_instances_independent_numpy_and_can_fail() -> None:
         lhs, rhs = X.post_processing(seed)
         assert abs(float(lhs) - kl(a[0] @ fm, a[1] @ fm)) < 1e-9 and lhs <= rhs
     assert any(X.mutual_information(s)[1] > X.mutual_information(s)[0] * 1.01 for s in range(1, 20))
+
+
+def test_poisson_subsampling_exact_delta_is_q_delta_and_dominates() -> None:
+    """Balle-Barthe-Gaboardi: at eps' = log(1 + q(e^eps - 1)) the worst case delta is exactly q delta; random
+    (eps, delta)-DP pairs subsampled alike never exceed it; a claim of q delta / 2 is refuted by the oracle."""
+    import random
+
+    from symdp.verify.oracles import hockey_stick, random_dp_pair
+
+    e, d, q = mpmath.mpf("0.8"), mpmath.mpf("0.01"), mpmath.mpf("0.05")
+    at = mpmath.log(1 + q * (mpmath.exp(e) - 1))
+    worst = X.poisson_subsampled_delta(epsilon=e, delta=d, q=q, at=at)
+    assert abs(worst - q * d) <= mpmath.mpf("1e-12") * q * d
+    rng = random.Random(5)
+    for _ in range(10):
+        P, Q = random_dp_pair(e, d, k=5, rng=rng)
+        mix = [q * a + (1 - q) * b for a, b in zip(P, Q)]
+        assert max(hockey_stick(mix, Q, at), hockey_stick(Q, mix, at)) <= worst * (1 + mpmath.mpf("1e-9"))
+    d_, q_ = sp.Symbol("delta", positive=True), sp.Symbol("q", positive=True)
+    th = theorem("t.bbg_half", "planted", Kind.BOUND, SRC, lhs=sp.Symbol("delta_sub"), relation="<=", rhs=d_ * q_ / 2,
+                 hypotheses=(d_ < 1, q_ <= 1), oracle="poisson_subsampled_kov",
+                 conclusion=Property(
+                     "DP", (sp.log(q_ * (sp.exp(eps) - 1) + 1), d_ * q_ / 2), "A"),
+                 domain={d_: (sp.Rational(1, 10**6), sp.Rational(1, 2)), eps: (sp.Rational(1, 100), 10), q_: (sp.Rational(1, 1000), 1)})
+    r = verify_theorem(th)
+    assert r.verdict in (Verdict.REFUTED, Verdict.PARTIAL), r.evidence

@@ -477,8 +477,52 @@ register(Oracle(
 assign("finite_instances", *FINITE_CHECKS)
 
 
+# ---------------------------------------------------------------------------
+# amplification by Poisson subsampling (Balle, Barthe, Gaboardi 2018), exactly on the dominating pair
+# ---------------------------------------------------------------------------
+
+
+def poisson_subsampled_delta(*, epsilon: Any, delta: Any, q: Any, at: Any) -> mpmath.mpf:
+    r"""Exact ``delta(at)`` of an (eps, delta)-DP mechanism run on a Poisson q-subsample, neighbouring by adding or
+    removing one record, worst case over mechanisms: ``P`` (with the record) and ``Q`` (without) are the KOV pair
+    (every (eps, delta)-DP pair is a post-processing of it, applied to both mixtures alike), the subsampled pair is
+    ``(q P + (1 - q) Q, Q)``; the larger hockey-stick divergence of the two directions at ``e^at``."""
+    from .oracles import hockey_stick, kov_pair
+
+    qq = _mpf(q)
+    P, Q = kov_pair(epsilon, delta)
+    mix = [qq * a + (1 - qq) * b for a, b in zip(P, Q, strict=True)]
+    return max(hockey_stick(mix, Q, at), hockey_stick(Q, mix, at))
+
+
+def _map_poisson(th: Any) -> Any:
+    """The pair claim ``M o Sample_q is (eps_sub, delta_sub)-DP`` of the conclusion: exact delta at eps_sub <= delta_sub."""
+    from .compile import compile_expr
+
+    conc = th.conclusion
+    if conc is None or conc.name.upper() not in ("DP", "ADP") or len(conc.params) != 2:
+        return "no (eps, delta)-DP conclusion"
+    at_e, d_e = (sp.sympify(x) for x in conc.params)
+    f_at, f_d = compile_expr(at_e), compile_expr(d_e)
+
+    def f_true(pt: Any) -> mpmath.mpf:
+        return poisson_subsampled_delta(epsilon=pt["epsilon"], delta=pt["delta"], q=pt["q"], at=f_at(pt))
+
+    syms = at_e.free_symbols | d_e.free_symbols
+    return f_d, f_true, "<=", syms
+
+
+register(Oracle(
+    "poisson_subsampled_kov", lambda **kw: poisson_subsampled_delta(**kw), "profile", ("epsilon", "delta", "q", "at"),
+    "exact delta(eps') of an (eps, delta)-DP mechanism on a Poisson q-subsample (add/remove), worst case over "
+    "mechanisms (the subsampled KOV pair, both directions)",
+    mapper=_map_poisson,
+))
+assign("poisson_subsampled_kov", "bridge.bbg2018_poisson_eps", "bridge.bbg2018_poisson_delta")
+
+
 __all__ = ["laplace_mean_dp", "linreg_dp_lower", "coupling_distance", "coupling_lemma_distance", "rr_loss_tail", "azuma_rademacher_tail",
            "gaussian_zcdp", "rr_approx_max_information_nats",
-           "finite_instance", "mutual_information", "post_processing",
+           "finite_instance", "mutual_information", "post_processing", "poisson_subsampled_delta",
            "CHERNOFF_STEP", "rr_pure_max_information_bits", "rr_approx_max_information_bits",
            "RR_PRIOR_P"]
