@@ -191,3 +191,28 @@ def test_rdp_within_half_percent_of_dp_accounting_rdp():
                     ours = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, accountant="rdp").epsilon
                     worst = max(worst, ours / ref - 1)
     assert worst <= 0.005, worst
+
+
+# ------------------------------------------------------------------ the verifier's oracles for the accountants' entries
+@pytest.mark.parametrize("name,pt", [
+    ("sgm_privacy_loss", dict(q=0.3, sigma=0.8, x=1.7)),
+    ("sgm_privacy_loss_inverse", dict(ell=2.5, q=0.05, sigma=1.3)),
+    ("sgm_rdp_term", dict(alpha=7, j=3, q=0.01, sigma=1.1)),
+    ("sgm_rdp_excess_term", dict(alpha=12, j=5, q=0.2, sigma=2.0)),
+    ("sgm_rdp_frac_term1", dict(alpha=1.5, j=2, q=0.01, sigma=1.1)),
+    ("sgm_rdp_frac_term2", dict(alpha=1.4625475010966202, j=0.29976699686368236, q=0.08677325208120472, sigma=5.649673005879503)),
+])
+def test_accounting_oracles_closed_forms_match_quadrature(name, pt):
+    """Each oracle's SymPy-derived closed form equals its numeric definition (densities, quadrature, bisection)."""
+    import mpmath
+    import sympy as sp
+
+    from symdp.verify.registry import get_oracle
+
+    orc = get_oracle(name)
+    with mpmath.workdps(40):
+        num = orc.fn(**{k: mpmath.mpf(repr(v)) for k, v in pt.items()})
+        syms = {k: sp.Symbol(k, positive=True) if k not in ("x", "ell") else sp.Symbol(k, real=True) for k in pt}
+        ex = orc.exact(**syms)  # derived symbolically, as the verifier does, then evaluated at the point
+        val = mpmath.mpf(str(sp.N(ex.subs({syms[k]: sp.Float(repr(v), 50) for k, v in pt.items()}), 40)))
+    assert abs(val - num) <= mpmath.mpf("1e-9") * max(1, abs(num)), (name, val, num)  # quadrature: 1e-9

@@ -361,6 +361,8 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
         rel = est / np.maximum(np.abs(vals), 1e-300)
         if not np.any(rel > 2 * _TARGET_REL) or h_cur <= 2.5e-5:
             break
+        if max(c.n_fft for c in comps) > (1 << 22):  # a finer grid would cost seconds per FFT: keep this upper bound
+            break
         worst = float(np.nanmax(rel))
         h_new = max(h_cur * math.sqrt(_TARGET_REL / worst) * 0.8, h_cur / 8, 2e-5)
         try:
