@@ -33,7 +33,7 @@ steps = st.one_of(st.just(1), st.floats(0, 9).map(lambda x: round(10**x)))
 deltas = st.one_of(st.floats(-300, math.log10(0.5)), st.floats(-12, -2)).map(lambda x: float(10**x))
 epsilons = st.one_of(st.just(0.0), st.floats(-3, 4).map(lambda x: float(10**x)))
 
-FAST = settings(max_examples=12, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+FAST = settings(max_examples=10, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
 
 def _check(case: Case, seconds: float = 60.0) -> None:
@@ -127,7 +127,7 @@ def test_delta_tight_and_rdp_above_lower_bound(s, q, T, e):
     ("epsilon", "clt"), ("max_steps", "tight"), ("max_steps", "rdp"), ("odometer", "rdp"), ("odometer", "tight"),
     ("rdp_odometer", "rdp"), ("opacus", "tight"), ("opacus", "rdp"), ("calibrate_noise", "tight"),
 ])
-@pytest.mark.parametrize("cfg", [(10.0, 0.99, 1000, 1e-6, 20.0), (0.7, 1.0, 50, 1e-300, 100.0), (1.1, 256 / 60000, 2340, 1e-5, 1.0)])
+@pytest.mark.parametrize("cfg", [(10.0, 0.99, 1000, 1e-6, 20.0), (0.7, 1.0, 50, 1e-300, 100.0)])
 def test_every_query_corners(query, acc, cfg):
     s, q, T, d, e = cfg
     _check(Case(query, acc, s, q, T, d, e), seconds=60)

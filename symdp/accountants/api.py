@@ -61,7 +61,8 @@ CLT_WARNING = (
 #: library entries each accountant rests on
 IDS = {
     "tight": ("accounting.sgm_loss_remove", "accounting.sgm_loss_remove_inverse", "bu2020.delta_of_eps_gdp"),
-    "rdp": ("accounting.sgm_rdp_log_term", "accounting.gaussian_rdp", "accounting.rdp_to_dp_cks", "accounting.rdp_to_delta_cks"),
+    "rdp": ("accounting.sgm_rdp_log_excess_term", "accounting.sgm_rdp_frac_term1", "accounting.sgm_rdp_frac_term2",
+            "accounting.gaussian_rdp", "accounting.rdp_to_dp_cks", "accounting.rdp_to_delta_cks"),
     "rdp_wor": ("accounting.wor_rdp_term2", "accounting.wor_rdp_termj", "accounting.rdp_to_dp_cks", "accounting.rdp_to_delta_cks"),
     "clt": ("bu2020.clt_mu", "bu2020.delta_of_eps_gdp"),
     "advanced": ("classical.dwork_roth_advanced_composition_eps", "classical.dwork_roth_advanced_composition_delta"),

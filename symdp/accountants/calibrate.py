@@ -54,7 +54,7 @@ class MaxStepsResult:
         return dict(self.__dict__)
 
 
-_SIGMA_MIN, _SIGMA_MAX = 1e-3, 1e9
+_SIGMA_MIN, _SIGMA_MAX = 1e-3, 1e12
 
 
 def _eps(acc: str, sampling: str, sigma: float, q: float, T: int, delta: float) -> float:
@@ -120,7 +120,7 @@ def calibrate_noise(
     The search evaluates :func:`symdp.accountants.epsilon` itself (the accountant that reports
     epsilon), so ``epsilon(noise_multiplier=result.noise_multiplier, ...) == result.epsilon <= target``
     exactly; a noise multiplier ``rtol`` lower was evaluated and exceeds the target (the bracket).
-    Targets from 1e-3 to 1e3 (any positive target whose noise lies in [1e-3, 1e9]).
+    Targets from 1e-3 to 1e3 (any positive target whose noise lies in [1e-3, 1e12]).
     """
     acc = _api._resolve(accountant, sampling)
     if acc not in ("tight", "rdp"):
