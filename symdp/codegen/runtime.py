@@ -10,9 +10,21 @@ from __future__ import annotations
 
 import math
 
-import mpmath as mp
 import numpy as np
 import scipy.special as sc
+
+
+class _LazyMpmath:
+    """mpmath, imported on first use: the numpy kernels (the accountants' runtime path) never need it."""
+
+    def __getattr__(self, name: str):
+        import mpmath
+
+        globals()["mp"] = mpmath
+        return getattr(mpmath, name)
+
+
+mp = _LazyMpmath()
 
 __all__ = ["ip", "np_arg", "mp_arg", "np_gauss_diff", "mp_gauss_diff", "mp_logaddexp", "mp_ndtri", "mp_erfcx", "np_log1mexp", "mp_div",
            "np_erfcx_rem", "mp_erfcx_rem", "np_log1p_mix", "mp_log1p_mix", "np_log_ratio", "mp_xlogx"]
