@@ -157,22 +157,23 @@ class TaskMap:
         return out
 
     def _map_dask(self, fn: Callable[[Any], Any], tasks: list[Any], order: list[int], progress: Progress | None) -> list[Any]:
-        from distributed import as_completed
-
         client = self._client
         futs = client.map(fn, [tasks[i] for i in order], pure=False, key=[f"symdp-{os.getpid()}-{id(self)}-{i}" for i in order])
-        where = {f.key: i for f, i in zip(futs, order)}
         out: list[Any] = [None] * len(tasks)
-        for fut in as_completed(futs):
-            i = where[fut.key]
-            out[i] = fut.result()
-            if progress:
-                progress(i, out[i])
+        try:
+            for fut, i in zip(futs, order):  # collected in hand-out order (the scheduler runs them all at once)
+                out[i] = fut.result()
+                if progress:
+                    progress(i, out[i])
+        finally:
+            client.cancel([f for f in futs if not f.done()])
         return out
 
 
-def connect(address: str, timeout: float = CONNECT_TIMEOUT) -> Any:
-    """A ``distributed.Client`` on ``address``; :class:`InvalidParameterError` (one line) when it cannot be reached."""
+def connect(address: str, timeout: float | None = None) -> Any:
+    """A ``distributed.Client`` on ``address``; :class:`InvalidParameterError` (one line) when it cannot be reached
+    within ``timeout`` seconds (default :data:`CONNECT_TIMEOUT`)."""
+    timeout = CONNECT_TIMEOUT if timeout is None else timeout
     if not isinstance(address, str) or not address.strip():
         raise InvalidParameterError(f"scheduler={address!r} is not a scheduler address; expected e.g. 'tcp://HOST:8786'")
     try:

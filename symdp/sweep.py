@@ -267,11 +267,19 @@ def run_sweep(grid: Grid, out: str | Path, *, chunk_size: int = 1024, workers: i
         raise InvalidParameterError(f"--out={str(out)!r} must end in .parquet or .csv")
     if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or not 1 <= chunk_size <= 10**7:
         raise InvalidParameterError(f"chunk_size={chunk_size!r} is outside the allowed range [1, 10000000] (integers)")
+    with executor(workers, scheduler, preload=("symdp.accountants",)) as ex:  # an unreachable scheduler: refused first
+        return _run(grid, out, chunk_size, ex, progress, max_chunks, t0)
+
+
+def _run(grid: Grid, out: Path, chunk_size: int, ex: Any, progress: Callable[[int, int], None] | None,
+         max_chunks: int | None, t0: float) -> SweepReport:
+    import time
+
     parts = out.with_name(out.name + ".parts")
     n = grid.size
     nchunks = max(1, -(-n // chunk_size))
-    spec = {"version": MANIFEST_VERSION, "grid": asdict(grid), "digest": grid.digest(), "chunk_size": chunk_size,
-            "chunks": nchunks, "format": out.suffix[1:]}
+    spec = json.loads(json.dumps({"version": MANIFEST_VERSION, "grid": asdict(grid), "digest": grid.digest(),
+                                  "chunk_size": chunk_size, "chunks": nchunks, "format": out.suffix[1:]}))
     man_path = parts / "manifest.json"
     done: set[int] = set()
     if man_path.exists():
@@ -306,8 +314,7 @@ def run_sweep(grid: Grid, out: str | Path, *, chunk_size: int = 1024, workers: i
         if progress:
             progress(len(done), nchunks)
 
-    with executor(workers, scheduler, preload=("symdp.accountants",)) as ex:
-        ex.map(compute_chunk, tasks, progress=finished)
+    ex.map(compute_chunk, tasks, progress=finished)
     if len(done) == nchunks:
         import pyarrow as pa
 
