@@ -400,7 +400,82 @@ def _rate_impl(expr: sp.Expr, var: sp.Symbol | str, at: Any = "oo", seconds: flo
     else:
         raise InvalidParameterError(f"at={sp.sstr(p0)} is not supported by rate(); allowed: oo, 0")
     budget = _Budget(seconds)
-    half = _Budget(seconds / 2)
+    if f.has(sp.Min, sp.Max):
+        a, b, c, k, method = _rate_structured(f, x, budget)
+        if p0 == 0 and a is not None:
+            a = -a
+        return Rate(v, sp.oo if p0 is sp.oo else sp.Integer(0), a, b, c, k, method)
+    a, b, c, k, method = _rate_plain(f, x, budget)
+    if p0 == 0 and a is not None:
+        a = -a
+    return Rate(v, sp.oo if p0 is sp.oo else sp.Integer(0), a, b, c, k, method)
+
+
+R5 = tuple[sp.Expr | None, sp.Expr | None, sp.Expr | None, sp.Expr | None, str]
+
+
+def _rate_structured(f: sp.Expr, x: sp.Symbol, budget: _Budget) -> R5:
+    """Rates through products and Min/Max of positive functions: the rate of a product is the
+    product of the rates; Min (Max) of functions picks the slowest (fastest) order, and on a tie the
+    Min (Max) of the constants.  Anything undecided is unknown."""
+    unknown: R5 = (None, None, None, None, "unknown within the time limit")
+    if x not in f.free_symbols:
+        return (sp.Integer(0), sp.Integer(0), sp.Integer(0), f, "constant") if f != 0 else unknown
+    if not f.has(sp.Min, sp.Max):
+        return _rate_plain(f, x, budget)
+    if f.is_Mul or (f.is_Pow and f.exp.is_number):
+        parts = list(f.args) if f.is_Mul else [f]
+        a, b, c, k = sp.Integer(0), sp.Integer(0), sp.Integer(0), sp.Integer(1)
+        for fac in parts:
+            if f.is_Pow:
+                ra = _rate_structured(fac.base, x, budget)
+                e = fac.exp
+                if any(t is None for t in ra[:4]):
+                    return unknown
+                a, b, c, k = a + e * ra[0], b + e * ra[1], c + e * ra[2], k * ra[3] ** e
+                continue
+            ra = _rate_structured(fac, x, budget)
+            if any(t is None for t in ra[:4]):
+                return unknown
+            a, b, c, k = a + ra[0], b + ra[1], c + ra[2], k * ra[3]
+        return a, b, c, k, "product of rates"
+    if isinstance(f, (sp.Min, sp.Max)):
+        rates = [_rate_structured(arg, x, budget) for arg in f.args]
+        if any(any(t is None for t in r[:4]) for r in rates):
+            return unknown
+        if any(r[3].is_positive is False for r in rates):  # type: ignore[union-attr]
+            return unknown  # the ordering argument needs positive functions (bounds are, under their hypotheses)
+        want_small = isinstance(f, sp.Min)
+        best = [rates[0]]
+        for r in rates[1:]:
+            cmp = _cmp_keys(r, best[0])
+            if cmp is None:
+                return unknown
+            if cmp == 0:
+                best.append(r)
+            elif (cmp < 0) == want_small:
+                best = [r]
+        const = (sp.Min if want_small else sp.Max)(*(r[3] for r in best))
+        return best[0][0], best[0][1], best[0][2], const, "Min/Max of rates (arguments taken positive, as bounds are)"
+    return _rate_plain(f, x, budget)
+
+
+def _cmp_keys(r1: R5, r2: R5) -> int | None:
+    """-1 / 0 / 1 as the order of r1 is below / equal / above r2's (as x -> oo); None: undecided."""
+    for i in (2, 0, 1):  # exponential rate, then power, then log power
+        d = sp.simplify(r1[i] - r2[i])  # type: ignore[operator]
+        if d == 0:
+            continue
+        if d.is_negative:
+            return -1
+        if d.is_positive:
+            return 1
+        return None
+    return 0
+
+
+def _rate_plain(f: sp.Expr, x: sp.Symbol, budget: _Budget) -> R5:
+    half = _Budget(max(budget.left(), 0.0) / 2)
     a, b, c, k = _rate_at_oo(f, x, half)
     method = "symbolic limits"
     if a is None or b is None or c is None:
@@ -418,9 +493,7 @@ def _rate_impl(expr: sp.Expr, var: sp.Symbol | str, at: Any = "oo", seconds: flo
             k = k if _finite(k) and k != 0 else None
         else:
             method = "unknown within the time limit"
-    if p0 == 0 and a is not None:
-        a = -a
-    return Rate(v, sp.oo if p0 is sp.oo else sp.Integer(0), a, b, c, k, method)
+    return a, b, c, k, method
 
 
 def leading_term(expr: sp.Expr, var: sp.Symbol | str, point: Any = 0, *, seconds: float = DEFAULT_TIMEOUT) -> sp.Expr:

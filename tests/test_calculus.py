@@ -258,7 +258,18 @@ def _check_rate(d, param: str, var: str, at) -> None:
     r = rate(e, var, "oo" if at is sp.oo else 0, seconds=20)
     assert r.known and r.constant is not None, (var, r)
     v = next(s for s in e.free_symbols if s.name == var)
-    assert sp.simplify(sp.limit(e / r.term(), v, at)) == 1, var  # an independent plain SymPy limit
+    ratio = e / r.term()
+    if ratio.has(sp.Min, sp.Max):  # SymPy's limit cannot see through Min: check at a generic parameter point
+        ratio = ratio.xreplace({s: (sp.Integer(50) if s.is_integer else sp.Rational(1, 7))
+                                for s in ratio.free_symbols if s != v})
+    try:
+        lim = sp.limit(ratio, v, at)  # an independent plain SymPy limit
+    except NotImplementedError:  # gruntz cannot do Min: the ratio -> 1 numerically (mpmath, 50 digits)
+        pts = [sp.Integer(10) ** k for k in (4, 6, 8)] if at is sp.oo else [sp.Integer(10) ** -k for k in (4, 6, 8)]
+        errs = [abs(sp.N(ratio.xreplace({v: x}), 50) - 1) for x in pts]
+        assert errs[2] < errs[0] and errs[2] < 1e-5, (var, errs)
+        return
+    assert sp.simplify(lim) == 1, var
 
 
 def test_rates_agree_with_independent_sympy_limits(derivations):
@@ -268,7 +279,8 @@ def test_rates_agree_with_independent_sympy_limits(derivations):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("key,param,var,at", [("i_dwork_roth", "gap", "T", sp.oo), ("i_dwork_roth", "gap", "q", 0),
-                                              ("i_kairouz", "gap", "sigma", sp.oo), ("iii", "gap", "sigma", sp.oo)])
+                                              ("i_kairouz", "gap", "sigma", sp.oo), ("i_he_thm4", "gap", "sigma", sp.oo),
+                                              ("iii", "gap", "sigma", sp.oo)])
 def test_rates_agree_with_independent_sympy_limits_slow(derivations, key, param, var, at):
     _check_rate(derivations[key], param, var, at)
 
