@@ -32,16 +32,15 @@ from ..validation import SEED, IntParam, RealParam
 @click.option("--fail-on", type=click.Choice(["never", "refuted", "partial"]), default="never", show_default=True,
               help="exit 1 when a claim FAILS (refuted) or FAILS / holds only partly (partial)")
 @click.option("--workers", type=IntParam(1, 1024), default=None,
-              help="local worker processes for the library audit (default: all cores); results identical for any N")
+              help="local worker processes (default: all cores); results identical for any N")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="run the library audit on this Dask scheduler (e.g. tcp://HOST:8786) instead of local processes")
+              help="run the audit on this Dask scheduler (e.g. tcp://HOST:8786) instead of local processes")
 @click.option("--no-cache", is_flag=True, help="ignore the verdict cache (user cache dir, $SYMDP_CACHE_DIR) and recompute")
 def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, seed, claim_seconds, run_seconds,
           fail_on, workers, scheduler, no_cache) -> None:
     """Audit bound claims: HOLDS (proved or supported), FAILS (counterexample), PARTIAL (where), UNDECIDED (why)."""
     from .engine import (
         _plot,  # noqa: PLC2701
-        audit_claim_file,
         library_claims,
         quick_from_ledger,
     )
@@ -65,14 +64,16 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
             claim_of: dict[str, str] = {}
             if claim_files:
                 from .claims import load_claims
+                from .parallel import run_claim_file_audit  # --workers / --scheduler / cache (issue 15)
 
                 results = []
                 for f in claim_files:
                     for uc in load_claims(f).claims:  # parsed only (raises ClaimFileError before anything runs)
                         theorems[uc.theorem.id] = uc.theorem
                         claim_of[uc.theorem.id] = str(f)
-                    results += audit_claim_file(f, deep=deep, seed=seed, plots=plots, report_dir=out,
-                                                claim_seconds=claim_seconds, run_seconds=run_seconds)
+                    results += run_claim_file_audit(f, workers=workers, scheduler=scheduler, use_cache=not no_cache,
+                                                    deep=deep, seed=seed, plots=plots, report_dir=out,
+                                                    claim_seconds=claim_seconds, run_seconds=run_seconds)
                 title = "symdp audit of " + ", ".join(Path(f).name for f in claim_files)
             else:
                 from ..library import get

@@ -351,9 +351,6 @@ def audit_claim_file(path: str | Path, *, deep: bool = False, seed: int = 0, plo
     reason, and so does every claim not started within ``run_seconds``; the audit goes on either way."""
     import time as _time
 
-    from ..verify import time_limit
-    from ..verify.core import Timeout as _Timeout
-
     cf = load_claims(path)  # raises ClaimFileError before anything runs
     plot_dir = (report_dir / "plots") if (plots and report_dir is not None) else None
     out = []
@@ -365,24 +362,37 @@ def audit_claim_file(path: str | Path, *, deep: bool = False, seed: int = 0, plo
             continue
         limit = min(claim_seconds, left)
         which = "per claim" if limit == claim_seconds else "of the run"
-        t_claim = _time.monotonic()
-        try:
-            with time_limit(limit):
-                if uc.kind == "factor" and uc.factor_mode == "asymptotic":
-                    res = _asymptotic_factor(uc)
-                else:
-                    res = audit_theorem(uc.theorem, deep=deep, seed=seed, plot_dir=plot_dir, report_dir=report_dir,
-                                        kind_label=uc.kind)
-            if res.verdict == "UNDECIDED" and _time.monotonic() - t_claim >= 0.99 * limit:
-                # the verifier caught our deadline inside its own budget: name the limit that actually ended it
-                res.detail = f"time limit {which} ({limit:.3g} s) reached before a verdict ({res.detail})"
-            out.append(res)
-        except _Timeout:
-            out.append(_undecided(uc, f"time limit {which} ({limit:.3g} s) reached before a verdict"))
-        except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError) as exc:
-            # one claim SymPy or mpmath cannot handle must not sink the audit of the others: say why instead
-            out.append(_undecided(uc, f"could not be checked ({type(exc).__name__}: {str(exc)[:160]})"))
+        out.append(audit_user_claim(uc, limit=limit, which=which, deep=deep, seed=seed, plot_dir=plot_dir,
+                                    report_dir=report_dir))
     return out
+
+
+def audit_user_claim(uc: UserClaim, *, limit: float, which: str = "per claim", deep: bool = False, seed: int = 0,
+                     plot_dir: Path | None = None, report_dir: Path | None = None) -> AuditResult:
+    """One claim of a claim file within ``limit`` seconds (``which`` limit: "per claim" / "of the run"); never
+    raises on a claim it cannot handle (UNDECIDED with the reason).  Also the task of a parallel audit."""
+    import time as _time
+
+    from ..verify import time_limit
+    from ..verify.core import Timeout as _Timeout
+
+    t_claim = _time.monotonic()
+    try:
+        with time_limit(limit):
+            if uc.kind == "factor" and uc.factor_mode == "asymptotic":
+                res = _asymptotic_factor(uc)
+            else:
+                res = audit_theorem(uc.theorem, deep=deep, seed=seed, plot_dir=plot_dir, report_dir=report_dir,
+                                    kind_label=uc.kind)
+        if res.verdict == "UNDECIDED" and _time.monotonic() - t_claim >= 0.99 * limit:
+            # the verifier caught our deadline inside its own budget: name the limit that actually ended it
+            res.detail = f"time limit {which} ({limit:.3g} s) reached before a verdict ({res.detail})"
+        return res
+    except _Timeout:
+        return _undecided(uc, f"time limit {which} ({limit:.3g} s) reached before a verdict")
+    except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError) as exc:
+        # one claim SymPy or mpmath cannot handle must not sink the audit of the others: say why instead
+        return _undecided(uc, f"could not be checked ({type(exc).__name__}: {str(exc)[:160]})")
 
 
 def quick_from_ledger(ths: list[Theorem]) -> tuple[list[AuditResult], list[Theorem]]:
@@ -420,4 +430,4 @@ def quick_from_ledger(ths: list[Theorem]) -> tuple[list[AuditResult], list[Theor
     return done, todo
 
 
-__all__ = ["audit_theorem", "audit_theorems", "audit_algorithms_for", "audit_claim_file", "library_claims", "quick_from_ledger", "CLAIM_KINDS"]
+__all__ = ["audit_theorem", "audit_theorems", "audit_algorithms_for", "audit_claim_file", "audit_user_claim", "library_claims", "quick_from_ledger", "CLAIM_KINDS"]

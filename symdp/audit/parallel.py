@@ -161,7 +161,7 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
 
     def done(j: int, payload: Payload) -> None:
         i = todo[j]
-        if cache is not None and keys[i]:
+        if cache is not None and keys[i] and _cacheable(payload):
             cache.put("audit", keys[i] or "", payload)
         if progress:
             progress(tasks[i][1] or tasks[i][0])
@@ -174,10 +174,7 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
         assert pl is not None
         results_per_task.append([AuditResult(**row) for row in pl["results"]])
         if report_dir is not None:
-            for rel, data in decode_files(pl.get("files") or {}).items():
-                dest = report_dir / Path(*_safe_rel(rel).parts)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.write_bytes(data)
+            _write_files(report_dir, pl)
     main = [rs[0] for t, rs in zip(tasks, results_per_task) if t[0] == "claim"]
     extra: list[AuditResult] = []
     by_id = {r.id: r for r in main}
@@ -236,4 +233,100 @@ def run_library_audit(ids: Sequence[str], *, workers: int | None = None, schedul
                                   algorithms=algorithms, cache=cache, progress=tick)
 
 
-__all__ = ["PRELOAD", "audit_parallel", "run_library_audit", "run_task"]
+#: a claim-file task: (file text, path as given, claim index, deep, seed, plots, claim seconds, run seconds,
+#: deadline of the run as a Unix time)
+UserTask = tuple[str, str, int, bool, int, bool, float, float, float]
+
+
+def run_user_task(task: UserTask) -> Payload:
+    """Audit claim ``index`` of a claim file (its text travels with the task, so any worker can run it), with
+    the per-claim limit and what is left of the run's limit, as :func:`symdp.audit.engine.audit_claim_file` does."""
+    import time
+
+    from .claims import parse_claims
+    from .engine import _undecided, audit_user_claim
+
+    text, path, index, deep, seed, plots, claim_seconds, run_seconds, deadline = task
+    uc = parse_claims(text, path=path).claims[index]
+    with tempfile.TemporaryDirectory(prefix="symdp-task-") as tmp:
+        d = Path(tmp)
+        left = deadline - time.time()
+        if left <= 0:
+            res = _undecided(uc, f"not checked: the run time limit of {run_seconds:g} s was reached")
+        else:
+            limit = min(claim_seconds, left)
+            res = audit_user_claim(uc, limit=limit, which="per claim" if limit == claim_seconds else "of the run",
+                                   deep=deep, seed=seed, plot_dir=d / "plots" if plots else None, report_dir=d)
+        return _as_payload([res], d)
+
+
+def _user_parts(uc: Any, task: UserTask) -> dict[str, Any]:
+    import sympy as sp
+
+    def sr(x: Any) -> str | None:
+        return None if x is None else sp.srepr(x)
+
+    return {"theorem": theorem_fingerprint(uc.theorem), "kind": uc.kind, "factor_mode": uc.factor_mode,
+            "ratio": sr(uc.ratio), "factor": sr(uc.factor), "var": sr(uc.var), "point": sr(uc.point),
+            "deep": task[3], "seed": task[4], "plots": task[5], "claim_seconds": task[6]}
+
+
+def _cacheable(payload: Payload) -> bool:
+    """UNDECIDED results are not cached: a time limit or the machine's load may have decided them."""
+    return all(r.get("verdict") != "UNDECIDED" for r in payload.get("results", []))
+
+
+def run_claim_file_audit(path: str | Path, *, workers: int | None = None, scheduler: str | None = None,
+                         use_cache: bool = True, deep: bool = False, seed: int = 0, plots: bool = True,
+                         report_dir: Path | None = None, claim_seconds: float = 120.0, run_seconds: float = 1800.0,
+                         progress: bool = False) -> list[AuditResult]:
+    """:func:`symdp.audit.engine.audit_claim_file` with the claims spread over ``workers`` processes (None: all
+    cores) or a Dask ``scheduler``, and the verdict cache: the same results in the same order (a claim is
+    UNDECIDED when its limit, or the run's, is reached; with Dask the limits cannot interrupt a claim)."""
+    import time
+
+    from ..parallel import executor
+    from .claims import load_claims
+
+    cf = load_claims(path)  # raises ClaimFileError before anything runs
+    text = Path(path).read_bytes().decode("utf-8")
+    plots = plots and report_dir is not None
+    cache = VerdictCache() if use_cache else None
+    tasks: list[UserTask] = [(text, str(Path(path)), i, deep, seed, plots, claim_seconds, run_seconds, 0.0)
+                             for i in range(len(cf.claims))]
+    payloads: list[Payload | None] = [None] * len(tasks)
+    keys = [""] * len(tasks)
+    if cache is not None:
+        for i, (uc, t) in enumerate(zip(cf.claims, tasks)):
+            keys[i] = cache.key("audit-claim", _user_parts(uc, t))
+            hit = cache.get("audit-claim", keys[i])
+            if isinstance(hit, dict) and isinstance(hit.get("results"), list):
+                payloads[i] = hit
+    todo = [i for i, pl in enumerate(payloads) if pl is None]
+    with executor(workers, scheduler, preload=PRELOAD) as ex:
+        deadline = time.time() + run_seconds
+        run = [(*tasks[i][:8], deadline) for i in todo]
+
+        def done(j: int, payload: Payload) -> None:
+            if cache is not None and _cacheable(payload):
+                cache.put("audit-claim", keys[todo[j]], payload)
+
+        for i, got in zip(todo, ex.map(run_user_task, run, progress=done)):
+            payloads[i] = got
+    out: list[AuditResult] = []
+    for pl in payloads:
+        assert pl is not None
+        out += [AuditResult(**row) for row in pl["results"]]
+        if report_dir is not None:
+            _write_files(report_dir, pl)
+    return out
+
+
+def _write_files(report_dir: Path, pl: Payload) -> None:
+    for rel, data in decode_files(pl.get("files") or {}).items():
+        dest = report_dir / Path(*_safe_rel(rel).parts)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+
+
+__all__ = ["PRELOAD", "audit_parallel", "run_claim_file_audit", "run_library_audit", "run_task", "run_user_task"]

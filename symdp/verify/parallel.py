@@ -87,7 +87,7 @@ def verify_parallel(ids: Sequence[str], *, workers: int | None = None, scheduler
 
     def done(k: int, row: dict[str, Any]) -> None:
         j = todo[k]
-        if cache is not None:
+        if cache is not None and row["evidence"]["verdict"] != Verdict.UNCHECKED.value:  # maybe a time limit: not cached
             cache.put("verify", keys[j], row)
         if progress:
             progress(ids[j])
