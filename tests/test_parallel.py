@@ -179,6 +179,25 @@ def test_cli_cache_and_no_cache(tmp_path, monkeypatch):
     assert [c["verdict"] for c in v1] == [c["verdict"] for c in v2] == ["HOLDS"]
 
 
+def test_claim_file_pool_path_equals_audit_claim_file(tmp_path, monkeypatch):
+    """Claim files go through the pool path (one task per claim, its text shipped): same results as the engine's
+    serial loop; a second run is served from the cache, an UNDECIDED result never is."""
+    from symdp.audit.engine import audit_claim_file
+    from symdp.audit.parallel import run_claim_file_audit
+
+    monkeypatch.setenv("SYMDP_CACHE_DIR", str(tmp_path / "cache"))
+    f = Path(__file__).resolve().parents[1] / "examples" / "claims" / "kl_partial.toml"
+    ref = _norm(audit_claim_file(f, plots=False))
+    got = _norm(run_claim_file_audit(f, workers=1, plots=False))
+    assert got == ref and len(ref) == 2
+    n_entries = len(list((tmp_path / "cache").rglob("*.json")))
+    assert n_entries == sum(r["verdict"] != "UNDECIDED" for r in ref)
+    assert _norm(run_claim_file_audit(f, workers=1, plots=False)) == ref
+    # a run limit already spent: every claim UNDECIDED with the reason (as the serial loop says it), nothing cached
+    late = _norm(run_claim_file_audit(f, workers=1, plots=False, run_seconds=1e-9, use_cache=False))
+    assert [r["verdict"] for r in late] == ["UNDECIDED"] * 2 and "run time limit" in late[0]["detail"]
+
+
 # ---- the sweep ------------------------------------------------------------------------------------------------------
 
 def test_sweep_resume_skips_finished_chunks(tmp_path):
