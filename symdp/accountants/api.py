@@ -350,14 +350,16 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
             e = np.maximum(np.max(cv[done], axis=0) - np.max(fv[done], axis=0), 0.0) / 3.0
         return v, np.nan_to_num(e, nan=0.0, posinf=np.inf), comps
 
+    last: ConvergenceError | None = None
     for _attempt in range(6):
         try:
             vals, est, comps = evaluate(h_cur)
             break
-        except ConvergenceError:
-            h_cur *= 4  # the composed range is huge: a coarser grid (still an upper bound)
-    else:  # pragma: no cover - needs absurd parameters
-        raise ConvergenceError("tight accountant: could not fit the composed privacy loss on an FFT grid")
+        except ConvergenceError as exc:
+            last = exc
+            h_cur *= 4  # the composed range is huge (or the round-off floor high): a coarser grid, still an upper bound
+    else:
+        raise ConvergenceError(f"tight accountant: no grid up to h={h_cur / 4:.3g} answers ({last})")
     for _refine in range(2 if adaptive else 0):
         rel = est / np.maximum(np.abs(vals), 1e-300)
         if not np.any(rel > 2 * _TARGET_REL) or h_cur <= 2.5e-5:

@@ -57,7 +57,7 @@ DEFAULT_ORDERS = np.array(sorted({float(a) for a in _DPA_ORDERS + _NEAR_ONE + _M
 INT_ORDERS = DEFAULT_ORDERS[np.floor(DEFAULT_ORDERS) == DEFAULT_ORDERS]
 FRAC_ORDERS = DEFAULT_ORDERS[np.floor(DEFAULT_ORDERS) != DEFAULT_ORDERS]
 #: added when the best order is the largest default one (tiny epsilon targets)
-LARGE_ORDERS = np.array([1536.0, 2048.0, 3072.0, 4096.0, 6144.0, 8192.0, 12288.0] + [float(2 ** k) for k in range(14, 21)])
+LARGE_ORDERS = np.array(sorted({float(round(1024 * 2 ** (k / 3))) for k in range(1, 31)}))
 #: added when the best order is the smallest default one (huge epsilon)
 SMALL_ORDERS = np.array([1 + 10.0 ** -k for k in (8, 7, 6, 5, 4)] + [1.0002, 1.0005])
 
