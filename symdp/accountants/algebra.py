@@ -77,7 +77,7 @@ from . import pld as _pld
 from . import rdp as _rdp
 
 _U = float(np.finfo(float).eps)
-_TAIL = 1e-16  # per-part P-mass left outside the discretised range (sent to +inf: counted in delta)
+_TAIL = 1e-16  # default per-step P-mass left outside the discretised range (sent to +inf: counted in delta)
 _TARGET_REL = 1e-3  # refine the grid until the Richardson estimate of the discretisation error is below this
 
 
@@ -117,8 +117,14 @@ def _parts(m: Mechanism) -> list[tuple[Mechanism, int]]:
     out: list[tuple[Mechanism, int]] = []
     _flatten(m, 1, out)
     merged: dict[Mechanism, int] = {}
+    mu2 = 0.0
     for p, c in out:  # equal parts compose by one power in the FFT
+        if isinstance(p, Gaussian):  # Gaussian mechanisms compose exactly: N(mu_tot) with mu_tot^2 = sum c mu^2
+            mu2 += c * (p.sensitivity / p.sigma) ** 2
+            continue
         merged[p] = merged.get(p, 0) + c
+    if mu2 > 0:
+        merged[Gaussian(math.sqrt(mu2), 1.0)] = 1
     return list(merged.items())
 
 
@@ -192,13 +198,13 @@ class _Pair:
     inf_mass: float = 0.0  # P(L = +inf)
 
 
-def _gauss_pair(mu: float) -> _Pair:
-    z = float(-sps.ndtri(_TAIL))
+def _gauss_pair(mu: float, tail: float = _TAIL) -> _Pair:
+    z = float(-sps.ndtri(tail))
     m2 = mu * mu / 2
     return _Pair(
         sp=lambda l: sps.ndtr((m2 - l) / mu),
         sq=lambda l: sps.ndtr((-m2 - l) / mu),
-        lo=-m2 - z * mu - mu * mu, hi=m2 + z * mu,
+        lo=m2 - z * mu, hi=m2 + z * mu,  # under P, L ~ N(mu^2/2, mu^2): tail below lo rounded up, above to +inf
     )
 
 
@@ -262,8 +268,8 @@ def _discrete_laplace_pair(sens: int, scale: float) -> _Pair:
     return _atoms_pair(loss, pm, 0.0, qm)
 
 
-def _discrete_gaussian_pair(sens: int, sigma: float) -> _Pair:
-    zt = float(-sps.ndtri(_TAIL / 4))
+def _discrete_gaussian_pair(sens: int, sigma: float, tail: float = _TAIL) -> _Pair:
+    zt = float(-sps.ndtri(tail / 4))
     half = math.ceil(zt * sigma + 2) + sens
     xs = np.arange(-half, half + sens + 1, dtype=float)
     s2 = 2 * sigma * sigma
@@ -279,7 +285,7 @@ def _discrete_gaussian_pair(sens: int, sigma: float) -> _Pair:
     return _atoms_pair(loss, pm, missing + 4 * _U * len(xs), qm)
 
 
-def _mixture_pairs(sigma: float, cs: tuple[float, ...], ps: tuple[float, ...]) -> tuple[_Pair, _Pair]:
+def _mixture_pairs(sigma: float, cs: tuple[float, ...], ps: tuple[float, ...], tail: float = _TAIL) -> tuple[_Pair, _Pair]:
     """Remove: (sum p_i N(c_i), N(0)); add: (N(0), sum p_i N(c_i)), unit-variance coordinates."""
     c = np.asarray(cs, dtype=float) / sigma
     p = np.asarray(ps, dtype=float)
@@ -300,7 +306,7 @@ def _mixture_pairs(sigma: float, cs: tuple[float, ...], ps: tuple[float, ...]) -
             acc += np.exp(t - mx)
         return np.asarray(mx + np.log(acc))
 
-    z = float(-sps.ndtri(_TAIL))
+    z = float(-sps.ndtri(tail))
     xlo, xhi = -z - cmax - 1, cmax + z + 1
 
     memo: list[tuple[np.ndarray, np.ndarray]] = []
@@ -336,9 +342,9 @@ def _mixture_pairs(sigma: float, cs: tuple[float, ...], ps: tuple[float, ...]) -
     return remove, add
 
 
-def _base_pair(m: Mechanism) -> _Pair:
+def _base_pair(m: Mechanism, tail: float = _TAIL) -> _Pair:
     if isinstance(m, Gaussian):
-        return _gauss_pair(m.sensitivity / m.sigma)
+        return _gauss_pair(m.sensitivity / m.sigma, tail)
     if isinstance(m, Laplace):
         return _laplace_pair(m.eps)
     if isinstance(m, RandomizedResponse):
@@ -350,7 +356,7 @@ def _base_pair(m: Mechanism) -> _Pair:
     if isinstance(m, DiscreteLaplace):
         return _discrete_laplace_pair(m.sensitivity, m.scale)
     if isinstance(m, DiscreteGaussian):
-        return _discrete_gaussian_pair(m.sensitivity, m.sigma)
+        return _discrete_gaussian_pair(m.sensitivity, m.sigma, tail)
     raise UnsupportedError(f"no dominating pair for {m!r}")  # pragma: no cover - filtered by supports
 
 
@@ -399,12 +405,12 @@ def _subsampled_pairs(base: _Pair, q: float) -> tuple[_Pair, _Pair]:
     return remove, add
 
 
-def _pairs(m: Mechanism) -> tuple[_Pair, _Pair]:
+def _pairs(m: Mechanism, tail: float = _TAIL) -> tuple[_Pair, _Pair]:
     if isinstance(m, Subsampled):
-        return _subsampled_pairs(_base_pair(m.mechanism), m.rate)
+        return _subsampled_pairs(_base_pair(m.mechanism, tail), m.rate)
     if isinstance(m, MixtureOfGaussians):
-        return _mixture_pairs(m.sigma, m.sensitivities, m.probs)
-    p = _base_pair(m)
+        return _mixture_pairs(m.sigma, m.sensitivities, m.probs, tail)
+    p = _base_pair(m, tail)
     return p, p
 
 
@@ -453,8 +459,17 @@ class TightAccountant(_Accountant):
 
     def _composed(self, parts: list[tuple[Mechanism, int]], h: float, pessimistic: bool, tail_tol: float) -> list[_pld.ComposedPLD]:
         dirs: list[list[tuple[_pld.DiscretePLD, int]]] = [[], []]
+        total = sum(c for _, c in parts)
+        step_tail = min(_TAIL, max(tail_tol / (4 * total), 1e-300))  # composed truncation mass <= tail_tol / 4
         for m, c in parts:
-            for i, pair in enumerate(_pairs(m)):
+            if (pessimistic and isinstance(m, Subsampled) and isinstance(m.mechanism, Gaussian)
+                    and m.scheme == "poisson" and m.adjacency == "add_remove" and m.rate < 1):
+                # the DP-SGD step: the tight accountant's own discretisation (tail-appropriate CDF forms)
+                z = m.mechanism.sigma / m.mechanism.sensitivity
+                for i, direction in enumerate(("remove", "add")):
+                    dirs[i].append((_pld.discretize_step(z, m.rate, h, direction, tail=step_tail), c))
+                continue
+            for i, pair in enumerate(_pairs(m, step_tail)):
                 dirs[i].append((_discretize(pair, h, pessimistic), c))
         return [_pld.compose(d, tail_tol=tail_tol) for d in dirs]
 
@@ -490,6 +505,16 @@ class TightAccountant(_Accountant):
         lower = max(evaluate(c, False) for c in self._composed(parts, h, False, tail_tol))
         return best, min(lower, best), {"discretization": h, "error_estimate": est, "parts": len(parts), "steps": total}
 
+    def _fallback(self, mechanism: Mechanism, exc: ConvergenceError, *, delta: float | None = None,
+                  epsilon: float | None = None) -> MechanismResult:
+        """The composed loss does not fit an FFT grid (e.g. 1e9 Laplace steps): the RDP upper bound, labelled."""
+        if rdp.supports(mechanism):
+            raise exc
+        r = rdp.epsilon(mechanism, delta) if delta is not None else rdp.delta(mechanism, float(epsilon or 0.0))
+        note = f"tight accountant could not run ({exc}); the RDP accountant's upper bound is reported"
+        return MechanismResult(r.epsilon, r.delta, "tight (fallback: rdp)", True, 0.0, r.upper, (*r.notes, note),
+                               {**r.details, "fallback": "rdp"})
+
     def epsilon(self, mechanism: Mechanism, delta: float, *, discretization: float | None = None) -> MechanismResult:
         """Upper bound on epsilon at ``delta`` for the (composed) mechanism; ``lower`` is the optimistic estimate."""
         d = float(check_probability("delta", delta))
@@ -502,16 +527,22 @@ class TightAccountant(_Accountant):
             extra = 0.0 if pess else -(c.upper_tail + c.roundoff)
             return float(c.epsilon(d, extra=extra)[0])
 
-        eps, lo, det = self._run(mechanism, ev, discretization, tail_tol)
+        try:
+            eps, lo, det = self._run(mechanism, ev, discretization, tail_tol)
+        except ConvergenceError as exc:
+            return self._fallback(mechanism, exc, delta=d)
         notes = _notes(mechanism)
-        inf_p = _inf_probability(_parts(mechanism))
-        if inf_p >= d:
-            notes = (*notes, f"no finite epsilon: delta={d!r} is below the probability {inf_p:.3g} of an infinite "
-                             "privacy loss that the composition's (eps, delta) black boxes allow")
         pure_eps, pure_delta = _pure_bound(_parts(mechanism))
         if pure_delta <= d and pure_eps < eps:  # basic composition of the parts' largest losses is exact here
             det["pure_dp_bound"] = pure_eps
             eps, lo = pure_eps, min(lo, pure_eps)
+        inf_p = _inf_probability(_parts(mechanism))
+        if not math.isfinite(eps) and inf_p < d:  # not a true infinity: the grid's allowances exceed delta
+            return self._fallback(mechanism, ConvergenceError(
+                f"the discretisation's tail and rounding allowances reach delta={d!r}"), delta=d)
+        if inf_p >= d:
+            notes = (*notes, f"no finite epsilon: delta={d!r} is below the probability {inf_p:.3g} of an infinite "
+                             "privacy loss that the composition's (eps, delta) black boxes allow")
         return MechanismResult(eps, d, self.name, True, lo, eps, notes, det)
 
     def delta(self, mechanism: Mechanism, epsilon: float, *, discretization: float | None = None) -> MechanismResult:
@@ -524,7 +555,10 @@ class TightAccountant(_Accountant):
             extra = 0.0 if pess else -(c.upper_tail + c.roundoff)
             return float(np.asarray(c.delta(e, extra=extra)).reshape(-1)[0])
 
-        dl, lo, det = self._run(mechanism, ev, discretization, 1e-18)
+        try:
+            dl, lo, det = self._run(mechanism, ev, discretization, 1e-18)
+        except ConvergenceError as exc:
+            return self._fallback(mechanism, exc, epsilon=e)
         return MechanismResult(e, dl, self.name, True, max(lo, 0.0), dl, _notes(mechanism), det)
 
 
