@@ -9,11 +9,15 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from ._clierrors import OneLineErrors
 from .errors import SymdpError, UnknownTheoremError
+
+if TYPE_CHECKING:
+    from .theorem import Theorem
 
 #: subcommand name -> "module:attribute" of a click.Command
 LAZY = {
@@ -202,14 +206,16 @@ def oracles_cmd(names: tuple[str, ...], as_json: bool) -> None:
 @click.option("--param", default=None, help="with --chain: the conclusion parameter to expand (default: all)")
 @click.option("--timeout", "timeout", default="20", help="seconds per SymPy computation (1..600); past it: unknown")
 @click.option("--theorems", "theorem_file", default=None, help="a TOML theorem file whose theorems to register first")
+@click.option("--compare", "compare_id", default=None,
+              help="with ID and --rate VAR: is ID's bound O(this entry's bound) as VAR -> --at, and conversely")
 @click.option("--json", "as_json", is_flag=True)
 def derive_cmd(id: str | None, chain_ids: str | None, binds: tuple[str, ...], var: str | None, rate_var: str | None,
                point: str | None, order: str, side: str, param: str | None, timeout: str, theorem_file: str | None,
-               as_json: bool) -> None:
+               compare_id: str | None, as_json: bool) -> None:
     """Simplify an entry, expand it (--series) or give its rate (--rate); or chain entries (--chain)
     into one closed form with every hypothesis, the provenance of each step and the weakest verdict."""
     try:
-        res = _derive(id, chain_ids, binds, var, rate_var, point, order, side, param, timeout, theorem_file)
+        res = _derive(id, chain_ids, binds, var, rate_var, point, order, side, param, timeout, theorem_file, compare_id)
     except SymdpError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -262,9 +268,36 @@ def _parse_binds(binds: tuple[str, ...]) -> dict[str, float]:
     return out
 
 
+def _compare(a: Theorem, b: Theorem, var: str | None, point: str, side: str, seconds: int) -> dict:
+    """``symdp derive A --compare B --rate VAR --at P``: tri-state O-comparisons and both rates."""
+    import sympy as sp
+
+    from . import asymptotics
+    from .errors import InvalidParameterError
+
+    ea, eb = (t.rhs if side == "rhs" else t.lhs for t in (a, b))
+    if ea is None or eb is None:
+        raise InvalidParameterError(f"--compare: {a.id if ea is None else b.id} has no {side} formula")
+    if var is None:
+        raise InvalidParameterError("--compare needs --rate VAR; allowed: a symbol both bounds contain")
+    sa = {s.name: s for s in ea.free_symbols if isinstance(s, sp.Symbol)}
+    sb = {s.name: s for s in eb.free_symbols if isinstance(s, sp.Symbol)}
+    if var not in sa or var not in sb:
+        raise InvalidParameterError(f"var={var!r} is not a symbol of both bounds; allowed: {', '.join(sorted(set(sa) & set(sb)))}")
+    # one symbol per name (the library's canonical symbols make this the identity)
+    eb = eb.xreplace({sb[n]: sa[n] for n in sb if n in sa and sb[n] != sa[n]})
+    p0 = asymptotics.parse_point(point)
+    each = max(seconds / 4, 1.0)
+    cmp = asymptotics.compare(ea, eb, sa[var], p0, seconds=each)
+    return {"a": a.id, "b": b.id, "var": var, "at": sp.sstr(p0),
+            "a_is_O_b": cmp["a_is_O_b"], "b_is_O_a": cmp["b_is_O_a"], "ratio_limit": cmp["ratio_limit"],
+            "rate_a": asymptotics.rate(ea, sa[var], p0, seconds=each).describe(),
+            "rate_b": asymptotics.rate(eb, sa[var], p0, seconds=each).describe()}
+
+
 def _derive(id: str | None, chain_ids: str | None, binds: tuple[str, ...], var: str | None, rate_var: str | None,
             point: str | None, order_text: str, side: str, param: str | None, timeout_text: str,
-            theorem_file: str | None) -> dict:
+            theorem_file: str | None, compare_id: str | None = None) -> dict:
     import sympy as sp
 
     from . import asymptotics
@@ -288,6 +321,8 @@ def _derive(id: str | None, chain_ids: str | None, binds: tuple[str, ...], var: 
 
         th = get(id)  # type: ignore[arg-type]
         asymptotics.parse_point(point)
+        if compare_id is not None:
+            return _compare(th, get(compare_id), rate_var, point, side, seconds)
         return asymptotics.derive(th, var=var, point=point, order=order, side=side, rate_var=rate_var,
                                   seconds=seconds)
     from .calculus import chain

@@ -118,3 +118,14 @@ def test_derive_cli_series():
     assert "epsilon**4/24" in out["series"]
     res = CliRunner().invoke(main, ["derive", "he2021.lemma_kl", "--series", "nope"])
     assert res.exit_code == 2 and "nope" in res.output
+
+
+def test_derive_compare_cli():
+    res = CliRunner().invoke(main, ["derive", "he2021.lemma_kl", "--compare", "classical.dwork2010_kl", "--rate",
+                                    "epsilon", "--at", "0", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    # eps tanh(eps/2) ~ eps^2/2 and eps (e^eps - 1) ~ eps^2: each is O(the other), ratio -> 1/2
+    assert out["a_is_O_b"] is True and out["b_is_O_a"] is True and out["ratio_limit"] == "1/2"
+    res = CliRunner().invoke(main, ["derive", "he2021.lemma_kl", "--compare", "classical.dwork2010_kl"])
+    assert res.exit_code == 2 and "--rate" in res.output
