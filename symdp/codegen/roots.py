@@ -168,12 +168,7 @@ def invert(
     With ``log_target=True`` the equation is solved as ``log rhs = log target`` (for targets such
     as delta down to 1e-300).  ``side`` is the safe side of the answer (see :func:`bisect`).
     """
-    from . import kernel
-
-    fn = kernel(theorem_id, backend)
-    from ..library import get
-
-    names = [s.name for s in get(theorem_id, with_evidence=False).bound_symbols]
+    fn, names = _kernel_and_names(theorem_id, backend)
     if solve_for not in names:
         raise InvalidParameterError(f"solve_for={solve_for!r} is not a symbol of {theorem_id}; symbols: {names}")
     missing = sorted(set(names) - {solve_for} - set(params))
@@ -202,8 +197,34 @@ def invert(
     return bisect(g, lo, hi, target=tgt, side=side, scale=scale, max_iter=max_iter)
 
 
+def _kernel_and_names(theorem_id: str, backend: str) -> tuple[Callable[..., Any], list[str]]:
+    """The generated kernel of ``theorem_id`` and its argument names.
+
+    Entries listed in the accountants' data file (``generated/accounting_meta.json``, kept in sync by
+    ``symdp codegen --check``) are served from it without building the library or importing SymPy (the
+    accountants' runtime path, e.g. the exact Gaussian profile at q = 1); others through the library.
+    """
+    from ..accountants._kernels import _entry, _kernel
+
+    e = _entry(theorem_id)
+    k = e.get("kernel") if e is not None else None
+    if isinstance(k, dict) and backend in ("numpy", "torch"):
+        return _kernel(theorem_id, backend), list(k.get("symbols", []))
+    from ..library import get
+    from . import kernel
+
+    return kernel(theorem_id, backend), [s.name for s in get(theorem_id, with_evidence=False).bound_symbols]
+
+
 def _gdp_entry() -> tuple[str, list[str]]:
+    from ..accountants._kernels import _entry
     from ..errors import UnknownTheoremError
+
+    for tid in GDP_IDS:  # the data file first (no SymPy), then the library
+        e = _entry(tid)
+        k = e.get("kernel") if e is not None else None
+        if isinstance(k, dict) and list(k.get("symbols", [])) == ["epsilon", "mu"]:
+            return tid, ["epsilon", "mu"]
     from ..library import get
 
     for tid in GDP_IDS:
@@ -219,10 +240,8 @@ def _gdp_entry() -> tuple[str, list[str]]:
 
 def gdp_delta(epsilon: Any, mu: Any, *, backend: str = "numpy") -> Any:
     r""":math:`\delta(\epsilon)` of :math:`\mu`-GDP, from the generated library kernel (delta for a target eps)."""
-    from . import kernel
-
     tid, _ = _gdp_entry()
-    return kernel(tid, backend)(epsilon=epsilon, mu=mu)
+    return _kernel_and_names(tid, backend)[0](epsilon=epsilon, mu=mu)
 
 
 def gdp_eps_for_delta(mu: Any, delta: Any, *, backend: str = "numpy", max_iter: int = 200) -> RootResult:
