@@ -35,6 +35,9 @@ from symdp.accountants.algebra import tight, rdp
 from symdp.mechanisms import Laplace, Composed, dp_sgd
 r = epsilon(noise_multiplier=1.1, sample_rate=256 / 60000, steps=2340, delta=1e-5)
 r1 = epsilon(noise_multiplier=1.0, sample_rate=1.0, steps=10, delta=1e-5)  # q = 1: exact Gaussian profile
+from symdp.accountants import delta as delta_of
+delta_of(noise_multiplier=1.1, sample_rate=0.01, steps=100, epsilon=1.0)
+calibrate_noise(target_epsilon=2.0, delta=1e-5, sample_rate=0.01, steps=100, accountant="rdp")
 r2 = epsilon(noise_multiplier=1.1, sample_rate=256 / 60000, steps=2340, delta=1e-5, accountant="rdp")
 m = Composed((Laplace(1.0, 2.0), dp_sgd(1.1, 0.01, 100)))
 t = tight.epsilon(m, delta=1e-5)
