@@ -20,6 +20,7 @@ RATE_VAR = {
     "gaussian_poisson_kairouz_he_thm1": ("T", "oo"),
     "noisysgd_clt_duality_he_thm1": ("epsilon", "0"),
     "noisysgd_clt_duality_dwork2015": ("epsilon", "0"),
+    "noisysgd_clt_eps_of_delta_he_thm1": ("T", "oo"),
     "sgld_001": ("N", "oo"),
 }
 

@@ -54,6 +54,8 @@ WORKED_CHAINS: dict[str, tuple[str, ...]] = {
     # (ii) NoisySGD -> GDP (CLT) -> duality -> He et al. Thm 1 / Dwork et al. 2015
     "noisysgd_clt_duality_he_thm1": ("bu2020.clt_mu", "bu2020.delta_of_eps_gdp", "he2021uai.thm1_small_eps"),
     "noisysgd_clt_duality_dwork2015": ("bu2020.clt_mu", "bu2020.delta_of_eps_gdp", "classical.dwork2015_high_prob"),
+    # ... at a fixed delta: the duality solved for epsilon (implicit function eps_mu(delta))
+    "noisysgd_clt_eps_of_delta_he_thm1": ("bu2020.clt_mu", "bridge.gdp_eps_of_delta", "he2021uai.thm1_small_eps"),
     # (iii) 001's SGLD: Gaussian step -> tau-of-N mini-batch -> composition -> Thm 1 (long version)
     "sgld_001": ("he2021long.thm7_eps_tilde", "he2021long.thm7_subsampling", "he2021long.thm7_eps", "he2021long.thm1"),
 }

@@ -237,6 +237,24 @@ def test_pac_bayes_dp_prior_bridge_equals_the_chain_through_max_information():
     assert sp.simplify(lib.k - implication("bridge.dwork2015_thm20_nats").conclusion.k) == 0
 
 
+def test_gdp_implicit_epsilon_inverts_the_duality():
+    from symdp.library.bridges import GDPEpsilon
+    from symdp.symbols import eps, mu
+
+    prof = get("bu2020.delta_of_eps_gdp", with_evidence=False).rhs
+    for m, d in [(sp.Integer(1), sp.Rational(1, 10**5)), (sp.Rational(1, 2), sp.Rational(1, 10**9)),
+                 (sp.Integer(3), sp.Rational(1, 100))]:
+        e = GDPEpsilon(m, d).evalf(40)
+        back = sp.N(prof.xreplace({mu: m, eps: e}), 40)
+        assert back <= d and abs(back / d - 1) < 1e-30  # on the safe side, to 30 digits
+    assert abs(float(GDPEpsilon(1, sp.Rational(1, 10**5)).evalf(20)) - 4.3772) < 1e-3
+    # chain (ii) at a fixed delta: gap = 4 eps_mu(delta) with mu the CLT parameter (approximate)
+    d = chain(["bu2020.clt_mu", "bridge.gdp_eps_of_delta", "he2021uai.thm1_small_eps"])
+    assert d.approximate and d.closed_form("gap").has(GDPEpsilon)
+    with pytest.raises(InvalidParameterError, match="violates hypothesis"):  # eps ~ 0.4 > 1/5
+        chain(d.ids, bind={"p": 0.01, "sigma": 5, "T": 2000, "delta": 1e-5})
+
+
 def test_bind_substitutes_and_checks_hypotheses():
     d = chain(CHAIN_II["he_thm1"], bind={"T": 1000, "p": 0.01, "sigma": 1.1})
     assert {s.name for s in d.conclusion.free_symbols} == {"epsilon"}

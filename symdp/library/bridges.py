@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..symbols import Delta, T, alpha, beta, delta, eps, n, q, sigma
+from ..symbols import Delta, T, alpha, beta, delta, eps, mu, n, q, sigma
 from ..theorem import Kind, Property, Source, Theorem, theorem
 
 _R = sp.Rational
@@ -73,6 +73,56 @@ GAUSS_ZCDP = Delta**2 / (2 * sigma**2)
 ZCDP_TO_DP = rho + 2 * sp.sqrt(rho * sp.log(1 / delta))
 #: Dwork et al. 2015 Thm 20, converted from bits to nats (log2(e) * x bits = x nats)
 MI_PURE_IID_NATS = eps**2 * n / 2 + eps * sp.sqrt(n * sp.log(2 / beta) / 2)
+
+
+class GDPEpsilon(sp.Function):
+    r"""The implicit function :math:`\epsilon_\mu(\delta)`: the epsilon at which mu-GDP's exact
+    privacy profile (003 eq. 3.2, Dong-Roth-Su 2019 Cor 2.13)
+    :math:`\delta(\epsilon;\mu) = \Phi(-\epsilon/\mu + \mu/2) - e^\epsilon \Phi(-\epsilon/\mu - \mu/2)`
+    equals ``delta`` (0 when ``delta(0; mu) <= delta``).  Evaluated numerically by bisection in
+    mpmath at the working precision plus guard digits, returning the upper end of the final
+    bracket (the safe side: ``delta(eps; mu) <= delta`` there).
+
+    >>> float(GDPEpsilon(1, sp.Rational(1, 10**5)).evalf(20)) > 3.0
+    True
+    """
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, mu: sp.Expr, delta: sp.Expr) -> sp.Expr | None:
+        return None
+
+    def _eval_is_nonnegative(self) -> bool:
+        return True
+
+    def _eval_evalf(self, prec: int) -> sp.Expr | None:
+        import mpmath
+
+        mu_e, d_e = (a.evalf(prec + 30) for a in self.args)
+        if not (mu_e.is_Number and d_e.is_Number):
+            return None
+        with mpmath.workprec(prec + 40):
+            m, d = mpmath.mpf(str(mu_e)), mpmath.mpf(str(d_e))
+            if m <= 0 or not 0 < d < 1:
+                return None
+
+            def prof(e: mpmath.mpf) -> mpmath.mpf:
+                return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+
+            if prof(mpmath.mpf(0)) <= d:
+                return sp.Float(0, dps=max(prec // 3, 15))
+            lo, hi = mpmath.mpf(0), m * m / 2 + m * mpmath.sqrt(2 * mpmath.log(1 / d)) + 1
+            while prof(hi) > d:
+                lo, hi = hi, 2 * hi
+            for _ in range(prec + 60):
+                mid = (lo + hi) / 2
+                if prof(mid) > d:
+                    lo = mid
+                else:
+                    hi = mid
+            # round up (the safe side) past the conversion to ``prec`` bits
+            return sp.Float(hi * (1 + mpmath.mpf(2) ** (10 - prec)), precision=prec)
 
 
 THEOREMS: list[Theorem] = [
@@ -145,6 +195,21 @@ THEOREMS: list[Theorem] = [
         premises=(Property("RDP", (alpha, eps_alpha), "M"),),
         conclusion=Property("DP", (RDP_TO_DP, delta), "M"),
         tags=("bridge", "rdp", "conversion"),
+    ),
+    theorem(
+        "bridge.gdp_eps_of_delta",
+        "mu-GDP implies (eps_mu(delta), delta)-DP with eps_mu the implicit solution of 003's duality (3.2)",
+        Kind.BOUND,
+        _src("eq. (3.2) solved for epsilon (implicit function)", "Dong, Roth, Su 2019, Cor 2.13; 003 eq. (3.2)"),
+        lhs=eps_dp,
+        rhs=GDPEpsilon(mu, delta),
+        hypotheses=[mu > 0, delta > 0, delta < 1],
+        domain={mu: (_R(1, 100), 10), delta: (sp.Float("1e-12"), _R(1, 2))},
+        quantity="smallest epsilon with delta(epsilon; mu) <= delta for mu-GDP",
+        premises=(Property("GDP", (mu,), "M"),),
+        conclusion=Property("DP", (GDPEpsilon(mu, delta), delta), "M"),
+        notes="An implicit function: numerical (mpmath bisection, safe side); no generated kernel.",
+        tags=("bridge", "gdp", "conversion"),
     ),
     theorem(
         "bridge.bun_steinke2016_gaussian_zcdp",

@@ -171,7 +171,7 @@ _OVERRIDES = {
 
 #: (have, need) -> entry ids that connect them (named in chaining's mismatch errors)
 BRIDGES_FOR: dict[tuple[str, str], tuple[str, ...]] = {
-    ("GDP", "ApproxDP"): ("bu2020.delta_of_eps_gdp",),
+    ("GDP", "ApproxDP"): ("bu2020.delta_of_eps_gdp", "bridge.gdp_eps_of_delta"),
     ("RDP", "ApproxDP"): ("bridge.mironov2017_rdp_to_dp",),
     ("zCDP", "ApproxDP"): ("bridge.bun_steinke2016_zcdp_to_dp",),
     ("Mechanism:gaussian", "ApproxDP"): ("classical.gaussian_mechanism_calibration", "balle2018.gaussian_profile"),
