@@ -4,11 +4,12 @@ r"""RDP accounting in torch: a device-resident odometer for training loops and a
 the training device; ``step(sigma, q)`` adds one step's RDP (library kernel
 ``accounting.sgm_rdp_log_term``, torch back-end) without synchronising with the
 host, and ``epsilon(delta)`` returns a 0-d tensor (``accounting.rdp_to_dp_cks``,
-best order).  Integer orders agree with :func:`symdp.accountants.epsilon` with
-``accountant="rdp"``; fractional orders are bounded by convexity (linear
-interpolation of ``(alpha - 1) eps_alpha`` between integer orders), which lies
-above the exact series the host accountant uses: the odometer's epsilon is an
-upper bound at least as large as the accountant's (within a few percent).
+best order).  Steps given as Python numbers add the accountant's own per-step
+values (:func:`symdp.accountants.rdp.sgm_rdp`: exact integer orders, the MTZ
+series at fractional ones), so the numbers agree with
+:func:`symdp.accountants.epsilon` with ``accountant="rdp"`` on the default grid;
+steps given as device tensors are evaluated on the device at integer orders and
+bounded by convexity at fractional ones (an upper bound, a few percent above).
 
 >>> odo = RDPOdometer()
 >>> odo.step(1.1, 0.01)
@@ -104,18 +105,17 @@ class _TorchRDP:
         g = (self.ints - 1) * rdp_int
         return (g @ self.W.T) / (self.orders - 1) * (1 + _rdp._REL_MARGIN)
 
-    def epsilon(self, rdp_int: Any, delta: Any) -> Any:
+    def epsilon(self, r: Any, delta: Any) -> Any:
+        """Best epsilon from composed RDP ``r`` at every order (not only the integer ones)."""
         import torch
 
-        r = self.interpolate(rdp_int)
         e = self.conv(epsilon_alpha=r, alpha=self.orders, delta=torch.as_tensor(delta, device=r.device, dtype=r.dtype)[..., None])
         e = torch.where(torch.isnan(e), torch.full_like(e, math.inf), e)
         return torch.clamp(e.min(dim=-1).values, min=0.0)
 
-    def delta(self, rdp_int: Any, epsilon: Any) -> Any:
+    def delta(self, r: Any, epsilon: Any) -> Any:
         import torch
 
-        r = self.interpolate(rdp_int)
         d = self.conv_delta(epsilon_alpha=r, alpha=self.orders, epsilon=torch.as_tensor(epsilon, device=r.device, dtype=r.dtype)[..., None])
         d = torch.where(torch.isnan(d), torch.full_like(d, math.inf), d)
         return torch.clamp(d.min(dim=-1).values, max=1.0)
@@ -139,7 +139,7 @@ class RDPOdometer:
         self.dtype = dtype or torch.float64
         ords = _rdp.DEFAULT_ORDERS if orders is None else np.asarray(check_real("orders", orders, 1.0, lo_open=True), dtype=float).ravel()
         self._core = _TorchRDP(ords, self.device, self.dtype)
-        self._rdp = torch.zeros(self._core.n_int, device=self.device, dtype=self.dtype)
+        self._rdp = torch.zeros(len(self._core.orders_np), device=self.device, dtype=self.dtype)  # composed RDP, every order
         self.steps = 0
         self._cache: dict[tuple[float, float], Any] = {}
 
@@ -188,7 +188,11 @@ class RDPOdometer:
                 torch._assert_async(ok, "RDPOdometer.step: noise_multiplier must be > 0 and sample_rate in (0, 1]")
                 s = torch.where(ok, s, torch.ones_like(s))
                 qq = torch.where(ok, qq, torch.full_like(qq, 0.5))
-            r = self._core.per_step_int(s, qq)
+            if key is not None:  # host numbers: the accountant's own per-step values (exact fractional series)
+                r = torch.as_tensor(_rdp.sgm_rdp(noise_multiplier=key[0], sample_rate=key[1], orders=self._core.orders_np),
+                                    device=self.device, dtype=self.dtype)
+            else:  # device tensors: integer orders on the device, fractional ones by convexity (an upper bound)
+                r = self._core.interpolate(self._core.per_step_int(s, qq))
             if key is not None:
                 if len(self._cache) > 64:
                     self._cache.clear()
@@ -210,20 +214,23 @@ class RDPOdometer:
 
     def rdp(self) -> Any:
         """Composed RDP at :attr:`orders` (tensor)."""
-        return self._core.interpolate(self._rdp)
+        return self._rdp
 
     def state_dict(self) -> dict[str, Any]:
-        return {"rdp_int": self._rdp.detach().clone(), "steps": self.steps, "orders": self.orders.tolist()}
+        return {"rdp": self._rdp.detach().clone(), "steps": self.steps, "orders": self.orders.tolist()}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         import torch
 
         if list(map(float, state["orders"])) != list(map(float, self.orders)):
             raise InvalidParameterError("state_dict orders differ from this odometer's orders")
-        rdp_int = torch.as_tensor(state["rdp_int"], device=self.device, dtype=self.dtype)
-        if rdp_int.shape != self._rdp.shape:
-            raise InvalidParameterError(f"state_dict rdp_int has shape {tuple(rdp_int.shape)}, expected {tuple(self._rdp.shape)}")
-        self._rdp = rdp_int.clone()
+        if "rdp" in state:
+            r = torch.as_tensor(state["rdp"], device=self.device, dtype=self.dtype)
+        else:  # an older state (integer orders only): bound the fractional orders by convexity
+            r = self._core.interpolate(torch.as_tensor(state["rdp_int"], device=self.device, dtype=self.dtype))
+        if r.shape != self._rdp.shape:
+            raise InvalidParameterError(f"state_dict rdp has shape {tuple(r.shape)}, expected {tuple(self._rdp.shape)}")
+        self._rdp = r.clone()
         self.steps = check_int("steps", state["steps"], 0)
 
 
