@@ -245,8 +245,8 @@ def rdp_torch(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None, de
     qq = torch.as_tensor(sample_rate, device=dev, dtype=torch.float64)
     s, qq = torch.broadcast_tensors(s, qq)
     if dev.type == "cpu":  # torch's CPU elementwise path is slower than numpy here: same kernels, numpy back-end
-        r = _rdp.sgm_rdp(noise_multiplier=s.numpy(), sample_rate=qq.numpy(), orders=ords)
-        return torch.as_tensor(r, dtype=torch.float64)
+        rn = _rdp.sgm_rdp(noise_multiplier=s.numpy(), sample_rate=qq.numpy(), orders=ords)
+        return torch.as_tensor(rn, dtype=torch.float64)
     qc = torch.clamp(qq, max=1.0 - 2**-53)[..., None]
     cols = []
     for a in core.ints_np:
