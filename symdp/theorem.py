@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import enum
 import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 import mpmath
 import sympy as sp
@@ -123,6 +124,7 @@ UNCHECKED = Evidence(Verdict.UNCHECKED, detail="not yet verified")
 
 
 def _freeze_domain(domain: Any) -> tuple[tuple[sp.Symbol, sp.Expr, sp.Expr], ...]:
+    items: Iterable[tuple[Any, tuple[Any, Any]]]
     if isinstance(domain, Mapping):
         items = domain.items()
     else:
@@ -161,9 +163,8 @@ class Theorem:
     def __post_init__(self) -> None:
         if self.relation not in RELATIONS:
             raise ValueError(f"theorem {self.id}: relation={self.relation!r} not in {RELATIONS}")
-        if self.formula_available and self.kind is not Kind.EQUIVALENCE:
-            if self.rhs is None:
-                raise ValueError(f"theorem {self.id}: a {self.kind.value} with a formula needs rhs")
+        if self.formula_available and self.kind is not Kind.EQUIVALENCE and self.rhs is None:
+            raise ValueError(f"theorem {self.id}: a {self.kind.value} with a formula needs rhs")
         if not self.formula_available and not self.unavailable_reason:
             raise ValueError(f"theorem {self.id}: formula_available=False needs unavailable_reason")
         if self.kind is Kind.EXPANSION and self.expansion is None:
@@ -322,7 +323,7 @@ class Theorem:
             "hash": self.expr_hash(),
         }
 
-    def with_evidence(self, evidence: Evidence) -> "Theorem":
+    def with_evidence(self, evidence: Evidence) -> Theorem:
         return replace(self, evidence=evidence)
 
 

@@ -97,7 +97,7 @@ def calibrate(target_epsilon: float, delta: float, sample_rate: float, steps: st
             r = cal.calibrate_noise(target_epsilon=target_epsilon, delta=delta, sample_rate=sample_rate, steps=T,
                                     accountant=accountant)
             d = r.to_dict()
-        else:
+        elif noise_multiplier is not None:  # exactly one of the two was given (checked above)
             r2 = cal.max_steps(target_epsilon=target_epsilon, delta=delta, noise_multiplier=noise_multiplier,
                                sample_rate=sample_rate, accountant=accountant)
             d = r2.to_dict()

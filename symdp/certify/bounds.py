@@ -101,7 +101,7 @@ def evaluate_bound(th, values: dict[str, float]) -> tuple[float, str]:
         from ..codegen import kernel
 
         f = kernel(th.id, backend="numpy")
-    except Exception:  # no kernel generated for this entry: fall back to the statement itself
+    except Exception:  # noqa: BLE001 - no kernel generated for this entry: fall back to the statement itself
         f = None
     if f is not None:
         return float(f(**vals)), "generated numpy kernel"
@@ -258,7 +258,7 @@ def _route(fn, name: str, *args, **kw) -> dict:
         return fn(*args, **kw)
     except SymdpError as exc:
         return _entry(name, [], applies=False, reason=str(exc), confidence=None, bound=None)
-    except Exception as exc:  # a broken library module elsewhere must not take the certificate down
+    except Exception as exc:  # noqa: BLE001 - a broken library module elsewhere must not take the certificate down
         return _entry(name, [], applies=False, reason=f"library error: {type(exc).__name__}: {exc}",
                       confidence=None, bound=None)
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import importlib
 import json
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache, lru_cache
 from importlib import resources
-from typing import Callable
 
 from ..errors import InvalidParameterError, SymdpError
 
@@ -65,7 +65,7 @@ def kernel(theorem_id: str, backend: str = "numpy", side: str = "rhs") -> Callab
     return _kernel(theorem_id, backend, side)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _kernel(theorem_id: str, backend: str, side: str) -> Callable:
     from ..library import get
 

@@ -16,10 +16,10 @@ import importlib
 import json
 import keyword
 import signal
+from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import sympy as sp
 
@@ -248,7 +248,10 @@ def plan(groups: Sequence[tuple[str, Iterable[Theorem]]] | None = None) -> Plan:
         for th in ths:
             for side in _sides(th):
                 res = _plan_one(th, module, side)
-                (out.kernels if isinstance(res, KernelSpec) else out.skipped).append(res)
+                if isinstance(res, KernelSpec):
+                    out.kernels.append(res)
+                else:
+                    out.skipped.append(res)
     return out
 
 

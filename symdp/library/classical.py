@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..symbols import Delta, T, delta, delta_p, delta_t, eps, eps_p, N, sigma
+from ..symbols import Delta, N, T, delta, delta_p, delta_t, eps, eps_p, sigma
 from ..theorem import Kind, Property, theorem
 from ._sources import CLASSICAL, FILES, HE_LONG, HE_UAI, src
 

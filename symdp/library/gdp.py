@@ -30,8 +30,8 @@ not upper bounds; those entries carry ``tags=("approximation", ...)``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 import mpmath
 import numpy as np
@@ -40,7 +40,7 @@ from scipy import special
 
 from ..errors import ConvergenceError, InvalidParameterError
 from ..numeric import golden_section_min
-from ..symbols import E, Delta, T, alpha, delta, eps, mu, p, sigma
+from ..symbols import Delta, E, T, alpha, delta, eps, mu, p, sigma
 from ..theorem import Expansion, Kind, Property, theorem
 from ..validation import check_int, check_probability, check_real
 from ._sources import BU, src

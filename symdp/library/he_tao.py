@@ -487,9 +487,9 @@ def _thm4_eps(j: int, expr, sum_expr):
             conclusion=Property("DP", (THM4_EPS_PRIME, delta_p), "A"),
             oracle="composition_eq7",
             notes=(
-                "Homogeneous case eps_i = eps of eq. for eps'_%d; eps' = min{eps'_1, eps'_2, eps'_3} and delta' is "
+                f"Homogeneous case eps_i = eps of eq. for eps'_{j}; eps' = min{{eps'_1, eps'_2, eps'_3}} and delta' is "
                 "the maximum of eq. (7) (for identical steps: Corollary 1, he2021.cor1_delta). delta~ is an "
-                "arbitrary positive constant. Same formulas in 001 (Theorem 4)." % j
+                "arbitrary positive constant. Same formulas in 001 (Theorem 4)."
             ),
             tags=("composition", "thm4"),
         ),

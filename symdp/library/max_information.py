@@ -248,7 +248,7 @@ class KLInverse(sp.Function):
         return sp.Float(val, precision=prec)
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
-        q, c = self.args
+        q = self.args[0]
         p = self
         dc = p * (1 - p) / (p - q)
         if argindex == 2:
@@ -259,14 +259,14 @@ class KLInverse(sp.Function):
 
     def _latex(self, printer: Any) -> str:
         q, c = self.args
-        return r"\operatorname{kl}^{-1}\left(%s, %s\right)" % (printer._print(q), printer._print(c))
+        return rf"\operatorname{{kl}}^{{-1}}\left({printer._print(q)}, {printer._print(c)}\right)"
 
     def _pretty(self, printer: Any) -> Any:
         return printer._print_Function(self, func_name="kl_inv")
 
     def _sympystr(self, printer: Any) -> str:
         q, c = self.args
-        return "kl_inverse(%s, %s)" % (printer._print(q), printer._print(c))
+        return f"kl_inverse({printer._print(q)}, {printer._print(c)})"
 
 
 # --------------------------------------------------------------------------------------------
