@@ -14,6 +14,8 @@ UNDECIDED, adds plots, and writes the reports.
 
 from __future__ import annotations
 
+import contextlib
+
 import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -279,7 +281,65 @@ def audit_theorems(ths: Iterable[Theorem], *, deep: bool = False, seed: int = 0,
                 bar.advance(task)
     else:
         out = [one(th) for th in ths]
+    apply_audit_consistency(out, seed=seed)
     return out + audit_algorithms_for([th.id for th in ths], out, algorithms=algorithms)
+
+
+def apply_audit_consistency(results: list[AuditResult], *, seed: int = 0) -> list[str]:
+    """Issue 12 item 3 at the audit level: an entry whose special case FAILS (or is PARTIAL) cannot HOLD.
+
+    The special-case relation is the verifier's (:func:`symdp.verify.special_cases`: declared tags,
+    ``X_sum`` / ``X`` heterogeneous-step pairs, the same statement on a sub-box).  A special case not
+    audited in this run is looked up in the shipped ledger.  A HOLDS that rests on a numerical search
+    becomes FAILS (rung ``consistency``) with the special case's counterexample; a HOLDS that is *proved*
+    is kept and flagged (a proof is never overridden by a numerical result; the encodings must be
+    re-read).  Results are changed in place; one line per change is returned.
+    """
+    from ..library import all_theorems, get
+    from ..verify import load_ledger, special_cases
+
+    by_id = {r.id: r for r in results}
+    # the special case may be outside this run (then its ledger verdict is used): relate against the whole library
+    ths = list(all_theorems(None, with_evidence=False))
+    try:
+        ledger = {k: dict(v) for k, v in (load_ledger() or {}).items()}
+    except Exception:  # noqa: BLE001 - no ledger: only this run's results are used
+        ledger = {}
+    notes: list[str] = []
+    for sc in special_cases(ths):
+        g = by_id.get(sc.general)
+        if g is None or g.verdict != "HOLDS":
+            continue
+        s = by_id.get(sc.special)
+        if s is not None:
+            s_verdict, s_cx, s_claimed, s_actual = s.verdict, s.counterexample, s.claimed, s.actual
+        elif sc.special in ledger and ledger[sc.special].get("hash") in (None, get(sc.special).expr_hash()):
+            row = ledger[sc.special]
+            s_verdict = {"REFUTED": "FAILS", "PARTIAL": "PARTIAL"}.get(str(row.get("verdict")), "")
+            s_cx, s_claimed, s_actual = row.get("counterexample"), row.get("claimed"), row.get("actual")
+        else:
+            continue
+        if s_verdict not in ("FAILS", "PARTIAL") or not s_cx:
+            continue
+        if g.strength == "proved":
+            g.extra["consistency_flag"] = (f"special case {sc.special} ({sc.how}) {s_verdict} at {dict(s_cx)} while this "
+                                           "entry is proved: re-read both encodings and the special-case relation")
+            notes.append(f"{sc.general}: proved, but special case {sc.special} {s_verdict} (kept; flagged)")
+            continue
+        cx = {str(k): str(v) for k, v in dict(s_cx).items()}
+        cx.update({str(k): str(v) for k, v in sc.fixed})
+        before = f"HOLDS ({g.strength or 'supported'}: {g.detail[:160]})"
+        g.verdict, g.strength, g.rung = "FAILS", "", "consistency"
+        g.counterexample = cx
+        g.claimed, g.actual, g.margin, g.region = s_claimed, s_actual, None, None
+        g.detail = (f"its special case {sc.special} ({sc.how}) {s_verdict} with counterexample {dict(s_cx)}: "
+                    f"claimed {s_claimed}, true {s_actual}; that point is a point of this entry; the entry's own "
+                    f"search had given {before}")
+        g.extra.pop("severity", None)
+        with contextlib.suppress(Exception):  # severity is best effort; the verdict change stands
+            annotate(get(g.id), g, seed=seed)
+        notes.append(f"{sc.general}: HOLDS -> FAILS (special case {sc.special} {s_verdict})")
+    return notes
 
 
 def audit_algorithms_for(ids: Iterable[str], results: list[AuditResult] | None = None, *,
