@@ -15,7 +15,6 @@ UNDECIDED, adds plots, and writes the reports.
 from __future__ import annotations
 
 import contextlib
-
 import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
