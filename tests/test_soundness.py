@@ -218,3 +218,23 @@ def test_accounting_oracles_closed_forms_match_quadrature(name, pt):
         ex = orc.exact(**syms)  # derived symbolically, as the verifier does, then evaluated at the point
         val = mpmath.mpf(str(sp.N(ex.subs({syms[k]: sp.Float(repr(v), 50) for k, v in pt.items()}), 40)))
     assert abs(val - num) <= mpmath.mpf("1e-9") * max(1, abs(num)), (name, val, num)  # quadrature: 1e-9
+
+
+def test_gdp_log_space_profile_against_kernel_and_mpmath():
+    """The q = 1 path's log-space delta (pld.gdp_log_delta) is >= the exact profile (mpmath), agrees with the generated
+    bu2020.delta_of_eps_gdp kernel where that is finite, and stays finite where e^eps overflows."""
+    import mpmath
+
+    from symdp.accountants import pld
+    from symdp.accountants._kernels import _kernel
+
+    k = _kernel("bu2020.delta_of_eps_gdp", "numpy")
+    for e, mu in [(0.01, 0.1), (1.0, 1.0), (5.0, 2.0), (50.0, 1.0), (1000.0, 44.0), (1498.7, 49.44), (1e4, 3.0)]:
+        ld = float(pld.gdp_log_delta(e, mu))
+        with mpmath.workdps(60):
+            ex = O.gdp_delta_mp(e, mu, 60)
+            lex = float(mpmath.log(ex)) if ex > 0 else -math.inf
+        assert ld >= lex and ld <= lex + 1e-9 * max(1.0, abs(lex)), (e, mu, ld, lex)
+        kv = float(k(epsilon=e, mu=mu))
+        if math.isfinite(kv) and kv > 1e-300:
+            assert float(pld.gdp_delta(e, mu)) == pytest.approx(kv, rel=1e-8)

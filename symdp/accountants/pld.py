@@ -458,8 +458,9 @@ def gdp_log_delta(epsilon: np.ndarray | float, mu: np.ndarray | float) -> np.nda
     :math:`r = \epsilon + \log\Phi(b) - \log\Phi(a)` (``log_ndtr``): no overflow of :math:`e^\epsilon`
     and no underflow of :math:`\delta` (down to ``exp(-1e300)``).  The rounding of ``r`` (bounded by
     ``8u(|log Phi(a)| + |log Phi(b)| + eps + 1)``) is moved to the safe side; where it could flip
-    the sign of ``r`` the bound :math:`\delta \le \Phi(a)` is used.  The identity with the library
-    entry is ``accounting.gdp_log_delta`` (proved by the verifier).
+    the sign of ``r`` the bound :math:`\delta \le \Phi(a)` is used.  This log-space form is written
+    here by hand (SymPy folds ``exp(eps + log Phi(b))`` back into ``e^eps Phi(b)``, so codegen cannot keep
+    it); it is tested against the generated ``bu2020.delta_of_eps_gdp`` kernel and mpmath.
     """
     e = np.asarray(epsilon, dtype=float)
     m = np.asarray(mu, dtype=float)
