@@ -201,6 +201,9 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
                 r0.extra["other_reading"] = rd.theorem.id
         elif kind == "experiments":
             extra += rs
+    from .engine import apply_audit_consistency
+
+    apply_audit_consistency(main, seed=seed)  # as audit_theorems: a general entry whose special case fails is not HOLDS
     return main + extra
 
 
