@@ -313,6 +313,11 @@ def _prepared(tid, side):
     for h in th.hypotheses:
         if h is sp.true or not isinstance(h, sp.Basic) or not h.free_symbols <= set(syms):
             continue
+        if isinstance(h, sp.Equality):
+            # an equation defines one variable from the others (e.g. eps' = min{...}); random points almost surely
+            # miss it, so requiring it leaves no test case (hypothesis >= 6.170 reports Unsatisfiable): the kernel
+            # is checked against mpmath on the domain the inequalities define
+            continue
         hyps.append(sp.lambdify(dums, h.xreplace(rep), modules="mpmath"))
     return th, syms, ref, hyps
 
