@@ -179,7 +179,7 @@ def connect(address: str, timeout: float | None = None) -> Any:
     try:
         from distributed import Client
     except ImportError as exc:  # pragma: no cover - distributed is a dependency of the [dev] extra
-        raise InvalidParameterError(f"scheduler={address!r} needs the 'distributed' package ({exc})") from exc
+        raise InvalidParameterError(f"scheduler={address!r} needs the 'distributed' package (pip install \"symdp[scale]\"; {exc})") from exc
     try:
         return Client(address, timeout=f"{timeout}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
