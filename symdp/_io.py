@@ -109,3 +109,19 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
 
 
 __all__ = ["atomic_dir", "atomic_write_bytes", "atomic_write_text"]
+
+
+def read_text_limited(path: str | Path, *, limit: int, what: str, error: type[Exception]) -> str:
+    """The UTF-8 text of an untrusted input file (a claim or theorem file), read once and checked before anything
+    parses it: unreadable, larger than ``limit`` bytes or not UTF-8 raises ``error`` with one line naming the file."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise error(f"{what} {str(path)!r}: cannot read ({exc.strerror})") from None
+    if len(data) > limit:
+        raise error(f"{what} {str(path)!r}: {len(data)} bytes; the limit is {limit}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{what} {str(path)!r}: not UTF-8 text") from None

@@ -47,6 +47,7 @@ import sympy as sp
 
 from . import properties as P
 from . import symbols as canon
+from ._io import read_text_limited
 from .errors import ClaimFileError
 from .theorem import Kind, Source, Theorem
 
@@ -218,15 +219,5 @@ def loads(text: str, *, where: str = "theorem file") -> list[ParsedTheorem]:
 
 def load(path: str | Path) -> list[ParsedTheorem]:
     """Read and parse a theorem file."""
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ClaimFileError(f"theorem file {str(path)!r}: cannot read ({exc.strerror})") from None
-    if len(data) > MAX_BYTES:
-        raise ClaimFileError(f"theorem file {str(path)!r}: larger than {MAX_BYTES} bytes")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ClaimFileError(f"theorem file {str(path)!r}: not UTF-8 text") from None
-    return loads(text, where=f"theorem file {p.name!r}")
+    text = read_text_limited(path, limit=MAX_BYTES, what="theorem file", error=ClaimFileError)
+    return loads(text, where=f"theorem file {Path(path).name!r}")

@@ -39,6 +39,7 @@ from typing import Any
 
 import sympy as sp
 
+from .._io import read_text_limited
 from ..errors import ClaimFileError
 from ..theorem import Expansion, Kind, Source, Theorem, theorem
 from .parser import parse_expression
@@ -168,18 +169,8 @@ def _library_quantity(lib_id: str, syms: dict[str, sp.Symbol], where: str) -> sp
 
 def load_claims(path: str | Path) -> ClaimFile:
     """Parse and validate a claim file; raise ClaimFileError (line and reason) on any problem."""
-    p = Path(path)
-    try:
-        raw_bytes = p.read_bytes()
-    except OSError as exc:
-        raise ClaimFileError(f"{p}: cannot read claim file ({exc.strerror})") from None
-    if len(raw_bytes) > MAX_FILE_BYTES:
-        raise ClaimFileError(f"{p}: claim file is {len(raw_bytes)} bytes; the limit is {MAX_FILE_BYTES}")
-    try:
-        text = raw_bytes.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ClaimFileError(f"{p}: claim file is not UTF-8 text") from None
-    return parse_claims(text, path=str(p))
+    text = read_text_limited(path, limit=MAX_FILE_BYTES, what="claim file", error=ClaimFileError)
+    return parse_claims(text, path=str(Path(path)))
 
 
 def parse_claims(text: str, *, path: str = "<claims>") -> ClaimFile:
