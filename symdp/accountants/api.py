@@ -429,6 +429,82 @@ def _tight_checked(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.
     return vals, est, det, f"rdp: {reason}; the RDP accountant's upper bound is returned"
 
 
+# ---------------------------------------------------------------- batches over processes
+#: a batch of at least this many distinct configurations is spread over worker processes
+_PARALLEL_MIN = 32
+_MAX_WORKERS = 8
+_IN_WORKER = False  # set in the pool's processes: they never start pools of their own
+
+TightJob = tuple[list[Segment], "np.ndarray | None", "np.ndarray | None"]
+TightOut = tuple[np.ndarray, np.ndarray, dict[str, Any], "str | None"]
+
+
+def _n_workers(workers: int | None) -> int:
+    """``workers=`` resolved: the argument, else ``$SYMDP_WORKERS``, else the usable cores (at most 8)."""
+    import os
+
+    if workers is None:
+        env = os.environ.get("SYMDP_WORKERS", "").strip()
+        if env:
+            try:
+                workers = int(env)
+            except ValueError:
+                raise InvalidParameterError(f"SYMDP_WORKERS={env!r} must be an integer >= 1") from None
+        else:
+            cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+            workers = min(cores, _MAX_WORKERS)
+    w = check_int("workers", workers, 1)
+    return int(w)
+
+
+def _worker_init() -> None:
+    global _IN_WORKER
+    _IN_WORKER = True
+
+
+def _tight_chunk(jobs: list[TightJob], h: float | None) -> list[TightOut]:
+    return [_tight_checked(segs, ds, es, h) for segs, ds, es in jobs]
+
+
+def _tight_map(jobs: list[TightJob], h: float | None, workers: int) -> list[TightOut]:
+    """:func:`_tight_checked` of every job, in order; over ``workers`` forked processes when worthwhile.
+
+    Every job is computed by the same function on the same inputs in whichever process runs it, so the
+    results are bit-identical to the serial ones.  Processes are used only where ``fork`` is available
+    and the caller runs a single Python thread (forking a threaded process can deadlock); the pool is
+    shut down (its processes joined) before returning, and a pool that cannot start or breaks falls
+    back to computing the remaining jobs here.
+    """
+    w = min(workers, len(jobs) // 4)
+    if w < 2 or len(jobs) < _PARALLEL_MIN or _IN_WORKER:
+        return _tight_chunk(jobs, h)
+    import multiprocessing
+    import threading
+
+    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+        return _tight_chunk(jobs, h)
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    # small chunks (about 16 per process) balance configurations of very different cost
+    size = max(1, -(-len(jobs) // (16 * w)))
+    chunks = [jobs[a:a + size] for a in range(0, len(jobs), size)]
+    out: list[list[TightOut] | None] = [None] * len(chunks)
+    try:
+        with ProcessPoolExecutor(max_workers=w, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_worker_init) as ex:
+            futs = [ex.submit(_tight_chunk, c, h) for c in chunks]
+            for i, f in enumerate(futs):
+                out[i] = f.result()
+    except (BrokenProcessPool, OSError, AssertionError):  # no processes (daemon parent, limits) or one died
+        pass
+    res: list[TightOut] = []
+    for i, c in enumerate(chunks):
+        r = out[i]
+        res.extend(r if r is not None else _tight_chunk(c, h))
+    return res
+
+
 # ---------------------------------------------------------------- CLT
 def _clt_mu(segs: list[Segment]) -> float:
     k = _kernel("bu2020.clt_mu", "numpy")
@@ -509,12 +585,17 @@ def epsilon(
     sampling: str = "poisson",
     orders: Any = None,
     discretization: float | None = None,
+    workers: int | None = None,
 ) -> AccountingResult:
     r"""Epsilon of DP-SGD (Poisson-subsampled Gaussian, add/remove adjacency) at ``delta``.
 
     ``noise_multiplier`` (sigma > 0), ``sample_rate`` (q in (0, 1]), ``steps``
     (integer T >= 0) and ``delta`` (in (0, 1)) broadcast as arrays; or give
     ``schedule=[(sigma, q, steps), ...]`` for a run whose noise or rate changes.
+
+    ``workers`` (tight accountant, arrays of at least 32 distinct configurations): forked processes
+    sharing the batch; default ``$SYMDP_WORKERS`` or the usable cores (at most 8), ``1`` computes
+    everything in this process.  The values are bit-identical either way.
 
     >>> epsilon(noise_multiplier=1.0, sample_rate=0.01, steps=1000, delta=1e-5).epsilon > 0
     True
@@ -529,6 +610,8 @@ def epsilon(
     d = np.asarray(check_probability("delta", delta), dtype=float)
     if discretization is not None:
         check_real("discretization", discretization, 0.0, 1.0, lo_open=True)
+    if workers is not None:
+        check_int("workers", workers, 1)
     if schedule is not None:
         shape = d.shape
         dflat = d.ravel()
@@ -570,9 +653,10 @@ def epsilon(
             groups: dict[tuple, list[int]] = {}
             for i, (c, _dd) in enumerate(cfg_d):
                 groups.setdefault(tuple(c), []).append(i)
-            for key, members in groups.items():
-                ds = np.array([cfg_d[i][1][0] for i in members])
-                v, est, det, fb = _tight_checked(list(key), ds, None, discretization)
+            jobs: list[TightJob] = [(list(key), np.array([cfg_d[i][1][0] for i in members]), None)
+                                    for key, members in groups.items()]
+            outs = _tight_map(jobs, discretization, _n_workers(workers))
+            for (key, members), (v, est, det, fb) in zip(groups.items(), outs):
                 if fb:
                     fallbacks.append(fb if len(groups) == 1 else f"{key}: {fb}")
                 eps_out[members] = v
@@ -640,13 +724,16 @@ def delta(
     sampling: str = "poisson",
     orders: Any = None,
     discretization: float | None = None,
+    workers: int | None = None,
 ) -> AccountingResult:
-    """Delta of DP-SGD at ``epsilon`` (>= 0); same conventions as :func:`epsilon`."""
+    """Delta of DP-SGD at ``epsilon`` (>= 0); same conventions as :func:`epsilon` (``workers`` included)."""
     acc = _resolve(accountant, sampling)
     if acc in ("advanced", "he2021"):
         raise UnsupportedError(f"accountant={acc!r} reports epsilon for a delta split; use epsilon(...)")
     shape, cfgs = _configs(noise_multiplier, sample_rate, steps, schedule)
     e = np.asarray(check_real("epsilon", epsilon, 0.0), dtype=float)
+    if workers is not None:
+        check_int("workers", workers, 1)
     if schedule is not None:
         shape = e.shape
         cfg_e = [(cfgs[0], e.ravel())]
@@ -668,8 +755,9 @@ def delta(
         vkey = "rdp_wor" if sampling == "without_replacement" else "rdp"
     elif acc == "tight":
         outs, errs = [], []
-        for c, x in cfg_e:
-            v, est, details, fb = _tight_checked(c, None, x, discretization)
+        res = _tight_map([(c, None, x) for c, x in cfg_e], discretization, _n_workers(workers))
+        for (c, _x), (v, est, det, fb) in zip(cfg_e, res):
+            details = det
             if fb:
                 fallbacks.append(fb if len(cfg_e) == 1 else f"{c}: {fb}")
             outs.append(v)
