@@ -134,8 +134,11 @@ def cli_wall(repeats: int = 5) -> dict:
                 best[k] = float("nan")
                 continue
             t = time.perf_counter()
-            subprocess.run(c, capture_output=True, timeout=600)
-            best[k] = min(best[k], time.perf_counter() - t)
+            r = subprocess.run(c, capture_output=True, timeout=600)
+            el = time.perf_counter() - t
+            if r.returncode:  # a failing command is not a fast one
+                raise RuntimeError(f"{k} failed (exit {r.returncode}): {r.stderr.decode(errors='replace')[-300:]}")
+            best[k] = min(best[k], el)
     best["ratio_symdp_to_compute_dp_epsilon"] = best["symdp account"] / best["compute-dp-epsilon"]
     return best
 

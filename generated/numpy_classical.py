@@ -2,8 +2,8 @@
 
 # fmt: off
 import numpy as np
-import scipy.special as sc
 
+from symdp import _special as sc
 from symdp.codegen import runtime as _rt
 
 HASHES = {

@@ -131,7 +131,8 @@ def verdict(theorem_id: str) -> str:
 # ------------------------------------------------------------------ fallback (imports SymPy)
 def _numpy_namespace() -> dict[str, Any]:
     import numpy as np
-    import scipy.special as sps
+
+    from .. import _special as sps
 
     return {
         "loggamma": sps.gammaln, "erfc": sps.erfc, "erf": sps.erf, "log1p": np.log1p, "expm1": np.expm1,

@@ -54,8 +54,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.special as sps
 
+from .. import _special as sps
 from ..errors import ConvergenceError, InvalidTypeError, UnsupportedError
 from ..mechanisms import (
     ZCDP,
@@ -199,7 +199,7 @@ class _Pair:
 
 
 def _gauss_pair(mu: float, tail: float = _TAIL) -> _Pair:
-    z = float(-sps.ndtri(tail))
+    z = sps.upper_quantile(tail)
     m2 = mu * mu / 2
     return _Pair(
         sp=lambda l: sps.ndtr((m2 - l) / mu),
@@ -269,7 +269,7 @@ def _discrete_laplace_pair(sens: int, scale: float) -> _Pair:
 
 
 def _discrete_gaussian_pair(sens: int, sigma: float, tail: float = _TAIL) -> _Pair:
-    zt = float(-sps.ndtri(tail / 4))
+    zt = sps.upper_quantile(tail / 4)
     half = math.ceil(zt * sigma + 2) + sens
     xs = np.arange(-half, half + sens + 1, dtype=float)
     s2 = 2 * sigma * sigma
@@ -306,7 +306,7 @@ def _mixture_pairs(sigma: float, cs: tuple[float, ...], ps: tuple[float, ...], t
             acc += np.exp(t - mx)
         return np.asarray(mx + np.log(acc))
 
-    z = float(-sps.ndtri(tail))
+    z = sps.upper_quantile(tail)
     xlo, xhi = -z - cmax - 1, cmax + z + 1
 
     memo: list[tuple[np.ndarray, np.ndarray]] = []

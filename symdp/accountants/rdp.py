@@ -45,8 +45,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import scipy.special as sps
 
+from .. import _special as sps
 from ._kernels import _kernel
 
 _DPA_ORDERS = [1 + x / 10.0 for x in range(1, 100)] + list(range(11, 64)) + [128, 256, 512, 1024]

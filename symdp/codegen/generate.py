@@ -257,7 +257,7 @@ def plan(groups: Sequence[tuple[str, Iterable[Theorem]]] | None = None) -> Plan:
 
 # ------------------------------------------------------------------ rendering
 _PRELUDE = {
-    "numpy": "import numpy as np\nimport scipy.special as sc\n\nfrom symdp.codegen import runtime as _rt\n",
+    "numpy": "import numpy as np\n\nfrom symdp import _special as sc\nfrom symdp.codegen import runtime as _rt\n",
     "torch": "import torch\n\nfrom symdp.codegen import runtime_torch as _rt\n",
     "mpmath": "import mpmath as mp\n\nfrom symdp.codegen import runtime as _rt\n",
 }

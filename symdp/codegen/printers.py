@@ -8,7 +8,7 @@ the generator can record a reason instead of crashing.
 
 Conventions of the printed code:
 
-* numpy: ``np`` is numpy, ``sc`` is :mod:`scipy.special`, ``_rt`` is
+* numpy: ``np`` is numpy, ``sc`` is :mod:`symdp._special` (scipy.special's names, numpy-only), ``_rt`` is
   :mod:`symdp.codegen.runtime`; constants are folded to float64 literals
   (``repr`` round-trips exactly).
 * torch: ``torch``; constants are Python float literals, so the tensors'

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.special as sc
+
+from symdp import _special as sc  # numpy-only special functions (no scipy import on the accounting path)
 
 
 class _LazyMpmath:
@@ -41,7 +42,7 @@ def ip(uf, x):
     The printer passes only freshly computed subexpressions (never an argument or a CSE temporary),
     so overwriting is safe; on 10^6 elements it saves allocating (and page-faulting) a new array.
     """
-    if type(x) is np.ndarray and x.ndim and x.dtype == np.float64 and x.flags.writeable:
+    if isinstance(uf, np.ufunc) and type(x) is np.ndarray and x.ndim and x.dtype == np.float64 and x.flags.writeable:
         return uf(x, out=x)
     return uf(x)
 
