@@ -31,8 +31,8 @@ def test_parallel_bit_identical_to_serial(monkeypatch: pytest.MonkeyPatch) -> No
     inner = api._tight_checked
     pids: list[int] = []
 
-    def spy(segs, deltas, epsilons, h):  # type: ignore[no-untyped-def]
-        v, e, det, fb = inner(segs, deltas, epsilons, h)
+    def spy(segs, deltas, epsilons, h, guess=None):  # type: ignore[no-untyped-def]
+        v, e, det, fb = inner(segs, deltas, epsilons, h, guess)
         return v, e, dict(det, pid=os.getpid()), fb
 
     monkeypatch.setattr(api, "_tight_checked", spy)

@@ -280,8 +280,12 @@ def _gauss_exact(segs: list[Segment]) -> float | None:
     return None
 
 
-def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndarray | None, h: float | None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """(values, error estimates, details) for one config: eps at ``deltas`` or delta at ``epsilons``."""
+def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndarray | None, h: float | None,
+               guess: float | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """(values, error estimates, details) for one config: eps at ``deltas`` or delta at ``epsilons``.
+
+    ``guess``: :func:`_rdp_guess` of this config when the caller computed it already (batches).
+    """
     if sum(T for *_, T in segs) == 0:
         n = len(deltas) if deltas is not None else len(epsilons)  # type: ignore[arg-type]
         return np.zeros(n), np.zeros(n), {"method": "no steps"}
@@ -304,7 +308,7 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
     # initial grid from the RDP epsilon (cheap)
     if h is None:
         dg = float(np.min(deltas)) if deltas is not None else 1e-5
-        h_cur = _initial_h(segs, _rdp_guess(segs, dg))
+        h_cur = _initial_h(segs, _rdp_guess(segs, dg) if guess is None else guess)
         adaptive = True
     else:
         h_cur = float(h)
@@ -386,7 +390,7 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
 
 
 def _tight_checked(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndarray | None,
-                   h: float | None) -> tuple[np.ndarray, np.ndarray, dict[str, Any], str | None]:
+                   h: float | None, guess: float | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any], str | None]:
     """:func:`_tight_one`, with the RDP bound where the PLD cannot answer (never a silent inf/NaN/traceback).
 
     Where the PLD's round-off/tail floor is above the asked delta (its epsilon is then infinite),
@@ -397,7 +401,7 @@ def _tight_checked(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.
     """
     reason = None
     try:
-        vals, est, det = _tight_one(segs, deltas, epsilons, h)
+        vals, est, det = _tight_one(segs, deltas, epsilons, h, guess)
     except (ConvergenceError, OverflowError, FloatingPointError, MemoryError) as exc:
         n = len(deltas) if deltas is not None else len(epsilons)  # type: ignore[arg-type]
         vals, est, det = np.full(n, np.inf), np.full(n, np.nan), {"method": "PLD failed"}
@@ -435,6 +439,7 @@ _PARALLEL_MIN = 32
 _MAX_WORKERS = 8
 _IN_WORKER = False  # set in the pool's processes: they never start pools of their own
 
+#: (segments, deltas, epsilons): one configuration's query
 TightJob = tuple[list[Segment], "np.ndarray | None", "np.ndarray | None"]
 TightOut = tuple[np.ndarray, np.ndarray, dict[str, Any], "str | None"]
 
@@ -462,8 +467,34 @@ def _worker_init() -> None:
     _IN_WORKER = True
 
 
-def _tight_chunk(jobs: list[TightJob], h: float | None) -> list[TightOut]:
-    return [_tight_checked(segs, ds, es, h) for segs, ds, es in jobs]
+def _tight_chunk(jobs: list[tuple[TightJob, float | None]], h: float | None) -> list[TightOut]:
+    return [_tight_checked(segs, ds, es, h, g) for (segs, ds, es), g in jobs]
+
+
+def _rdp_guesses(jobs: list[TightJob]) -> list[float | None]:
+    """:func:`_rdp_guess` of every single-segment job, the library kernel called once for all distinct
+    (sigma, q) (a sweep shares them): elementwise the same operations, so bit-identical to one call each."""
+    rows = [i for i, (segs, _d, _e) in enumerate(jobs) if len(segs) == 1 and segs[0][2] > 0]
+    out: list[float | None] = [None] * len(jobs)
+    if len(rows) < 2:
+        return out
+    sq = np.array([jobs[i][0][0][:2] for i in rows], dtype=float)
+    pairs, inv = np.unique(sq, axis=0, return_inverse=True)
+    T = np.array([jobs[i][0][0][2] for i in rows], dtype=float)
+    dg = np.array([float(np.min(d)) if (d := jobs[i][1]) is not None else 1e-5 for i in rows])
+    term = _kernel("accounting.sgm_rdp_log_term", "numpy")
+    orders = _GUESS_INT_ORDERS
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t = term(alpha=_GUESS_ALPHA, j=_GUESS_J, q=np.minimum(pairs[:, 1], 1 - 1e-12)[:, None], sigma=pairs[:, 0][:, None])
+        m = np.maximum.reduceat(t, _GUESS_START, axis=1)
+        m = np.where(np.isfinite(m), m, 0.0)
+        lse = np.log(np.add.reduceat(np.exp(t - np.repeat(m, orders.astype(np.int64) + 1, axis=1)), _GUESS_START, axis=1)) + m
+        tot = np.zeros((len(rows), len(orders)))
+        tot += T[:, None] * np.maximum(lse / (orders - 1), 0.0)[inv.ravel()]
+        e = np.asarray(_rdp.rdp_to_epsilon(rdp=tot, orders=orders, delta=dg)[0], dtype=float)
+    for i, v in zip(rows, e.tolist()):
+        out[i] = v if math.isfinite(v) else 50.0
+    return out
 
 
 def _tight_map(jobs: list[TightJob], h: float | None, workers: int) -> list[TightOut]:
@@ -473,22 +504,24 @@ def _tight_map(jobs: list[TightJob], h: float | None, workers: int) -> list[Tigh
     results are bit-identical to the serial ones.  Processes are used only where ``fork`` is available
     and the caller runs a single Python thread (forking a threaded process can deadlock); the pool is
     shut down (its processes joined) before returning, and a pool that cannot start or breaks falls
-    back to computing the remaining jobs here.
+    back to computing the remaining jobs here.  The grid-sizing RDP guesses are computed here for the
+    whole batch first (:func:`_rdp_guesses`).
     """
+    todo = list(zip(jobs, _rdp_guesses(jobs) if h is None else [None] * len(jobs)))
     w = min(workers, len(jobs) // 4)
     if w < 2 or len(jobs) < _PARALLEL_MIN or _IN_WORKER:
-        return _tight_chunk(jobs, h)
+        return _tight_chunk(todo, h)
     import multiprocessing
     import threading
 
     if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
-        return _tight_chunk(jobs, h)
+        return _tight_chunk(todo, h)
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     # small chunks (about 16 per process) balance configurations of very different cost
-    size = max(1, -(-len(jobs) // (16 * w)))
-    chunks = [jobs[a:a + size] for a in range(0, len(jobs), size)]
+    size = max(1, -(-len(todo) // (16 * w)))
+    chunks = [todo[a:a + size] for a in range(0, len(todo), size)]
     out: list[list[TightOut] | None] = [None] * len(chunks)
     try:
         with ProcessPoolExecutor(max_workers=w, mp_context=multiprocessing.get_context("fork"),

@@ -112,8 +112,8 @@ def _pmf_from_masses(P: np.ndarray, Q: np.ndarray, ell: np.ndarray, h: float, pe
         with np.errstate(over="ignore", invalid="ignore"):
             x_lo = np.exp(ell[:-1])
             left = (np.exp(h) * x_lo * Q - P) / em1
-            right = math.exp(h) * (P - x_lo * Q) / em1
-        left = np.minimum(np.maximum(np.nan_to_num(left, nan=0.0, posinf=0.0), 0.0), P)
+        # NaN and +inf (exp(ell) overflowed) -> 0, negative -> 0, at most P
+        left = np.minimum(np.where(left < np.inf, np.fmax(left, 0.0), 0.0), P)
         right = P - left  # preserves the P-mass exactly
         out[:-1] += left
         out[1:] += right
@@ -276,25 +276,10 @@ class ComposedPLD:
         dropped, which only lowers S and so only raises delta (safe side).
         """
         if self._suffix is None:
-            n_all = len(self.pmf)
-            k0 = min(max(-self.s0, 0), n_all)
+            k0 = min(max(-self.s0, 0), len(self.pmf))
             pmf = self.pmf[k0:]
-            n = len(pmf)
-            h = self.h
             A = np.cumsum(pmf[::-1])[::-1]
-            S = np.empty(n)
-            L = max(1, int(300.0 / h))
-            M = max(1, int(740.0 / h))
-            g = np.exp(-h * np.arange(min(n, L + M)))  # exp(-(ell_j - ell_b)) for j - b < L + M
-            for b in range(0, n, L):
-                e = min(n, b + L + M)
-                with np.errstate(under="ignore"):
-                    w = pmf[b:e] * g[: e - b]
-                C = np.cumsum(w[::-1])[::-1]
-                top = min(n, b + L)
-                with np.errstate(over="ignore", under="ignore"):
-                    S[b:top] = C[: top - b] / g[: top - b]
-            self._suffix = (k0, A, np.minimum(S, A))
+            self._suffix = (k0, A, np.minimum(_scaled_suffix(pmf, self.h), A))
         return self._suffix
 
     def delta(self, eps: np.ndarray | float, *, extra: float = 0.0) -> np.ndarray:
@@ -314,39 +299,85 @@ class ComposedPLD:
         return np.minimum(d + self.inf_mass + self.upper_tail + self.roundoff + extra, 1.0)
 
     def epsilon(self, delta: np.ndarray | float, *, extra: float = 0.0) -> np.ndarray:
-        """Smallest eps >= 0 with delta(eps) <= delta, exactly for this discrete distribution (rounded up)."""
+        """Smallest eps >= 0 with delta(eps) <= delta, exactly for this discrete distribution (rounded up).
+
+        Only the atoms from ``kb`` on are scanned: below it ``(1 - e^{-h}) A[k+1]`` (a lower bound on
+        ``delta(ell_k)`` minus ``const``, as ``S <= A``) exceeds every asked delta (with a 0.1% margin),
+        so no answer lies there.  Any atom the scan returns has ``delta(ell_k) <= delta``, so the result
+        stays an upper bound whatever ``kb`` is.
+        """
         delta = np.atleast_1d(np.asarray(delta, dtype=float))
-        k0, A, S = self._suffix_sums()
-        n = len(A)
         h = self.h
         const = self.inf_mass + self.upper_tail + self.roundoff + extra
         out = np.empty(delta.shape)
+        if self._suffix is not None:
+            k0, A, S = self._suffix
+            kb = 0
+        else:
+            k0 = min(max(-self.s0, 0), len(self.pmf))
+            pmf = self.pmf[k0:]
+            A = np.cumsum(pmf[::-1])[::-1]
+            kb = 0
+            dmax = float(np.max(delta))
+            if len(A) > 1 and dmax > const:
+                thr = (dmax - const) / -math.expm1(-h) * 1.001
+                kb = max(len(A) - 1 - int(np.searchsorted(A[:0:-1], thr, side="right")) - 1, 0)  # #{k: A[k+1] > thr} - 1
+            S = np.minimum(_scaled_suffix(pmf[kb:], h), A[kb:])
+        n = len(A)
         if n == 0:  # every atom below 0: delta(0) = const
             out[...] = np.where(const >= delta, np.inf, 0.0)
             return out
-        ell = (self.s0 + k0 + np.arange(n)) * h
-        # delta at eps = ell_k (atoms strictly above ell_k): A[k+1] - e^{-h} S[k+1]
-        A1 = np.append(A[1:], 0.0)
-        S1 = np.append(S[1:], 0.0)
-        dk = np.maximum(A1 - math.exp(-h) * S1, 0.0) + const  # nonincreasing in k
+        s_base = self.s0 + k0
+        # delta at eps = ell_k (atoms strictly above ell_k): A[k+1] - e^{-h} S[k+1], for k >= kb
+        ns = n - kb
+        dk = np.empty(ns)
+        dk[-1] = 0.0
+        np.multiply(S[1:], -math.exp(-h), out=dk[:-1])
+        dk[:-1] += A[kb + 1:]
+        np.maximum(dk, 0.0, out=dk)
+        dk += const  # nonincreasing in k
         for i, dt in enumerate(delta.flat):
             if const >= dt:
                 out.flat[i] = np.inf
                 continue
             # first k with dk[k] <= dt
-            k = int(np.searchsorted(-dk, -dt, side="left"))
-            if k >= n:
+            kl = int(np.searchsorted(-dk, -dt, side="left"))
+            if kl >= ns:
                 out.flat[i] = np.inf
                 continue
+            k = kb + kl
+            ell_k = (s_base + k) * h
             # on (ell_{k-1}, ell_k]: delta(eps) = A[k] - e^{eps - ell_k} S[k] + const
-            if k == 0 or S[k] <= 0:
-                e = ell[k]
+            if k == 0 or S[kl] <= 0:
+                e = ell_k
             else:
                 r = A[k] + const - dt
-                e = ell[k] + math.log(r / S[k]) if r > 0 else -np.inf
-                e = min(max(e, ell[k - 1]), ell[k])
+                e = ell_k + math.log(r / S[kl]) if r > 0 else -np.inf
+                e = min(max(e, (s_base + k - 1) * h), ell_k)
             out.flat[i] = max(np.nextafter(e, np.inf) + 4 * _U * abs(e), 0.0) if np.isfinite(e) else max(e, 0.0)
         return out
+
+
+def _scaled_suffix(pmf: np.ndarray, h: float) -> np.ndarray:
+    """``S[k] = sum_{j>=k} p_j exp(-(j - k) h)`` without overflow (see :meth:`ComposedPLD._suffix_sums`).
+
+    Blocks of ``300/h`` atoms share a reference point; terms more than 740 nats above it underflow and
+    are dropped, which only lowers S (so only raises delta).
+    """
+    n = len(pmf)
+    S = np.empty(n)
+    L = max(1, int(300.0 / h))
+    M = max(1, int(740.0 / h))
+    g = np.exp(-h * np.arange(min(n, L + M)))  # exp(-(ell_j - ell_b)) for j - b < L + M
+    for b in range(0, n, L):
+        e = min(n, b + L + M)
+        with np.errstate(under="ignore"):
+            w = pmf[b:e] * g[: e - b]
+        C = np.cumsum(w[::-1])[::-1]
+        top = min(n, b + L)
+        with np.errstate(over="ignore", under="ignore"):
+            S[b:top] = C[: top - b] / g[: top - b]
+    return S
 
 
 _LAM_GRID = np.geomspace(1e-2, 30.0, 12)
@@ -400,7 +431,7 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     roundoff = 0.0
     for p, T in steps:
         f = sfft.rfft(_wrap(p, n))
-        f = _cpow(f, T)
+        f = _cpow(f, T, overwrite=True)
         spec = f if spec is None else spec * f
         inf_keep += T * math.log1p(-min(p.inf_mass, 1.0)) if p.inf_mass < 1 else -np.inf
         roundoff += T * p.roundoff
@@ -409,7 +440,10 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     # FFT rounding model: per-entry error <= u (T + log2 n) * mean |spectrum| (Higham-style bound on the transforms)
     assert spec is not None
     fft_err = 4 * _U * (T_total + math.log2(n)) * float(np.abs(spec).sum() * 2 / n)
-    pmf = np.maximum(np.roll(c, -(s0 % n)), 0.0)  # entry k is the atom at s0 + k
+    r = s0 % n  # entry k of pmf is the atom at s0 + k: c rotated left by r, clipped at 0
+    pmf = np.empty(n)
+    np.maximum(c[r:], 0.0, out=pmf[:n - r])
+    np.maximum(c[:r], 0.0, out=pmf[n - r:])
     inf_mass = -math.expm1(inf_keep)
     return ComposedPLD(
         h=h, s0=s0, pmf=pmf, inf_mass=inf_mass, upper_tail=upper_tail, alias=upper_tail + lower_tail,
@@ -430,14 +464,15 @@ def _wrap(p: DiscretePLD, n: int) -> np.ndarray:
     return a
 
 
-def _cpow(f: np.ndarray, T: int) -> np.ndarray:
+def _cpow(f: np.ndarray, T: int, *, overwrite: bool = False) -> np.ndarray:
     """``f ** T`` for a complex array and an integer ``T >= 1`` by repeated squaring (2 log2 T products).
 
     Much cheaper than ``numpy.power`` on complex arrays (a complex log and exp per entry); the relative
     rounding error grows like ``T u`` in both cases (the a-posteriori FFT error model uses ``T``).
+    ``overwrite``: ``f`` (complex128) may be squared in place instead of copied.
     """
     result: np.ndarray | None = None
-    base = np.array(f, dtype=complex)  # a copy: squared in place
+    base = f if overwrite and f.dtype == np.complex128 else np.array(f, dtype=complex)  # squared in place
     while True:
         if T & 1:
             result = base.copy() if result is None else np.multiply(result, base, out=result)
