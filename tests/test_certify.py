@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -187,7 +188,7 @@ def test_odometer_matches_the_rdp_accountant():
     assert r.final_epsilon == pytest.approx(ref, rel=1e-6)
     assert [s for s, _ in r.epsilon_log] == [10, 20, 30, 40]
     eps = [e for _, e in r.epsilon_log]
-    assert all(a < b for a, b in zip(eps, eps[1:]))
+    assert all(a < b for a, b in itertools.pairwise(eps))
     tight = epsilon(noise_multiplier=1.1, sample_rate=0.3, steps=40, delta=1e-5, accountant="tight").epsilon
     assert tight <= r.final_epsilon * (1 + 1e-9)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from functools import lru_cache
+from functools import cache
 
 import mpmath as mp
 import numpy as np
@@ -161,7 +161,7 @@ def test_degenerate_guard_is_explicit_and_identical(tmp_path, monkeypatch):
                     ("torch", lambda f: float(f(torch.tensor([0.0, 1e-9], dtype=torch.float64))[0])),
                     ("mpmath", lambda f: float(f(0)))):
         ns: dict = {}
-        exec(compile(files[f"{b}_toydeg.py"], f"{b}_toydeg.py", "exec"), ns)  # our own generated text
+        exec(compile(files[f"{b}_toydeg.py"], f"{b}_toydeg.py", "exec"), ns)  # noqa: S102 - our own generated text
         vals.append(call(ns["toy__deg"]))
     assert vals == [1.0, 1.0, 1.0]
 
@@ -219,7 +219,7 @@ def test_each_rewrite_is_exact(expr, rule, box):
         for s in syms:
             lo, hi = box if box is not None else _BOXES[s]
             if s.is_integer:
-                pt.append(int(round(math.exp(rng.uniform(math.log(lo), math.log(hi))))))
+                pt.append(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
             elif lo > 0 and hi / lo > 100:
                 pt.append(math.exp(rng.uniform(math.log(lo), math.log(hi))))
             else:
@@ -247,7 +247,7 @@ def test_special_functions_derivatives_and_values():
             assert abs(float(d_sym.subs(x, v).evalf(30)) - float(d_el.subs(x, v).evalf(30))) < 1e-12
     a, b, d = sp.symbols("a b d", real=True)
     g = gauss_diff(a, b, d)
-    for i, s in enumerate((a, b, d)):
+    for _i, s in enumerate((a, b, d)):
         val = {a: -1.3, b: -2.1, d: 0.2}
         assert abs(float(sp.diff(g, s).subs(val).evalf(30)) - float(sp.diff(to_elementary(g), s).subs(val).evalf(30))) < 1e-12
 
@@ -298,7 +298,7 @@ def _strategy(th, s):
     return st.one_of(st.sampled_from([lo, hi]), st.floats(lo, hi))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _prepared(tid, side):
     th = get(tid, with_evidence=False)
     info = manifest()["entries"][tid]["kernels"][side]
@@ -407,7 +407,7 @@ def _grad_params():
 
 @pytest.mark.parametrize("tid,side", _grad_params())
 def test_torch_gradient_matches_sympy_derivative(tid, side):
-    th, syms, ref, hyps = _prepared(tid, side)
+    th, syms, _ref, hyps = _prepared(tid, side)
     f_t = kernel(tid, "torch", side)
     expr = generate._expand_sums(th.rhs if side == "rhs" else th.lhs)
     dums = [sp.Dummy(f"a{i}") for i in range(len(syms))]
@@ -433,7 +433,7 @@ def test_torch_gradient_matches_sympy_derivative(tid, side):
         if not torch.isfinite(y):
             continue
         y.backward()
-        for s, xt, v in zip(syms, xs, pt):
+        for s, xt, _v in zip(syms, xs, pt):
             if s.is_integer:
                 continue
             with mp.workdps(60):
@@ -475,7 +475,7 @@ def _degenerate_params():
 def test_degenerate_values_identical_in_every_backend(tid, side, name):
     """q = 0, eps = 0, mu = 0, sigma = inf, delta = 1: numpy, torch and mpmath give the same answer
     (same value, or all non-finite), the others at their domain midpoints."""
-    th, syms, ref, hyps = _prepared(tid, side)
+    th, syms, _ref, _hyps = _prepared(tid, side)
     pt = []
     for s in syms:
         if s.name == name:

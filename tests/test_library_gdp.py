@@ -21,8 +21,7 @@ from scipy.special import gammaln, logsumexp
 
 from symdp.asymptotics import check_expansion, ratio_limit
 from symdp.errors import InvalidParameterError
-from symdp.library import all_theorems, get
-from symdp.library import gdp
+from symdp.library import all_theorems, gdp, get
 from symdp.symbols import T, alpha, delta, eps, mu, p, sigma
 from symdp.theorem import Kind
 

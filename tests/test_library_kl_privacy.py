@@ -70,7 +70,7 @@ def _corners_and_mid(th):
 @pytest.mark.parametrize("th", [t for t in WANG if t.rhs is not None], ids=lambda t: t.id)
 def test_every_entry_finite_on_its_domain_grid(th):
     for point in _corners_and_mid(th):
-        if not th.holds_hypotheses(**{k: v for k, v in point.items()}):
+        if not th.holds_hypotheses(**dict(point.items())):
             continue
         v = th.evaluate(**point)
         assert mpmath.isfinite(v) and mpmath.im(v) == 0, (th.id, point, v)

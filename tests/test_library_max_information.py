@@ -295,7 +295,7 @@ def _profile_by_integration(eps: float, Delta: float, sigma: float) -> float:
     """delta(eps) = E_P[(1 - e^{eps - L})_+], P = N(Delta, sigma^2), Q = N(0, sigma^2), L = log dP/dQ."""
     x0 = eps * sigma**2 / Delta + Delta / 2  # L(x) > eps  <=>  x > x0
     f = lambda x: stats.norm.pdf(x, Delta, sigma) - math.exp(eps) * stats.norm.pdf(x, 0, sigma)  # noqa: E731
-    val, err = integrate.quad(f, x0, x0 + 40 * sigma, epsabs=1e-15, epsrel=1e-12, limit=200)
+    val, _err = integrate.quad(f, x0, x0 + 40 * sigma, epsabs=1e-15, epsrel=1e-12, limit=200)
     return val
 
 
@@ -317,6 +317,6 @@ def test_gaussian_profile_depends_on_delta_over_sigma_and_decreases_in_eps():
     assert sp.simplify(rhs.subs(Delta, r * sigma) - rhs.subs({Delta: r, sigma: 1})) == 0
     f = sp.lambdify((eps, Delta, sigma), rhs, "mpmath")
     vals = [f(e, 1, 1) for e in (0, 0.5, 1, 2, 4)]
-    assert all(a > b for a, b in zip(vals, vals[1:]))
+    assert all(a > b for a, b in itertools.pairwise(vals))
     # eps = 0: total variation distance 2 Phi(r/2) - 1
     assert abs(f(0, 1, 1) - (2 * mpmath.ncdf(0.5) - 1)) < 1e-25

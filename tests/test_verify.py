@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 from click.testing import CliRunner
 
-from symdp.symbols import T, Delta, delta, delta_p, delta_t, eps, eps_p, sigma
+from symdp.symbols import Delta, T, delta, delta_p, delta_t, eps, eps_p, sigma
 from symdp.theorem import Evidence, Kind, Property, Source, Verdict, theorem
 from symdp.verify import interval, smt, verify_theorem
 from symdp.verify.ledger import load_ledger_file, replay, write_ledger
