@@ -62,11 +62,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.fft as sfft
-import scipy.special as sps
 
+from .. import _special as sps
 from ..errors import ConvergenceError
 from ._kernels import _kernel
+
+
+def _next_fast_len(n: int) -> int:
+    """Smallest 2^a 3^b 5^c >= n (a length pocketfft transforms fast; scipy.fft.next_fast_len(n, real=True))."""
+    if n <= 6:
+        return max(n, 1)
+    best = 1 << (n - 1).bit_length()
+    p5 = 1
+    while p5 < best:
+        p35 = p5
+        while p35 < best:
+            m = p35
+            while m < n:
+                m *= 2
+            best = min(best, m)
+            p35 *= 3
+        p5 *= 5
+    return best
 
 _U = np.finfo(float).eps
 
@@ -146,12 +163,12 @@ def discretize_step_pair(sigma: float, q: float, h: float, direction: str, *, ta
 
 def _discretize(sigma: float, q: float, h: float, direction: str, tail: float, pessimistic: bool,
                 with_coarse: bool) -> tuple[DiscretePLD, DiscretePLD | None]:
-    z = -sps.ndtri(tail)  # Phi(-z) = tail
+    z = sps.upper_quantile(tail)  # Phi(-z) <= tail
     if direction == "remove":
         # x ~ P = (1-q) N(0, s^2) + q N(1, s^2); loss L(x) increasing.  Above x_hi the P-mass is
         # <= (1-q) tail/2 + q tail/(2q) <= tail; below -z s each component has < tail.
-        z_half = -sps.ndtri(tail / 2)
-        z_q = -sps.ndtri(min(0.5, tail / (2 * q)))
+        z_half = sps.upper_quantile(tail / 2)
+        z_q = sps.upper_quantile(min(0.5, tail / (2 * q)))
         x_hi = max(z_half * sigma, 1 + z_q * sigma)
         lo_val = math.log1p(-q) if q < 1 else _loss(-z * sigma, sigma, q)
         hi_val = _loss(x_hi, sigma, q)
@@ -419,7 +436,7 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     s0 = max(math.floor(lo / h), s_min)
     s1 = min(math.ceil(up / h), s_max)
     s1 = max(s1, s0)
-    n = sfft.next_fast_len(s1 - s0 + 1, real=True)
+    n = _next_fast_len(s1 - s0 + 1)
     if n > max_fft:
         raise ConvergenceError(
             f"tight accountant: the composed loss range needs an FFT of length {n} > {max_fft}; "
@@ -430,15 +447,15 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     inf_keep = 0.0
     roundoff = 0.0
     for p, T in steps:
-        f = sfft.rfft(_wrap(p, n))
+        f = np.fft.rfft(_wrap(p, n))
         f = _cpow(f, T, overwrite=True)
         spec = f if spec is None else spec * f
         inf_keep += T * math.log1p(-min(p.inf_mass, 1.0)) if p.inf_mass < 1 else -np.inf
         roundoff += T * p.roundoff
-    c = sfft.irfft(spec, n)
+    assert spec is not None
+    c = np.fft.irfft(spec, n)
     T_total = sum(T for _, T in steps)
     # FFT rounding model: per-entry error <= u (T + log2 n) * mean |spectrum| (Higham-style bound on the transforms)
-    assert spec is not None
     fft_err = 4 * _U * (T_total + math.log2(n)) * float(np.abs(spec).sum() * 2 / n)
     r = s0 % n  # entry k of pmf is the atom at s0 + k: c rotated left by r, clipped at 0
     pmf = np.empty(n)
