@@ -341,7 +341,7 @@ def sweep_rows(grid: Grid, chunk_size: int = 1024) -> dict[str, list[Any]]:
 def _cli() -> Any:
     import click
 
-    from .validation import IntParam
+    from .cli_types import IntParam
 
     @click.command("sweep")
     @click.option("--sigma", "sigma", required=True, help="noise multipliers: '0.8,1.0', 'lin:0.5:2:16' or 'log:0.5:8:10'")

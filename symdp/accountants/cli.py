@@ -8,8 +8,8 @@ import warnings
 
 import click
 
+from ..cli_types import NONNEGATIVE, POSITIVE, PROBABILITY_OPEN, RATE, IntParam
 from ..errors import SymdpError
-from ..validation import NONNEGATIVE, POSITIVE, PROBABILITY_OPEN, RATE, IntParam
 
 
 def _fail(exc: Exception) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
+from ..cli_types import SEED, IntParam, RealParam
 from ..errors import ClaimFileError, SymdpError
-from ..validation import SEED, IntParam, RealParam
 
 
 @click.command("audit")

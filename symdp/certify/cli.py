@@ -17,8 +17,8 @@ from typing import Any
 
 import click
 
+from ..cli_types import COUNT, POSITIVE, PROBABILITY_OPEN, RATE, SEED, UNIT_CLOSED, IntParam, RealParam
 from ..errors import SymdpError
-from ..validation import COUNT, POSITIVE, PROBABILITY_OPEN, RATE, SEED, UNIT_CLOSED, IntParam, RealParam
 
 #: limits of a --ledger file
 LEDGER_MAX_BYTES = 10_000_000

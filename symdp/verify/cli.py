@@ -8,7 +8,7 @@ import time
 
 import click
 
-from ..validation import SEED, IntParam
+from ..cli_types import SEED, IntParam
 
 
 @click.command("verify")
