@@ -4,6 +4,7 @@
     python bench/accountants.py --quick    # a handful of configurations
     python bench/accountants.py --json out.json
     python bench/accountants.py --only-startup   # cold start and CLI wall time only (seconds)
+    python bench/accountants.py --only-throughput [--quick]   # tight accountant configurations/s only
 
 Configurations (issue 6): MNIST-like q = 256/60000, sigma in {0.5, 0.7, 1.0, 1.1, 1.3, 2.0},
 1-100 epochs; CIFAR-like q in {0.02, 0.05, 0.1}, sigma in {0.6, 1.0, 3.0}, 10-200 epochs;
@@ -241,6 +242,46 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores{mem}, Python {platform.python_version()}, numpy {np.__version__}"
 
 
+def tight_throughput(quick: bool) -> dict:
+    """Tight accountant configurations/s for two batch shapes (issue 14, item 5), with the cores used.
+
+    * distinct: every configuration its own random (sigma ~ U(0.5, 3), q ~ U(1e-3, 0.1),
+      T ~ randint(100, 50000), delta in {1e-5, 1e-6, 1e-8});
+    * sweep: 100 (sigma, q) pairs x 100 (T, delta) each (quick: 20 x 20) -- they share only the RDP
+      grid guess; every (T, delta) still gets its own grid, window and FFTs (values identical to the
+      one-configuration calls).
+
+    Each shape is timed with the default worker processes (``workers=None``) and with ``workers=1``
+    (best of two runs for the distinct shape, one run for the sweep); the 1-minute load average is
+    recorded before and after, since a busy machine lowers every rate.
+    """
+    import symdp.accountants as A
+    from symdp.accountants import api
+
+    rng = np.random.default_rng(0)
+    n_d = 100 if quick else 500
+    n_p, n_td = (20, 20) if quick else (100, 100)
+    sig = rng.uniform(0.5, 3.0, n_d)
+    qq = rng.uniform(1e-3, 0.1, n_d)
+    TT = rng.integers(100, 50000, n_d)
+    dd = rng.choice([1e-5, 1e-6, 1e-8], n_d)
+    s2 = np.repeat(rng.uniform(0.5, 3.0, n_p), n_td)
+    q2 = np.repeat(rng.uniform(1e-3, 0.1, n_p), n_td)
+    T2 = rng.integers(100, 50000, n_p * n_td)
+    d2 = rng.choice([1e-5, 1e-6, 1e-8], n_p * n_td)
+    A.epsilon(noise_multiplier=sig[:3], sample_rate=qq[:3], steps=TT[:3], delta=dd[:3])  # warm-up
+    out: dict = {"cores": os.cpu_count(), "workers_default": api._n_workers(None),
+                 "load_avg_before": os.getloadavg()[0]}
+    for w, tag in ((None, "default"), (1, "1")):
+        _, t = _timed(A.epsilon, noise_multiplier=sig, sample_rate=qq, steps=TT, delta=dd, workers=w, repeats=2)
+        out[f"distinct_per_s_workers_{tag}"] = n_d / t
+        _, t = _timed(A.epsilon, noise_multiplier=s2, sample_rate=q2, steps=T2, delta=d2, workers=w)
+        out[f"sweep_per_s_workers_{tag}"] = n_p * n_td / t
+    out["load_avg_after"] = os.getloadavg()[0]
+    out["shapes"] = {"distinct": n_d, "sweep": f"{n_p} (sigma, q) x {n_td} (T, delta)"}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -248,7 +289,11 @@ def main() -> None:
     ap.add_argument("--skip-calibration", action="store_true")
     ap.add_argument("--only-startup", action="store_true")
     ap.add_argument("--only-algebra", action="store_true")
+    ap.add_argument("--only-throughput", action="store_true")
     args = ap.parse_args()
+    if args.only_throughput:
+        print(json.dumps(tight_throughput(args.quick), indent=1))
+        return
     if args.only_startup:
         print(json.dumps({"cold_start": cold_start(), "cli": cli_wall()}, indent=1))
         return
@@ -314,8 +359,7 @@ def main() -> None:
     s2 = np.repeat(rng.uniform(0.5, 3.0, 100), 100)
     q2 = np.repeat(rng.uniform(1e-3, 0.1, 100), 100)
     _, t_rdp_sweep = _timed(A.epsilon, noise_multiplier=s2, sample_rate=q2, steps=TT, delta=dd, accountant="rdp")
-    Nt = 100
-    _, t_tight = _timed(A.epsilon, noise_multiplier=sig[:Nt], sample_rate=qq[:Nt], steps=TT[:Nt], delta=dd[:Nt], accountant="tight")
+    tight_tp = tight_throughput(args.quick)
     from symdp.accountants.batched import epsilon_batch
 
     Nb = 100  # the batched path is the GPU path; on a CPU it is slower than accountants.epsilon
@@ -337,7 +381,8 @@ def main() -> None:
     batched = {
         "rdp_configs_per_s_distinct": N / t_rdp,
         "rdp_configs_per_s_sweep": N / t_rdp_sweep,
-        "tight_configs_per_s_distinct": Nt / t_tight,
+        "tight_configs_per_s_distinct": tight_tp["distinct_per_s_workers_default"],
+        "tight_throughput": tight_tp,
         "rdp_curves_per_s_gpu": (N / t_gpu) if t_gpu else None,
         "tight_batched_torch_cpu_configs_per_s": Nb / t_batch_cpu,
         "tight_batched_torch_cuda_configs_per_s": (Nb / t_batch_gpu) if t_batch_gpu else None,
@@ -423,6 +468,13 @@ def markdown(out: dict) -> str:
     L.append(f"- batched RDP: {b['rdp_configs_per_s_distinct']:,.0f} configurations/s (all (sigma, q) distinct), "
              f"{b['rdp_configs_per_s_sweep']:,.0f}/s (sweep: 100 (sigma, q) x 100 (T, delta)); tight: {b['tight_configs_per_s_distinct']:,.1f}/s"
              + (f"; RDP curves on GPU: {b['rdp_curves_per_s_gpu']:,.0f}/s" if b.get("rdp_curves_per_s_gpu") else "; no GPU in this run") + ".")
+    tp = b.get("tight_throughput")
+    if tp:
+        L.append(f"- tight accountant throughput ({tp['cores']} cores, {tp['workers_default']} worker processes by default; "
+                 f"load average {tp['load_avg_before']:.2f} -> {tp['load_avg_after']:.2f}): "
+                 f"distinct configurations ({tp['shapes']['distinct']}) {tp['distinct_per_s_workers_default']:,.0f}/s "
+                 f"({tp['distinct_per_s_workers_1']:,.0f}/s with workers=1); sweep ({tp['shapes']['sweep']}) "
+                 f"{tp['sweep_per_s_workers_default']:,.0f}/s ({tp['sweep_per_s_workers_1']:,.0f}/s with workers=1).")
     if b.get("tight_batched_torch_cpu_configs_per_s"):
         L.append(f"- batched tight (`accountants.batched.epsilon_batch`, stacked torch FFTs): {b['tight_batched_torch_cpu_configs_per_s']:,.1f}/s on CPU"
                  + (f", {b['tight_batched_torch_cuda_configs_per_s']:,.1f}/s on CUDA" if b.get("tight_batched_torch_cuda_configs_per_s") else "") + ".")

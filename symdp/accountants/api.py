@@ -498,14 +498,16 @@ def _rdp_guesses(jobs: list[TightJob]) -> list[float | None]:
 
 
 def _tight_map(jobs: list[TightJob], h: float | None, workers: int) -> list[TightOut]:
-    """:func:`_tight_checked` of every job, in order; over ``workers`` forked processes when worthwhile.
+    """:func:`_tight_checked` of every job, in order; shared by this process and ``workers - 1`` forked ones.
 
     Every job is computed by the same function on the same inputs in whichever process runs it, so the
-    results are bit-identical to the serial ones.  Processes are used only where ``fork`` is available
-    and the caller runs a single Python thread (forking a threaded process can deadlock); the pool is
-    shut down (its processes joined) before returning, and a pool that cannot start or breaks falls
-    back to computing the remaining jobs here.  The grid-sizing RDP guesses are computed here for the
-    whole batch first (:func:`_rdp_guesses`).
+    results are bit-identical to the serial ones.  The batch is cut into small chunks queued for the
+    pool; this process takes chunks from the far end of the queue itself (those no worker has picked
+    up), so a busy machine, where the workers get little CPU, is no slower than the serial loop.
+    Processes are used only where ``fork`` is available and the caller runs a single Python thread
+    (forking a threaded process can deadlock); the pool is shut down (its processes joined) before
+    returning, and a pool that cannot start or breaks leaves its chunks to this process.  The
+    grid-sizing RDP guesses are computed here for the whole batch first (:func:`_rdp_guesses`).
     """
     todo = list(zip(jobs, _rdp_guesses(jobs) if h is None else [None] * len(jobs)))
     w = min(workers, len(jobs) // 4)
@@ -524,11 +526,16 @@ def _tight_map(jobs: list[TightJob], h: float | None, workers: int) -> list[Tigh
     chunks = [todo[a:a + size] for a in range(0, len(todo), size)]
     out: list[list[TightOut] | None] = [None] * len(chunks)
     try:
-        with ProcessPoolExecutor(max_workers=w, mp_context=multiprocessing.get_context("fork"),
+        with ProcessPoolExecutor(max_workers=w - 1, mp_context=multiprocessing.get_context("fork"),
                                  initializer=_worker_init) as ex:
             futs = [ex.submit(_tight_chunk, c, h) for c in chunks]
+            for i in range(len(chunks) - 1, -1, -1):  # from the end: chunks no worker has started
+                if not futs[i].cancel():
+                    break
+                out[i] = _tight_chunk(chunks[i], h)
             for i, f in enumerate(futs):
-                out[i] = f.result()
+                if out[i] is None:
+                    out[i] = f.result()
     except (BrokenProcessPool, OSError, AssertionError):  # no processes (daemon parent, limits) or one died
         pass
     res: list[TightOut] = []
