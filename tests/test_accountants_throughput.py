@@ -160,3 +160,25 @@ def test_epsilon_readout_scans_the_tail_only() -> None:
             assert np.all(np.abs(part[fin] - full[fin]) <= 1e-14 * np.maximum(1.0, full[fin]))
             # the returned epsilon meets its delta (delta() uses the full suffix sums)
             assert np.all(c.delta(part[fin]) <= ds[fin] * (1 + 1e-9))
+
+
+_PARENT = os.getpid()
+_CHUNK = api._tight_chunk
+
+
+def _dying_chunk(jobs, h):  # type: ignore[no-untyped-def]
+    if os.getpid() != _PARENT:  # a forked worker: dies as if killed
+        os._exit(1)
+    return _CHUNK(jobs, h)
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork start method")
+def test_dead_worker_falls_back_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that dies (killed, out of memory) breaks the pool: its chunks are computed here instead."""
+    s, q, T, d = _random(40, 5)
+    ser = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=1).epsilon
+    assert os.getpid() == _PARENT
+    monkeypatch.setattr(api, "_tight_chunk", _dying_chunk)
+    par = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=2).epsilon
+    assert np.array_equal(par, ser)
+    assert multiprocessing.active_children() == []

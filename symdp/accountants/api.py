@@ -526,8 +526,9 @@ def _tight_map(jobs: list[TightJob], h: float | None, workers: int) -> list[Tigh
     chunks = [todo[a:a + size] for a in range(0, len(todo), size)]
     out: list[list[TightOut] | None] = [None] * len(chunks)
     try:
-        with ProcessPoolExecutor(max_workers=w - 1, mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_worker_init) as ex:
+        ex = ProcessPoolExecutor(max_workers=w - 1, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_worker_init)
+        try:
             futs = [ex.submit(_tight_chunk, c, h) for c in chunks]
             for i in range(len(chunks) - 1, -1, -1):  # from the end: chunks no worker has started
                 if not futs[i].cancel():
@@ -536,6 +537,8 @@ def _tight_map(jobs: list[TightJob], h: float | None, workers: int) -> list[Tigh
             for i, f in enumerate(futs):
                 if out[i] is None:
                     out[i] = f.result()
+        finally:  # on an error or an interrupt the queued chunks are dropped, not computed; workers joined
+            ex.shutdown(wait=True, cancel_futures=True)
     except (BrokenProcessPool, OSError, AssertionError):  # no processes (daemon parent, limits) or one died
         pass
     res: list[TightOut] = []
