@@ -205,7 +205,11 @@ def test_tight_bracket_single_step_exact(s, q):
 
 def _exact_delta_two_steps(eps, s, q):
     """delta of two composed steps, remove direction: E_{x~P}[H_1(eps - L(x))] by mpmath quadrature."""
-    mpmath.mp.dps = 30
+    with mpmath.workdps(30):  # local: other modules' mpmath references read the global precision
+        return _exact_delta_two_steps_30(eps, s, q)
+
+
+def _exact_delta_two_steps_30(eps, s, q):
     s, q, eps = mpmath.mpf(s), mpmath.mpf(q), mpmath.mpf(eps)
 
     def L(x):

@@ -18,14 +18,25 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from . import algebra
-from .algebra import MechanismResult, RDPAccountant, TightAccountant
 from .api import ACCOUNTANTS, CLT_WARNING, SHUFFLE_MESSAGE, AccountingResult, delta, epsilon
-from .calibrate import CalibrationResult, MaxStepsResult, calibrate_noise, max_steps
 from .odometer import RDPOdometer, rdp_torch
-from .timeline import odometer
+from .timeline import odometer  # after .odometer: the name is the function, not the submodule
+
+if TYPE_CHECKING:  # loaded on first use below (import time is part of the cold start)
+    from . import algebra
+    from .algebra import MechanismResult, RDPAccountant, TightAccountant
+    from .calibrate import CalibrationResult, MaxStepsResult, calibrate_noise, max_steps
+    from .opacus_adapter import SymdpAccountant as SymdpAccountant
+
+#: public name -> submodule that defines it (imported on first access: PEP 562)
+_LAZY = {
+    "algebra": "algebra", "MechanismResult": "algebra", "RDPAccountant": "algebra", "TightAccountant": "algebra",
+    "CalibrationResult": "calibrate", "MaxStepsResult": "calibrate", "calibrate_noise": "calibrate",
+    "max_steps": "calibrate", "SymdpAccountant": "opacus_adapter",
+}
 
 __all__ = [
     "ACCOUNTANTS", "AccountingResult", "MechanismResult", "RDPAccountant", "TightAccountant", "algebra", "CLT_WARNING", "CalibrationResult", "MaxStepsResult", "RDPOdometer",
@@ -34,8 +45,14 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "SymdpAccountant":
-        from .opacus_adapter import SymdpAccountant
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    m = import_module(f".{mod}", __name__)
+    value = m if name == mod == "algebra" else getattr(m, name)
+    globals()[name] = value
+    return value
 
-        return SymdpAccountant
-    raise AttributeError(name)
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
