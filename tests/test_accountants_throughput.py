@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ def _random(n: int, seed: int, t_max: int = 3000) -> tuple[np.ndarray, np.ndarra
             rng.choice([1e-5, 1e-6, 1e-8], n))
 
 
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork start method")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="worker processes are forked on Linux only")
 def test_parallel_bit_identical_to_serial(monkeypatch: pytest.MonkeyPatch) -> None:
     s, q, T, d = _random(40, 0)
     ser = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=1)
@@ -172,7 +173,7 @@ def _dying_chunk(jobs, h):  # type: ignore[no-untyped-def]
     return _CHUNK(jobs, h)
 
 
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork start method")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="worker processes are forked on Linux only")
 def test_dead_worker_falls_back_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker that dies (killed, out of memory) breaks the pool: its chunks are computed here instead."""
     s, q, T, d = _random(40, 5)
@@ -182,3 +183,18 @@ def test_dead_worker_falls_back_to_this_process(monkeypatch: pytest.MonkeyPatch)
     par = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=2).epsilon
     assert np.array_equal(par, ser)
     assert multiprocessing.active_children() == []
+
+
+def _in_daemon(args):  # type: ignore[no-untyped-def]
+    s, q, T, d = args
+    return A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=2).epsilon
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="worker processes are forked on Linux only")
+def test_inside_a_daemon_process_runs_serially() -> None:
+    """A daemonic process (a multiprocessing.Pool worker) cannot have children: the batch runs in it, same values."""
+    s, q, T, d = _random(40, 6)
+    ser = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=1).epsilon
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        got = pool.map(_in_daemon, [(s, q, T, d)])[0]
+    assert np.array_equal(got, ser)

@@ -504,7 +504,7 @@ def _tight_map(jobs: list[TightJob], h: float | None, workers: int) -> list[Tigh
     results are bit-identical to the serial ones.  The batch is cut into small chunks queued for the
     pool; this process takes chunks from the far end of the queue itself (those no worker has picked
     up), so a busy machine, where the workers get little CPU, is no slower than the serial loop.
-    Processes are used only where ``fork`` is available and the caller runs a single Python thread
+    Processes are used only on Linux (``fork``) and when the caller runs a single Python thread
     (forking a threaded process can deadlock); the pool is shut down (its processes joined) before
     returning, and a pool that cannot start or breaks leaves its chunks to this process.  The
     grid-sizing RDP guesses are computed here for the whole batch first (:func:`_rdp_guesses`).
@@ -514,9 +514,11 @@ def _tight_map(jobs: list[TightJob], h: float | None, workers: int) -> list[Tigh
     if w < 2 or len(jobs) < _PARALLEL_MIN or _IN_WORKER:
         return _tight_chunk(todo, h)
     import multiprocessing
+    import sys
     import threading
 
-    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+    # fork only on Linux (macOS lists it, but system libraries are not fork-safe there)
+    if not sys.platform.startswith("linux") or threading.active_count() > 1:
         return _tight_chunk(todo, h)
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
