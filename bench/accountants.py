@@ -470,7 +470,8 @@ def markdown(out: dict) -> str:
              + (f"; RDP curves on GPU: {b['rdp_curves_per_s_gpu']:,.0f}/s" if b.get("rdp_curves_per_s_gpu") else "; no GPU in this run") + ".")
     tp = b.get("tight_throughput")
     if tp:
-        L.append(f"- tight accountant throughput ({tp['cores']} cores, {tp['workers_default']} worker processes by default; "
+        L.append(f"- tight accountant throughput ({tp['cores']} cores; by default {tp['workers_default']} processes: this one and "
+                 f"{tp['workers_default'] - 1} forked; "
                  f"load average {tp['load_avg_before']:.2f} -> {tp['load_avg_after']:.2f}): "
                  f"distinct configurations ({tp['shapes']['distinct']}) {tp['distinct_per_s_workers_default']:,.0f}/s "
                  f"({tp['distinct_per_s_workers_1']:,.0f}/s with workers=1); sweep ({tp['shapes']['sweep']}) "
