@@ -235,17 +235,14 @@ _TAIL_BUDGET = 1e-3
 
 def _discretize_dirs(segs: list[Segment], h: float, step_tail: float) -> tuple[list[list[tuple[_pld.DiscretePLD, int]]], list[list[tuple[_pld.DiscretePLD, int]]]]:
     """Per direction, the (fine h, coarse 2h) discrete PLDs of every active segment."""
-    fine: list[list[tuple[_pld.DiscretePLD, int]]] = []
-    coarse: list[list[tuple[_pld.DiscretePLD, int]]] = []
-    for d in _DIRS:
-        f_parts, c_parts = [], []
-        for s, qq, T in segs:
-            if T > 0:
-                f, c = _pld.discretize_step_pair(s, qq, h, d, tail=step_tail)
-                f_parts.append((f, T))
-                c_parts.append((c, T))
-        fine.append(f_parts)
-        coarse.append(c_parts)
+    fine: list[list[tuple[_pld.DiscretePLD, int]]] = [[] for _ in _DIRS]
+    coarse: list[list[tuple[_pld.DiscretePLD, int]]] = [[] for _ in _DIRS]
+    for s, qq, T in segs:
+        if T > 0:
+            both = _pld.discretize_step_pairs(s, qq, h, tail=step_tail)  # one CDF evaluation for both directions
+            for i, d in enumerate(_DIRS):
+                fine[i].append((both[d][0], T))
+                coarse[i].append((both[d][1], T))
     return fine, coarse
 
 

@@ -146,7 +146,7 @@ def discretize_step(sigma: float, q: float, h: float, direction: str, *, tail: f
     cut is rounded up (pessimistic), the upper one goes to ``ell_hi`` / ``+inf`` as described in the
     module docstring, so the result is an upper bound for every ``tail``.
     """
-    return _discretize(sigma, q, h, direction, tail, pessimistic, False)[0]
+    return _discretize(sigma, q, h, (direction,), tail, pessimistic, False)[direction][0]
 
 
 def discretize_step_pair(sigma: float, q: float, h: float, direction: str, *, tail: float = 1e-20) -> tuple[DiscretePLD, DiscretePLD]:
@@ -156,15 +156,43 @@ def discretize_step_pair(sigma: float, q: float, h: float, direction: str, *, ta
     two ``h``-interval masses; both results are rigorous upper bounds (the ``2h`` one is used for the
     Richardson error estimate).
     """
-    fine, coarse = _discretize(sigma, q, h, direction, tail, True, True)
+    fine, coarse = _discretize(sigma, q, h, (direction,), tail, True, True)[direction]
     assert coarse is not None
     return fine, coarse
 
 
-def _discretize(sigma: float, q: float, h: float, direction: str, tail: float, pessimistic: bool,
-                with_coarse: bool) -> tuple[DiscretePLD, DiscretePLD | None]:
+def discretize_step_pairs(sigma: float, q: float, h: float, *, tail: float = 1e-20) -> dict[str, tuple[DiscretePLD, DiscretePLD]]:
+    """:func:`discretize_step_pair` for both directions (``"remove"``, ``"add"``), the same values, at the
+    cost of about one: the Gaussian CDFs at the interval boundaries are evaluated once for both."""
+    out: dict[str, tuple[DiscretePLD, DiscretePLD]] = {}
+    for d, (fine, coarse) in _discretize(sigma, q, h, ("remove", "add"), tail, True, True).items():
+        assert coarse is not None
+        out[d] = (fine, coarse)
+    return out
+
+
+def _grid_range(lo_val: float, hi_val: float, h: float, with_coarse: bool) -> tuple[int, int]:
+    if with_coarse:  # even end points: the 2h grid is every other point of the h grid
+        j0 = 2 * math.floor(lo_val / (2 * h))
+        return j0, max(2 * math.ceil(hi_val / (2 * h)), j0 + 2)
+    j0 = math.floor(lo_val / h)
+    return j0, max(math.ceil(hi_val / h), j0 + 1)
+
+
+def _discretize(sigma: float, q: float, h: float, directions: Sequence[str], tail: float, pessimistic: bool,
+                with_coarse: bool) -> dict[str, tuple[DiscretePLD, DiscretePLD | None]]:
+    """Discrete PLD(s) of one step for each of ``directions``, the Gaussian CDFs evaluated once for all.
+
+    Both directions' interval boundaries are ``x*(m h)`` for integers ``m`` (``m = j`` for remove,
+    ``m = -j`` for add: ``-(j h) == (-j) h`` exactly), so one evaluation on the union of the two index
+    ranges serves both, each value the same as a separate call's.
+    """
+    bad = [d for d in directions if d not in ("remove", "add")]
+    if bad:
+        raise ValueError(f"direction={bad[0]!r}")
     z = sps.upper_quantile(tail)  # Phi(-z) <= tail
-    if direction == "remove":
+    rng: dict[str, tuple[int, int]] = {}
+    if "remove" in directions:
         # x ~ P = (1-q) N(0, s^2) + q N(1, s^2); loss L(x) increasing.  Above x_hi the P-mass is
         # <= (1-q) tail/2 + q tail/(2q) <= tail; below -z s each component has < tail.
         z_half = sps.upper_quantile(tail / 2)
@@ -172,29 +200,35 @@ def _discretize(sigma: float, q: float, h: float, direction: str, tail: float, p
         x_hi = max(z_half * sigma, 1 + z_q * sigma)
         lo_val = math.log1p(-q) if q < 1 else _loss(-z * sigma, sigma, q)
         hi_val = _loss(x_hi, sigma, q)
-    elif direction == "add":
+        rng["remove"] = _grid_range(lo_val, hi_val, h, with_coarse)
+    if "add" in directions:
         # x ~ P' = N(0, s^2); loss -L(x) decreasing in x; P'(x > z s) = tail (rounded up to the lowest atom)
         lo_val = -_loss(z * sigma, sigma, q)
         hi_val = -math.log1p(-q) if q < 1 else -_loss(-z * sigma, sigma, q)
-    else:
-        raise ValueError(f"direction={direction!r}")
-    if with_coarse:  # even end points: the 2h grid is every other point of the h grid
-        j0 = 2 * math.floor(lo_val / (2 * h))
-        j1 = max(2 * math.ceil(hi_val / (2 * h)), j0 + 2)
-    else:
-        j0 = math.floor(lo_val / h)
-        j1 = max(math.ceil(hi_val / h), j0 + 1)
-    ell = np.arange(j0, j1 + 1) * h
-    # boundaries in x of the intervals (ell_i, ell_{i+1}] (remove) / mirrored (add)
-    if direction == "remove":
-        xb = _xstar(ell, sigma, q)  # L > ell  <=>  x > xb
-    else:
-        # loss' = -L(x) in (ell_i, ell_{i+1}]  <=>  L(x) in [-ell_{i+1}, -ell_i)  <=>  x in [x*(-ell_{i+1}), x*(-ell_i))
-        xb = _xstar(-ell, sigma, q)  # decreasing in ell
+        rng["add"] = _grid_range(lo_val, hi_val, h, with_coarse)
+    # boundaries in x of the intervals (ell_i, ell_{i+1}]: x*(ell_i) (remove: L > ell <=> x > x*(ell));
+    # mirrored (add): loss' = -L(x) in (ell_i, ell_{i+1}] <=> L(x) in [-ell_{i+1}, -ell_i) <=> x in [x*(-ell_{i+1}), x*(-ell_i))
+    m0 = min(j0 if d == "remove" else -j1 for d, (j0, j1) in rng.items())
+    m1 = max(j1 if d == "remove" else -j0 for d, (j0, j1) in rng.items())
+    xb = _xstar(np.arange(m0, m1 + 1) * h, sigma, q)  # x*(m h), increasing in m
     xs = xb / sigma
     x1 = (xb - 1) / sigma
     t0, u0 = sps.ndtr(-np.abs(xs)), xs > 0  # Phi(-|x|): one CDF evaluation per boundary and component
     t1, u1 = sps.ndtr(-np.abs(x1)), x1 > 0
+    out: dict[str, tuple[DiscretePLD, DiscretePLD | None]] = {}
+    for d, (j0, j1) in rng.items():
+        if d == "remove":
+            sel: slice | np.ndarray = slice(j0 - m0, j1 - m0 + 1)
+        else:  # m = -j for j = j0..j1: decreasing in the index (a contiguous copy)
+            sel = -(j0 + np.arange(j1 - j0 + 1)) - m0
+        out[d] = _build_dir(d, t0[sel], u0[sel], t1[sel], u1[sel], q, h, j0, j1, pessimistic, with_coarse)
+    return out
+
+
+def _build_dir(direction: str, t0: np.ndarray, u0: np.ndarray, t1: np.ndarray, u1: np.ndarray, q: float, h: float,
+               j0: int, j1: int, pessimistic: bool, with_coarse: bool) -> tuple[DiscretePLD, DiscretePLD | None]:
+    """One direction's discrete PLD(s) from ``Phi(-|x|)`` (``t``) and ``x > 0`` (``u``) at its boundaries."""
+    ell = np.arange(j0, j1 + 1) * h
 
     def cdf(t: np.ndarray, u: np.ndarray, i: int) -> float:  # Phi(x_i)
         return float(1.0 - t[i]) if u[i] else float(t[i])
@@ -592,5 +626,5 @@ def default_interval(total_steps: int, delta: float = 1e-5) -> float:
     return float(min(2e-2, max(2e-4, 0.05 / math.sqrt(total_steps))))
 
 
-__all__ = ["ComposedPLD", "DiscretePLD", "compose", "default_interval", "discretize_step", "discretize_step_pair",
+__all__ = ["ComposedPLD", "DiscretePLD", "compose", "default_interval", "discretize_step", "discretize_step_pair", "discretize_step_pairs",
            "gdp_delta", "gdp_epsilon", "gdp_log_delta"]
