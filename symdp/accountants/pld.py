@@ -67,9 +67,23 @@ from .. import _special as sps
 from ..errors import ConvergenceError
 from ._kernels import _kernel
 
+_SMOOTH_MAX = 1 << 31
+_SMOOTH: list[int] = []  # every 2^a 3^b 5^c <= _SMOOTH_MAX, ascending (built on first use)
+
 
 def _next_fast_len(n: int) -> int:
-    """Smallest 2^a 3^b 5^c >= n (a length pocketfft transforms fast; scipy.fft.next_fast_len(n, real=True))."""
+    """Smallest 2^a 3^b 5^c >= n (a length pocketfft transforms fast; scipy.fft.next_fast_len(n, real=True)).
+
+    Looked up in a sorted table of those numbers (about 1,000 below 2^31); the search below serves
+    longer lengths.
+    """
+    if n <= _SMOOTH_MAX:
+        import bisect
+
+        if not _SMOOTH:
+            _SMOOTH.extend(sorted(2**a * 3**b * 5**c for a in range(32) for b in range(20) for c in range(14)
+                                  if 2**a * 3**b * 5**c <= _SMOOTH_MAX))
+        return _SMOOTH[bisect.bisect_left(_SMOOTH, max(n, 1))]
     if n <= 6:
         return max(n, 1)
     best = 1 << (n - 1).bit_length()
@@ -448,9 +462,9 @@ def _window(steps: Sequence[tuple[DiscretePLD, int]], tail_tol: float) -> tuple[
         lm = np.sum([T * _log_mgf(p, lam_both) for p, T in steps], axis=0)
     lm_pos, lm_neg = lm[:k], lm[k:]
     log_tol = math.log(tail_tol)
-    up = float(np.min((lm_pos - log_tol) / lam))
-    lo = float(np.max((log_tol - lm_neg) / lam))
-    return lo, up, float(np.min(np.exp(np.minimum(lm_pos - lam * up, 0.0)))), float(np.min(np.exp(np.minimum(lm_neg + lam * lo, 0.0))))
+    up = float(((lm_pos - log_tol) / lam).min())
+    lo = float(((log_tol - lm_neg) / lam).max())
+    return lo, up, float(np.exp(np.minimum(lm_pos - lam * up, 0.0)).min()), float(np.exp(np.minimum(lm_neg + lam * lo, 0.0)).min())
 
 
 def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15, max_fft: int = 1 << 24,
