@@ -520,8 +520,9 @@ def _tight_map(jobs: list[TightJob], h: float | None, workers: int) -> list[Tigh
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    # small chunks (about 16 per process) balance configurations of very different cost
-    size = max(1, -(-len(todo) // (16 * w)))
+    # small chunks (at most 4 configurations, about 16 per process for small batches) balance configurations of
+    # very different cost and leave little for this process to wait for at the end
+    size = max(1, min(4, -(-len(todo) // (16 * w))))
     chunks = [todo[a:a + size] for a in range(0, len(todo), size)]
     out: list[list[TightOut] | None] = [None] * len(chunks)
     try:
