@@ -464,3 +464,29 @@ def test_opacus_adapter_in_privacy_engine():
     with pytest.raises(InvalidParameterError):
         engine.accountant.step(noise_multiplier=-1.0, sample_rate=0.1)
     assert sum(int(h[2]) for h in engine.accountant.history) == n  # an invalid step leaves the history unchanged
+
+
+def test_rdp_pruned_order_grid_equals_the_full_grid():
+    """Exact fractional orders are evaluated only where their lower bound can win; the answer must be the
+    full grid's minimum, to the bit, in both directions (epsilon at delta, delta at epsilon)."""
+    def full(kind, curve, target, n):
+        conv = R.rdp_to_epsilon if kind == "epsilon" else R.rdp_to_delta
+        key = "delta" if kind == "epsilon" else "epsilon"
+        v, o = conv(rdp=curve(R.DEFAULT_ORDERS, np.arange(n)), orders=R.DEFAULT_ORDERS, **{key: target})
+        return np.array(v, dtype=float), np.array(o, dtype=float)
+
+    rng = np.random.default_rng(11)
+    n = 60
+    s, q = rng.uniform(0.3, 5.0, n), 10 ** rng.uniform(-4, 0, n)
+    T, d, e = rng.integers(1, 100000, n), rng.choice([1e-3, 1e-5, 1e-8, 1e-12], n), rng.uniform(0.05, 30, n)
+    q[:4] = 1.0
+    kw = dict(noise_multiplier=s, sample_rate=q, steps=T, accountant="rdp")
+    new_e, new_d = A.epsilon(delta=d, **kw).epsilon, A.delta(epsilon=e, **kw).delta
+    orig = R._default_grid_pruned
+    R._default_grid_pruned = full
+    try:
+        old_e, old_d = A.epsilon(delta=d, **kw).epsilon, A.delta(epsilon=e, **kw).delta
+    finally:
+        R._default_grid_pruned = orig
+    assert np.array_equal(new_e, old_e)
+    assert np.array_equal(new_d, old_d)

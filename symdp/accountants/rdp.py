@@ -258,19 +258,36 @@ def wor_rdp(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None) -> n
     return _interpolate(orders, int_orders, out)
 
 
+def _eps_values(rdp: Any, orders: np.ndarray, delta: Any) -> np.ndarray:
+    """CKS epsilon at every order (last axis), rounded up; NaN -> inf.  Increasing in ``rdp``."""
+    conv = _kernel("accounting.rdp_to_dp_cks", "numpy")
+    rdp = np.asarray(rdp, dtype=float)
+    d = np.asarray(delta, dtype=float)[..., None]
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = conv(epsilon_alpha=rdp, alpha=orders, delta=d)
+    e = np.where(np.isnan(e), np.inf, e)
+    return e + 4 * _U * np.abs(e)  # rounding of the conversion goes the safe way
+
+
+def _delta_values(rdp: Any, orders: np.ndarray, epsilon: Any) -> np.ndarray:
+    """CKS delta at every order (last axis), rounded up; NaN -> inf.  Increasing in ``rdp``."""
+    conv = _kernel("accounting.rdp_to_delta_cks", "numpy")
+    rdp = np.asarray(rdp, dtype=float)
+    e = np.asarray(epsilon, dtype=float)[..., None]
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = conv(epsilon_alpha=rdp, alpha=orders, epsilon=e)
+    d = np.where(np.isnan(d), np.inf, d)
+    # exp of a value carrying absolute error ~u*(alpha-1)*(|eps_alpha|+|eps|): relative margin on delta
+    return d * (1 + 8 * _U * (orders - 1) * (np.abs(rdp) + np.abs(e) + 1))
+
+
 def rdp_to_epsilon(*, rdp: Any, orders: Any, delta: Any) -> tuple[np.ndarray, np.ndarray]:
     """Best (eps, order) over orders from composed RDP values (last axis) and delta (broadcast).
 
     Uses ``accounting.rdp_to_dp_cks``; eps is clamped at 0.
     """
-    conv = _kernel("accounting.rdp_to_dp_cks", "numpy")
-    rdp = np.asarray(rdp, dtype=float)
     orders = np.asarray(orders, dtype=float)
-    d = np.asarray(delta, dtype=float)[..., None]
-    with np.errstate(over="ignore", invalid="ignore"):
-        e = conv(epsilon_alpha=rdp, alpha=orders, delta=d)
-    e = np.where(np.isnan(e), np.inf, e)
-    e = e + 4 * _U * np.abs(e)  # rounding of the conversion goes the safe way
+    e = _eps_values(rdp, orders, delta)
     k = np.argmin(e, axis=-1)
     best = np.take_along_axis(e, k[..., None], axis=-1)[..., 0]
     return np.maximum(best, 0.0), orders[k]
@@ -278,15 +295,8 @@ def rdp_to_epsilon(*, rdp: Any, orders: Any, delta: Any) -> tuple[np.ndarray, np
 
 def rdp_to_delta(*, rdp: Any, orders: Any, epsilon: Any) -> tuple[np.ndarray, np.ndarray]:
     """Best (delta, order) over orders for a target epsilon (``accounting.rdp_to_delta_cks``), capped at 1."""
-    conv = _kernel("accounting.rdp_to_delta_cks", "numpy")
-    rdp = np.asarray(rdp, dtype=float)
     orders = np.asarray(orders, dtype=float)
-    e = np.asarray(epsilon, dtype=float)[..., None]
-    with np.errstate(over="ignore", invalid="ignore"):
-        d = conv(epsilon_alpha=rdp, alpha=orders, epsilon=e)
-    d = np.where(np.isnan(d), np.inf, d)
-    # exp of a value carrying absolute error ~u*(alpha-1)*(|eps_alpha|+|eps|): relative margin on delta
-    d = d * (1 + 8 * _U * (orders - 1) * (np.abs(rdp) + np.abs(e) + 1))
+    d = _delta_values(rdp, orders, epsilon)
     k = np.argmin(d, axis=-1)
     best = np.take_along_axis(d, k[..., None], axis=-1)[..., 0]
     return np.minimum(best, 1.0), orders[k]
@@ -302,8 +312,7 @@ def _best_over_grid(kind: str, curve: CurveFn, target: np.ndarray, n: int,
     rows = np.arange(n)
     if orders is not None:
         return conv(rdp=curve(orders, rows), orders=orders, **{key: target})
-    v, o = conv(rdp=curve(DEFAULT_ORDERS, rows), orders=DEFAULT_ORDERS, **{key: target})
-    v, o = np.array(v, dtype=float), np.array(o, dtype=float)
+    v, o = _default_grid_pruned(kind, curve, target, n)
     for edge, extra in ((DEFAULT_ORDERS[-1], LARGE_ORDERS), (DEFAULT_ORDERS[0], SMALL_ORDERS)):
         sel = np.nonzero(o == edge)[0]
         if len(sel):
@@ -311,6 +320,56 @@ def _best_over_grid(kind: str, curve: CurveFn, target: np.ndarray, n: int,
             v2, o2 = conv(rdp=curve(extra, sel), orders=extra, **{key: t})
             better = v2 < v[sel]
             v[sel[better]], o[sel[better]] = v2[better], o2[better]
+    return v, o
+
+
+_DEFAULT_INTS = _int_orders_needed(DEFAULT_ORDERS)
+_DEFAULT_INT_COLS = np.nonzero(np.floor(DEFAULT_ORDERS) == DEFAULT_ORDERS)[0]
+_DEFAULT_INT_SRC = np.searchsorted(_DEFAULT_INTS, DEFAULT_ORDERS[_DEFAULT_INT_COLS])
+_FRAC_FLOOR_IDX = np.searchsorted(_DEFAULT_INTS, np.maximum(np.floor(FRAC_ORDERS), 2.0))
+#: an RDP value at an integer order is an upper bound within this relative distance of the true value
+#: (float rounding ~1e-15 plus the 1e-11 safety margin); dividing by it gives a lower bound
+_LOWER_SLACK = 1e-9
+
+
+def _default_grid_pruned(kind: str, curve: CurveFn, target: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Best (value, order) over :data:`DEFAULT_ORDERS`, evaluating exact fractional orders only where they can win.
+
+    1. the composed curve at the integer orders (exact sums) and, at fractional orders, its convexity
+       upper bound (``(alpha-1) eps_alpha`` is convex for every step, so for their sum): upper bounds
+       everywhere, so their best conversion ``v`` is a valid answer;
+    2. a lower bound at each fractional order ``alpha``: RDP is nondecreasing in the order, so
+       ``eps_alpha >= eps_floor(alpha)`` (0 below 2); the conversion increases with the RDP value;
+    3. the exact curve (e.g. the MTZ fractional series) only at the fractional orders whose lower bound
+       converts below ``v``; the others provably cannot give a smaller bound.
+    The result equals the minimum over the full grid (never above it: the same upper bounds are
+    compared; never below: every value used is an upper bound).
+    """
+    values = _eps_values if kind == "epsilon" else _delta_values
+    rows = np.arange(n)
+    r_int = np.asarray(curve(_DEFAULT_INTS, rows), dtype=float).reshape(n, len(_DEFAULT_INTS))
+    up = _interpolate(DEFAULT_ORDERS, _DEFAULT_INTS, r_int)
+    up[:, _DEFAULT_INT_COLS] = r_int[:, _DEFAULT_INT_SRC]  # integer orders as computed (no second margin)
+    vals = values(up, DEFAULT_ORDERS, target)
+    k = np.argmin(vals, axis=-1)
+    v = vals[rows, k]
+    o = DEFAULT_ORDERS[k]
+    lb = np.where(np.floor(FRAC_ORDERS) >= 2, r_int[:, _FRAC_FLOOR_IDX] / (1 + _LOWER_SLACK), 0.0)
+    cand = values(lb, FRAC_ORDERS, target) < v[:, None]
+    if not cand.any():
+        return v, o
+    patterns, inverse = np.unique(cand, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    for p_i, pat in enumerate(patterns):
+        if not pat.any():
+            continue
+        sel = np.nonzero(inverse == p_i)[0]
+        ords = FRAC_ORDERS[pat]
+        vv = values(np.asarray(curve(ords, sel), dtype=float).reshape(len(sel), len(ords)), ords, target[sel])
+        kk = np.argmin(vv, axis=-1)
+        best = vv[np.arange(len(sel)), kk]
+        better = best < v[sel]
+        v[sel[better]], o[sel[better]] = best[better], ords[kk[better]]
     return v, o
 
 
