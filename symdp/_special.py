@@ -5,8 +5,8 @@ The accountants need only a handful of functions, vectorised over float64 arrays
 with the algorithms of the libraries they replace:
 
 * :func:`erf`, :func:`erfc`, :func:`erfcx`, :func:`ndtr`: the rational approximations of Cephes
-  (S. L. Moshier, ``ndtr.c``; the coefficients scipy's ``xsf::cephes`` uses) below 8, the asymptotic
-  series of erfcx (24 terms) above, with the factor
+  (S. L. Moshier, ``ndtr.c``; the coefficients scipy's ``xsf::cephes`` uses) below 16, the asymptotic
+  series of erfcx (at most 11 terms there) above, with the factor
   :math:`e^{-x^2}` computed from an exact split of :math:`x^2` (Cephes ``expx2``), so large
   arguments keep full relative accuracy (scipy's ``ndtr`` does not split: up to ~1e-13 relative at
   :math:`|x| \approx 37`);
@@ -32,7 +32,7 @@ import numpy as np
 
 __all__ = ["erf", "erfc", "erfcx", "gammaln", "gammasgn", "log_ndtr", "ndtr", "ndtri", "upper_quantile", "xlogy"]
 
-# Cephes ndtr.c coefficients (erfc on [1, 8): P/Q; erf on [0, 1]: T/U); beyond 8 the asymptotic series
+# Cephes ndtr.c coefficients (erfc on [1, 8): P/Q; erf on [0, 1]: T/U); R/S below
 _P = (2.46196981473530512524E-10, 5.64189564831068821977E-1, 7.46321056442269912687E0,
       4.86371970985681366614E1, 1.96520832956077098242E2, 5.26445194995477358631E2,
       9.34528527171957607540E2, 1.02755188689515710272E3, 5.57535335369399327526E2)
@@ -90,33 +90,66 @@ def _split_exp(x: np.ndarray, scale: float) -> np.ndarray:
     return y
 
 
+# Cephes erfc on [8, inf): R/S (used up to 16; the asymptotic series beyond, where it needs <= 11 terms)
+_R = (0.0, 5.64189583547755073984E-1, 1.27536670759978104416E0, 5.01905042251180477414E0,
+      6.16021097993053585195E0, 7.40974269950448939160E0, 2.97886665372100240670E0)
+_S = (1.0, 2.26052863220117276590E0, 9.39603524938001434673E0, 1.20489539808096656605E1,
+      1.70814450747565897222E1, 9.60896809063285878198E0, 3.36907645100081516050E0)
+_PQ = np.array([_P, _Q]).T[:, :, None]  # (9, 2, 1): both Horner recurrences in one pass
+_RS = np.array([_R, _S]).T[:, :, None]  # (7, 2, 1)
+_ASYMPTOTIC_FROM = 16.0
+
+
+def _ratio(c: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """num(z)/den(z) for stacked Horner coefficients ``c`` (k, 2, 1): both polynomials in one pass."""
+    y = np.empty((2, z.size))
+    y[...] = c[0]
+    for a in c[1:]:
+        y *= z
+        y += a
+    return y[0] / y[1]
+
+
 def _erfcx_ge1(z: np.ndarray) -> np.ndarray:
-    """erfcx on a flat array with z >= 1 (or NaN): Cephes' P/Q rational below 8, the asymptotic series above."""
+    """erfcx on a flat array with z >= 1 (or NaN): Cephes' P/Q rational below 8, R/S below 16, the asymptotic
+    series above."""
     lo = z < 8.0
     if lo.all():
-        out = _poly(_P, z)
-        out /= _poly(_Q, z)
-        return out
+        return _ratio(_PQ, z)
     out = np.empty_like(z)
-    i = np.flatnonzero(lo)
-    j = np.flatnonzero(~lo)
-    if i.size:
-        zi = z[i]
-        out[i] = _poly(_P, zi) / _poly(_Q, zi)
-    if j.size:
-        out[j] = _erfcx_asymptotic(z[j])
+    mid = ~lo & (z < _ASYMPTOTIC_FROM)
+    for sel, f in ((lo, lambda v: _ratio(_PQ, v)), (mid, lambda v: _ratio(_RS, v)),
+                   (~lo & ~mid, _erfcx_asymptotic)):  # NaN goes to the last
+        idx = np.flatnonzero(sel)
+        if idx.size:
+            out[idx] = f(z[idx])
     return out
 
 
+def _asymptotic_terms(zmin: float) -> int:
+    """Terms of the erfcx series needed at every z >= zmin: the first omitted one is below 2^-60 relative."""
+    t = 0.5 / (zmin * zmin)
+    term, k = 1.0, 0
+    while k < 23:
+        nxt = term * t * (2 * k + 1)
+        if nxt < 2.0**-60:
+            break
+        term, k = nxt, k + 1
+    return k + 1
+
+
 def _erfcx_asymptotic(z: np.ndarray) -> np.ndarray:
-    r"""erfcx on z >= 8: :math:`\frac{1}{z\sqrt\pi}\sum_{k<24} (-1)^k \frac{(2k-1)!!}{(2z^2)^k}`.  The terms
-    shrink until k ~ z^2 >= 64, and the first omitted one is below 1e-20 relative at z = 8 (less beyond);
-    more accurate than Cephes' R/S rational at large z (which drifts to ~2e-15 near z = 5e7).  0 at +inf."""
+    r"""erfcx on z >= 8 (used from 16): :math:`\frac{1}{z\sqrt\pi}\sum_{k<K} (-1)^k \frac{(2k-1)!!}{(2z^2)^k}`, K <= 24 terms
+    chosen for the smallest z (the first omitted term is below 2^-60 relative; at z = 8, K = 24 leaves
+    3e-21, and the terms shrink until k ~ z^2 >= 64); more accurate than Cephes' R/S rational at large
+    z (which drifts to ~2e-15 near z = 5e7).  0 at +inf."""
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        zmin = float(np.min(z)) if z.size else 8.0
+        kmax = _asymptotic_terms(max(zmin, 8.0)) if math.isfinite(zmin) else 24
         t = 0.5 / (z * z)
         s = np.ones_like(z)
         term = np.ones_like(z)
-        for k in range(1, 24):
+        for k in range(1, kmax):
             term *= t
             term *= -(2 * k - 1)
             s += term
