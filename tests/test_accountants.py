@@ -480,6 +480,8 @@ def test_rdp_pruned_order_grid_equals_the_full_grid():
     s, q = rng.uniform(0.3, 5.0, n), 10 ** rng.uniform(-4, 0, n)
     T, d, e = rng.integers(1, 100000, n), rng.choice([1e-3, 1e-5, 1e-8, 1e-12], n), rng.uniform(0.05, 30, n)
     q[:4] = 1.0
+    # corners where the CKS conversion goes negative (the answer is clamped at 0; soundness sweep cases)
+    s[4:7], q[4:7], T[4:7], d[4:7], e[4:7] = [1e4, 66.34, 3.0], [1e-9, 2.3e-9, 1e-6], [1, 1, 10], [0.5, 1.3e-3, 0.9], [1e-3, 127.8, 50.0]
     kw = dict(noise_multiplier=s, sample_rate=q, steps=T, accountant="rdp")
     new_e, new_d = A.epsilon(delta=d, **kw).epsilon, A.delta(epsilon=e, **kw).delta
     orig = R._default_grid_pruned
@@ -490,3 +492,4 @@ def test_rdp_pruned_order_grid_equals_the_full_grid():
         R._default_grid_pruned = orig
     assert np.array_equal(new_e, old_e)
     assert np.array_equal(new_d, old_d)
+    assert np.all(new_e >= 0) and np.all((new_d >= 0) & (new_d <= 1))

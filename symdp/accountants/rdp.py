@@ -356,8 +356,15 @@ def _default_grid_pruned(kind: str, curve: CurveFn, target: np.ndarray, n: int) 
     o = DEFAULT_ORDERS[k]
     lb = np.where(np.floor(FRAC_ORDERS) >= 2, r_int[:, _FRAC_FLOOR_IDX] / (1 + _LOWER_SLACK), 0.0)
     cand = values(lb, FRAC_ORDERS, target) < v[:, None]
-    if not cand.any():
-        return v, o
+    if cand.any():
+        _refine_fractional(values, curve, target, cand, v, o)
+    # the clamps of rdp_to_epsilon / rdp_to_delta: epsilon >= 0, delta <= 1
+    return (np.maximum(v, 0.0) if kind == "epsilon" else np.minimum(v, 1.0)), o
+
+
+def _refine_fractional(values: Callable[..., np.ndarray], curve: CurveFn, target: np.ndarray, cand: np.ndarray,
+                       v: np.ndarray, o: np.ndarray) -> None:
+    """Stage 3 of :func:`_default_grid_pruned`: exact curve values at the candidate fractional orders (in place)."""
     patterns, inverse = np.unique(cand, axis=0, return_inverse=True)
     inverse = inverse.ravel()
     for p_i, pat in enumerate(patterns):
@@ -370,7 +377,6 @@ def _default_grid_pruned(kind: str, curve: CurveFn, target: np.ndarray, n: int) 
         best = vv[np.arange(len(sel)), kk]
         better = best < v[sel]
         v[sel[better]], o[sel[better]] = best[better], ords[kk[better]]
-    return v, o
 
 
 def epsilon_for_curves(curve: CurveFn, delta: Any, n: int, orders: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
