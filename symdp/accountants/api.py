@@ -246,22 +246,32 @@ def _discretize_dirs(segs: list[Segment], h: float, step_tail: float) -> tuple[l
     return fine, coarse
 
 
-def _rdp_guess(segs: list[Segment], delta: float) -> float:
-    """RDP epsilon at a few integer orders (one vectorised kernel call per segment): only to size the grid."""
+def _guess_step_rdp(sigma: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """RDP of one Poisson-subsampled Gaussian step at :data:`_GUESS_INT_ORDERS`, one row per (sigma, q):
+    the library's log terms, summed in log space (one vectorised kernel call)."""
     term = _kernel("accounting.sgm_rdp_log_term", "numpy")
     orders = _GUESS_INT_ORDERS
-    tot = np.zeros(len(orders))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for s, qq, T in segs:
-            if T <= 0:
-                continue
-            t = term(alpha=_GUESS_ALPHA, j=_GUESS_J, q=min(qq, 1 - 1e-12), sigma=s)
-            m = np.maximum.reduceat(t, _GUESS_START)
-            m = np.where(np.isfinite(m), m, 0.0)
-            lse = np.log(np.add.reduceat(np.exp(t - np.repeat(m, orders.astype(np.int64) + 1)), _GUESS_START)) + m
-            tot += T * np.maximum(lse / (orders - 1), 0.0)
-        e = float(_rdp.rdp_to_epsilon(rdp=tot, orders=orders, delta=delta)[0])
-    return e if math.isfinite(e) else 50.0
+        t = term(alpha=_GUESS_ALPHA, j=_GUESS_J, q=np.minimum(q, 1 - 1e-12)[:, None], sigma=sigma[:, None])
+        m = np.maximum.reduceat(t, _GUESS_START, axis=1)
+        m = np.where(np.isfinite(m), m, 0.0)
+        lse = np.log(np.add.reduceat(np.exp(t - np.repeat(m, orders.astype(np.int64) + 1, axis=1)), _GUESS_START, axis=1)) + m
+        return np.maximum(lse / (orders - 1), 0.0)
+
+
+def _guess_epsilon(tot: np.ndarray, delta: Any) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        e = np.asarray(_rdp.rdp_to_epsilon(rdp=tot, orders=_GUESS_INT_ORDERS, delta=delta)[0], dtype=float)
+    return np.where(np.isfinite(e), e, 50.0)
+
+
+def _rdp_guess(segs: list[Segment], delta: float) -> float:
+    """RDP epsilon at a few integer orders: only to size the grid."""
+    tot = np.zeros(len(_GUESS_INT_ORDERS))
+    for s, qq, T in segs:
+        if T > 0:
+            tot += T * _guess_step_rdp(np.array([s], dtype=float), np.array([qq], dtype=float))[0]
+    return float(_guess_epsilon(tot, delta))
 
 
 _GUESS_INT_ORDERS = np.array([2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64], dtype=float)
@@ -469,8 +479,8 @@ def _tight_chunk(jobs: list[tuple[TightJob, float | None]], h: float | None) -> 
 
 
 def _rdp_guesses(jobs: list[TightJob]) -> list[float | None]:
-    """:func:`_rdp_guess` of every single-segment job, the library kernel called once for all distinct
-    (sigma, q) (a sweep shares them): elementwise the same operations, so bit-identical to one call each."""
+    """:func:`_rdp_guess` of every single-segment job, :func:`_guess_step_rdp` called once for all distinct
+    (sigma, q) (a sweep shares them): the same row-wise operations, so bit-identical to one call each."""
     rows = [i for i, (segs, _d, _e) in enumerate(jobs) if len(segs) == 1 and segs[0][2] > 0]
     out: list[float | None] = [None] * len(jobs)
     if len(rows) < 2:
@@ -479,18 +489,10 @@ def _rdp_guesses(jobs: list[TightJob]) -> list[float | None]:
     pairs, inv = np.unique(sq, axis=0, return_inverse=True)
     T = np.array([jobs[i][0][0][2] for i in rows], dtype=float)
     dg = np.array([float(np.min(d)) if (d := jobs[i][1]) is not None else 1e-5 for i in rows])
-    term = _kernel("accounting.sgm_rdp_log_term", "numpy")
-    orders = _GUESS_INT_ORDERS
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        t = term(alpha=_GUESS_ALPHA, j=_GUESS_J, q=np.minimum(pairs[:, 1], 1 - 1e-12)[:, None], sigma=pairs[:, 0][:, None])
-        m = np.maximum.reduceat(t, _GUESS_START, axis=1)
-        m = np.where(np.isfinite(m), m, 0.0)
-        lse = np.log(np.add.reduceat(np.exp(t - np.repeat(m, orders.astype(np.int64) + 1, axis=1)), _GUESS_START, axis=1)) + m
-        tot = np.zeros((len(rows), len(orders)))
-        tot += T[:, None] * np.maximum(lse / (orders - 1), 0.0)[inv.ravel()]
-        e = np.asarray(_rdp.rdp_to_epsilon(rdp=tot, orders=orders, delta=dg)[0], dtype=float)
-    for i, v in zip(rows, e.tolist()):
-        out[i] = v if math.isfinite(v) else 50.0
+    tot = np.zeros((len(rows), len(_GUESS_INT_ORDERS)))
+    tot += T[:, None] * _guess_step_rdp(pairs[:, 0], pairs[:, 1])[inv.ravel()]
+    for i, v in zip(rows, _guess_epsilon(tot, dg).tolist()):
+        out[i] = v
     return out
 
 
