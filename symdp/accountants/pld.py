@@ -84,8 +84,6 @@ def _next_fast_len(n: int) -> int:
             _SMOOTH.extend(sorted(2**a * 3**b * 5**c for a in range(32) for b in range(20) for c in range(14)
                                   if 2**a * 3**b * 5**c <= _SMOOTH_MAX))
         return _SMOOTH[bisect.bisect_left(_SMOOTH, max(n, 1))]
-    if n <= 6:
-        return max(n, 1)
     best = 1 << (n - 1).bit_length()
     p5 = 1
     while p5 < best:
@@ -341,11 +339,15 @@ class ComposedPLD:
         dropped, which only lowers S and so only raises delta (safe side).
         """
         if self._suffix is None:
-            k0 = min(max(-self.s0, 0), len(self.pmf))
-            pmf = self.pmf[k0:]
-            A = np.cumsum(pmf[::-1])[::-1]
+            k0, pmf, A = self._mass_suffix()
             self._suffix = (k0, A, np.minimum(_scaled_suffix(pmf, self.h), A))
         return self._suffix
+
+    def _mass_suffix(self) -> tuple[int, np.ndarray, np.ndarray]:
+        """``(k0, pmf[k0:], A)``: the atoms with ``ell_k >= 0`` and ``A[k - k0] = sum_{j>=k} p_j``."""
+        k0 = min(max(-self.s0, 0), len(self.pmf))
+        pmf = self.pmf[k0:]
+        return k0, pmf, np.cumsum(pmf[::-1])[::-1]
 
     def delta(self, eps: np.ndarray | float, *, extra: float = 0.0) -> np.ndarray:
         """Upper bound on delta(eps) (eps >= 0)."""
@@ -379,9 +381,7 @@ class ComposedPLD:
             k0, A, S = self._suffix
             kb = 0
         else:
-            k0 = min(max(-self.s0, 0), len(self.pmf))
-            pmf = self.pmf[k0:]
-            A = np.cumsum(pmf[::-1])[::-1]
+            k0, pmf, A = self._mass_suffix()
             kb = 0
             dmax = float(np.max(delta))
             if len(A) > 1 and dmax > const:

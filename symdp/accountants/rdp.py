@@ -289,8 +289,7 @@ def rdp_to_epsilon(*, rdp: Any, orders: Any, delta: Any) -> tuple[np.ndarray, np
     orders = np.asarray(orders, dtype=float)
     e = _eps_values(rdp, orders, delta)
     k = np.argmin(e, axis=-1)
-    best = np.take_along_axis(e, k[..., None], axis=-1)[..., 0]
-    return np.maximum(best, 0.0), orders[k]
+    return _clamp("epsilon", np.take_along_axis(e, k[..., None], axis=-1)[..., 0]), orders[k]
 
 
 def rdp_to_delta(*, rdp: Any, orders: Any, epsilon: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -298,8 +297,12 @@ def rdp_to_delta(*, rdp: Any, orders: Any, epsilon: Any) -> tuple[np.ndarray, np
     orders = np.asarray(orders, dtype=float)
     d = _delta_values(rdp, orders, epsilon)
     k = np.argmin(d, axis=-1)
-    best = np.take_along_axis(d, k[..., None], axis=-1)[..., 0]
-    return np.minimum(best, 1.0), orders[k]
+    return _clamp("delta", np.take_along_axis(d, k[..., None], axis=-1)[..., 0]), orders[k]
+
+
+def _clamp(kind: str, v: np.ndarray) -> np.ndarray:
+    """The range of an answer: epsilon >= 0 (the CKS conversion can go negative), delta <= 1."""
+    return np.maximum(v, 0.0) if kind == "epsilon" else np.minimum(v, 1.0)
 
 
 CurveFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -358,8 +361,7 @@ def _default_grid_pruned(kind: str, curve: CurveFn, target: np.ndarray, n: int) 
     cand = values(lb, FRAC_ORDERS, target) < v[:, None]
     if cand.any():
         _refine_fractional(values, curve, target, cand, v, o)
-    # the clamps of rdp_to_epsilon / rdp_to_delta: epsilon >= 0, delta <= 1
-    return (np.maximum(v, 0.0) if kind == "epsilon" else np.minimum(v, 1.0)), o
+    return _clamp(kind, v), o
 
 
 def _refine_fractional(values: Callable[..., np.ndarray], curve: CurveFn, target: np.ndarray, cand: np.ndarray,
