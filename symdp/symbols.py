@@ -38,6 +38,22 @@ m = sp.Symbol("m", positive=True, integer=True)  # number of clients / batch siz
 x = sp.Symbol("x", real=True)  # generic real argument
 t = sp.Symbol("t", real=True)
 
+
+
+def range_symbol(name: str, lo: float, integer: bool) -> sp.Symbol:
+    """A real symbol for a quantity declared on ``[lo, hi]`` (claim and theorem files): positive when
+    ``lo > 0``, nonnegative when ``lo >= 0``, integer when declared so.  (Not in ``__all__``, which
+    lists the canonical symbols themselves.)"""
+    assumptions: dict[str, bool] = {"real": True}
+    if lo > 0:
+        assumptions["positive"] = True
+    elif lo >= 0:
+        assumptions["nonnegative"] = True
+    if integer:
+        assumptions["integer"] = True
+    return sp.Symbol(name, **assumptions)
+
+
 __all__ = [
     "eps", "delta", "eps_p", "delta_p", "delta_t", "mu", "alpha", "beta", "k",
     "sigma", "q", "p", "T", "E", "C", "Delta", "b", "n", "N", "m", "x", "t",

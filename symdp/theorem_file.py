@@ -101,14 +101,7 @@ def _symbols(raw: Any) -> tuple[dict[str, sp.Symbol], dict[sp.Symbol, tuple[sp.E
         if c is not None and lo > 0 and bool(c.is_integer) == integer:
             s = c
         else:
-            assumptions: dict[str, bool] = {"real": True}
-            if lo > 0:
-                assumptions["positive"] = True
-            elif lo >= 0:
-                assumptions["nonnegative"] = True
-            if integer:
-                assumptions["integer"] = True
-            s = sp.Symbol(name, **assumptions)
+            s = canon.range_symbol(name, lo, integer)
         syms[name] = s
         box[s] = (sp.nsimplify(lo, rational=True), sp.nsimplify(hi, rational=True))
     return syms, box

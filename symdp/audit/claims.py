@@ -41,6 +41,7 @@ import sympy as sp
 
 from .._io import read_text_limited
 from ..errors import ClaimFileError
+from ..symbols import range_symbol
 from ..theorem import Expansion, Kind, Source, Theorem, theorem
 from .parser import parse_expression
 from .parser import parse_relation as _parse_relation
@@ -130,14 +131,7 @@ def _symbols(raw: Any, text: str) -> tuple[dict[str, sp.Symbol], tuple[tuple[sp.
         integer = spec.get("integer", False)
         if not isinstance(integer, bool):
             raise ClaimFileError(f"{where}: integer must be true or false")
-        assumptions: dict[str, bool] = {"real": True}
-        if lo > 0:
-            assumptions["positive"] = True
-        elif lo >= 0:
-            assumptions["nonnegative"] = True
-        if integer:
-            assumptions["integer"] = True
-        s = sp.Symbol(name, **assumptions)
+        s = range_symbol(name, lo, integer)
         syms[name] = s
         box.append((s, sp.nsimplify(lo, rational=True), sp.nsimplify(hi, rational=True)))
     return syms, tuple(box)
