@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import symdp.accountants as A
-from symdp.accountants import api
+from symdp.accountants import api, tight
 from symdp.errors import InvalidParameterError
 
 
@@ -37,7 +37,7 @@ def test_parallel_bit_identical_to_serial(monkeypatch: pytest.MonkeyPatch) -> No
         v, e, det, fb = inner(segs, deltas, epsilons, h, guess)
         return v, e, dict(det, pid=os.getpid()), fb
 
-    monkeypatch.setattr(api, "_tight_checked", spy)
+    monkeypatch.setattr(tight, "_tight_checked", spy)
     jobs: list[api.TightJob] = [([(float(a), float(b), int(c))], np.array([x]), None) for a, b, c, x in zip(s, q, T, d)]
     outs = api._tight_map(jobs, None, 2)
     pids = [o[2]["pid"] for o in outs]
@@ -45,7 +45,7 @@ def test_parallel_bit_identical_to_serial(monkeypatch: pytest.MonkeyPatch) -> No
     par = np.concatenate([o[0] for o in outs])
     assert np.array_equal(par, ser.epsilon)  # bit-identical
     assert np.array_equal(np.concatenate([o[1] for o in outs]), ser.error_bound, equal_nan=True)
-    monkeypatch.setattr(api, "_tight_checked", inner)
+    monkeypatch.setattr(tight, "_tight_checked", inner)
     par2 = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=2)
     assert np.array_equal(par2.epsilon, ser.epsilon) and np.array_equal(par2.error_bound, ser.error_bound)
     assert multiprocessing.active_children() == []  # the pool is joined before returning
@@ -179,7 +179,7 @@ def test_dead_worker_falls_back_to_this_process(monkeypatch: pytest.MonkeyPatch)
     s, q, T, d = _random(40, 5)
     ser = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=1).epsilon
     assert os.getpid() == _PARENT
-    monkeypatch.setattr(api, "_tight_chunk", _dying_chunk)
+    monkeypatch.setattr(tight, "_tight_chunk", _dying_chunk)
     par = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=2).epsilon
     assert np.array_equal(par, ser)
     assert multiprocessing.active_children() == []
