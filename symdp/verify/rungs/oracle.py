@@ -32,6 +32,15 @@ from .smt import z3_rung
 from .symbolic import symbolic_identity
 
 
+def bind_premises(pt: dict[str, Any], binds) -> dict[str, Any]:
+    """``pt`` with the oracle parameters the premises fix: every binding is evaluated at the claim's own point
+    (none sees another's value), then all are set at once."""
+    vals = {name: f(pt) for name, f in binds}
+    out = dict(pt)
+    out.update(vals)
+    return out
+
+
 def oracle_functions(th: Theorem, orc: Oracle):
     """(f_claim, f_true, relation, symbols) comparing the entry with its oracle, or a reason string."""
     if orc.mapper is not None:  # the oracle maps the entry itself (symdp.verify.composition)
@@ -66,9 +75,11 @@ def oracle_functions(th: Theorem, orc: Oracle):
                 kw = dict(pt)
                 if lhs_sub:
                     kw[lhs_sub[0]] = lhs_sub[1](pt)
-                for name, f in binds:
-                    kw[name] = f(kw)
-                kw["at"] = f_at(kw)
+                # the claimed eps' is the claim's: evaluate it at the claim's point, before the premise
+                # binds the oracle's parameters (epsilon := 2 eps tau/N would otherwise leak into eps')
+                at_v = f_at(kw)
+                kw = bind_premises(kw, binds)
+                kw["at"] = at_v
                 if bracket is not None:
                     return bracket(**kw)[0]  # lower end: a refutation must be rigorous
                 return orc.fn(**kw)
@@ -91,9 +102,7 @@ def oracle_functions(th: Theorem, orc: Oracle):
             bracket = orc.bracket
 
             def f_true(pt):
-                kw = dict(pt)
-                for name, f in binds:
-                    kw[name] = f(kw)
+                kw = bind_premises(dict(pt), binds)
                 kw["at"] = pt[at]
                 if bracket is not None:
                     lo, hi = bracket(**kw)
@@ -119,10 +128,7 @@ def oracle_functions(th: Theorem, orc: Oracle):
     lhs_name = th.lhs.name
 
     def f_value(pt):
-        kw = dict(pt)
-        for name, f in binds:
-            kw[name] = f(kw)
-        return orc.fn(_lhs=lhs_name, **kw)
+        return orc.fn(_lhs=lhs_name, **bind_premises(dict(pt), binds))
 
     return f_c, f_value, rel, syms
 
