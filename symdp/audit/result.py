@@ -1,0 +1,483 @@
+r"""Audit findings and their assembly: :class:`AuditResult` (one claim's verdict and evidence), what a
+reader needs from the theorem behind it (:func:`enrich`: the statement's LaTeX, the compared quantity in
+words, the command that reproduces it), the JSON payload and its schema check, and the grouping and
+one-line summary every report shares.  Rendering (terminal, Markdown, HTML) is :mod:`.render`;
+:mod:`.report` re-exports both.
+
+>>> r = AuditResult(id="x.bound", kind="valid bound", title="t", source="[bu2020, Eq. 1; v]",
+...                 statement="y <= 1", verdict="HOLDS", strength="proved", rung="symbolic")
+>>> _how(r)
+'proved by symbolic'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._io import atomic_write_text
+from .citations import citation
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..theorem import Theorem
+
+
+VERDICTS = ("HOLDS", "FAILS", "PARTIAL", "UNDECIDED")
+
+#: the JSON report's schema (``symdp/audit/report_schema.json``); bump on any incompatible change
+SCHEMA_ID = "symdp.audit-report/2"
+SCHEMA_FILE = Path(__file__).with_name("report_schema.json")
+
+#: what each verdict means (printed in every report)
+VERDICT_LEGEND: dict[str, str] = {
+    "HOLDS": "true on the whole stated domain: 'proved' (symbolic identity, Z3 or an interval-arithmetic "
+             "certificate) or 'supported' (a numerical search against an exact oracle found no counterexample; "
+             "evidence, not a proof).",
+    "FAILS": "false: a counterexample, i.e. a setting of the claim's own parameters where it does not hold, "
+             "re-confirmed at 60 digits with mpmath and shrunk toward round numbers.",
+    "PARTIAL": "true on part of the domain only: the boundary and the failing region are given.",
+    "UNDECIDED": "no verdict, with the reason: no exact oracle for the quantity (e.g. a generalization gap of an "
+                 "arbitrary learner), the formula is missing from the source text, or the budget ran out.",
+}
+
+#: optional fields the audit engine may attach (attribute or ``extra`` key) and how reports name them
+OPTIONAL_FIELDS = ("severity", "severity_why", "root_cause", "root_cause_note", "origin", "reading", "quote")
+
+# oracle name -> how a report names the side it computes (never "true value" of the paper's own formula)
+_TRUTH_LABELS = {
+    "kl_eps_dp": "worst case over eps-DP pairs (randomized response)",
+    "optimal_composition": "optimal composition (Kairouz, Oh, Viswanath 2017)",
+    "optimal_composition_enum": "optimal composition (Kairouz, Oh, Viswanath 2017)",
+    "gaussian_profile": "exact Gaussian-mechanism profile (Balle, Wang 2018)",
+    "laplace_profile": "exact Laplace-mechanism profile",
+    "subsampled_gaussian_profile": "subsampled-Gaussian profile (PLD bracket, upper end)",
+    "tradeoff_dp_composition": "exact trade-off of the composition",
+    "gaussian_tradeoff": "exact Gaussian trade-off G_mu",
+    "sgm_pld": "exact subsampled-Gaussian hockey-stick divergence (quadrature)",
+    "subsampled_gaussian_tradeoff": "exact subsampled-Gaussian trade-off (quadrature)",
+    "gaussian_rdp": "exact Renyi divergence of the Gaussian mechanism",
+    "gdp_tradeoff": "exact GDP parameter / trade-off (Neyman-Pearson)",
+    "moments_accountant": "moments accountant (Abadi et al. 2016)",
+    "clt_approximation": "exact profile (PLD bracket)",
+    "wang_laplace_mean_mc": "Monte Carlo estimate",
+    "wang_linreg_mc": "Monte Carlo estimate",
+}
+
+
+def truth_label(oracle: str | None) -> str:
+    """How reports and plot legends name the oracle side of a comparison."""
+    if not oracle:
+        return "exact value"
+    if oracle in _TRUTH_LABELS:
+        return _TRUTH_LABELS[oracle]
+    if oracle.startswith("composition_"):
+        return "optimal composition (Kairouz, Oh, Viswanath 2017)"
+    return f"oracle {oracle}"
+
+
+@dataclass
+class AuditResult:
+    """One audited claim, as every report writer sees it.
+
+    ``verdict`` is HOLDS / FAILS / PARTIAL (holds only on part of the domain) /
+    UNDECIDED; ``strength`` says how a HOLDS was established (``proved`` with a
+    certificate, or ``supported`` by a numerical search, which is not a proof).
+    ``latex``, ``quantity``, ``compared``, ``reproduce`` and ``source_key`` are
+    filled by :func:`enrich`.
+    """
+
+    id: str
+    kind: str
+    title: str
+    source: str
+    statement: str
+    verdict: str
+    strength: str = ""
+    rung: str | None = None
+    detail: str = ""
+    certificate: str | None = None
+    counterexample: dict[str, str] | None = None
+    claimed: str | None = None
+    actual: str | None = None
+    margin: str | None = None
+    region: str | None = None
+    cases: int | None = None
+    plot: str | None = None  # path of a PNG, relative to the report directory
+    extra: dict[str, Any] = field(default_factory=dict)
+    latex: str | None = None  # the statement as LaTeX (rendered to MathML in HTML)
+    quantity: str | None = None  # the compared quantity in words
+    compared: str | None = None  # one sentence: what was compared, where, the two values and their names
+    reproduce: str | None = None  # the command that reproduces the result
+    source_key: str | None = None  # key of the source (he2021-uai, bu2020, ..., user)
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict={self.verdict!r} not in {VERDICTS}")
+
+    def _repr_html_(self) -> str:
+        """Notebook rendering: the report's card (statement as MathML, compared values, verdict)."""
+        from .render import _card  # rendering sits above this module (function level)
+
+        return _card(self, Path("."))
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        return {k: v for k, v in d.items() if v not in (None, "", {}) or k in ("id", "kind", "verdict")}
+
+
+def optional(r: AuditResult, name: str) -> Any:
+    """An optional field (``severity``, ``root_cause``, ...) from the attribute or ``extra``; None if absent."""
+    v = getattr(r, name, None)
+    if v in (None, "", {}, []):
+        v = r.extra.get(name) if isinstance(r.extra, dict) else None
+    if v in (None, "", {}, []):
+        return None
+    if hasattr(v, "value") and not isinstance(v, (str, int, float)):
+        v = v.value  # an enum
+    return v
+
+
+def value_labels(r: AuditResult) -> tuple[str, str]:
+    """Names of ``claimed`` / ``actual`` for a result's kind.
+
+    For a valid bound they are the claimed bound and the value the oracle computes; for a
+    comparison between two expressions (tighter-than, factor, consistency, user comparisons)
+    they are the side the claim says is larger and the side it says is smaller.
+    """
+    if r.kind in ("valid bound", "bound"):
+        return "claimed bound", "true value"
+    if r.kind in ("expansion", "identity", "equivalence"):
+        return "claimed", "actual"
+    return "claimed larger side", "side claimed smaller"
+
+
+def counts(results: Iterable[AuditResult]) -> dict[str, int]:
+    c = dict.fromkeys(VERDICTS, 0)
+    for r in results:
+        c[r.verdict] += 1
+    return c
+
+
+def _short(v: Any, digits: int = 4) -> str:
+    """A number string shortened for reading (the JSON keeps every digit)."""
+    if v is None:
+        return ""
+    try:
+        return f"{float(v):.{digits}g}"
+    except (TypeError, ValueError, OverflowError):
+        return str(v)
+
+
+# ---------------------------------------------------------------------------- enrichment
+_PAIR = re.compile(r"'([^'{}]*)': '([^'{}]*)'")
+_DICT = re.compile(r"\{(?:\s*'[^'{}]*': '[^'{}]*',?)*\s*\}")
+
+
+def clean_text(s: str | None) -> str:
+    """Verifier prose made readable: ``counterexample {'T': '100'}`` -> ``counterexample T = 100``,
+    an empty dict -> ``(none)``; a SymPy ``O(order k)`` remainder -> ``O(.^k)``."""
+    if not s:
+        return ""
+
+    def _d(m: re.Match[str]) -> str:
+        pairs = _PAIR.findall(m.group(0))
+        return ", ".join(f"{k} = {v}" for k, v in pairs) if pairs else "(none)"
+
+    s = _DICT.sub(_d, s)
+    s = re.sub(r"O\(order (\d+)\)", r"O(remainder of order \1)", s)
+    return s
+
+
+def _cx_text(cx: Mapping[str, Any] | None) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in (cx or {}).items())
+
+
+def _eval_at(expr: Any, cx: Mapping[str, Any]) -> float | None:
+    """A SymPy expression at the counterexample (names as in ``cx``); None where it cannot be evaluated."""
+    try:
+        import sympy as sp
+
+        subs = {s: sp.Rational(str(cx[s.name])) if re.fullmatch(r"-?[0-9.eE+-]+", str(cx[s.name])) else None
+                for s in expr.free_symbols if s.name in cx}
+        if any(v is None for v in subs.values()) or len(subs) != len(expr.free_symbols):
+            return None
+        v = float(sp.N(expr.subs(subs), 20))
+    except Exception:  # noqa: BLE001 - a value for the prose only
+        return None
+    return v
+
+
+def _eps_prime_at(th: Theorem, cx: Mapping[str, Any]) -> float | None:
+    for k in ("epsilonprime", "at"):
+        if k in cx:
+            try:
+                return float(cx[k])
+            except (TypeError, ValueError):
+                return None
+    if th.lhs is not None and getattr(th.lhs, "name", "") == "epsilonprime" and th.rhs is not None:
+        return _eval_at(th.rhs, cx)
+    if th.conclusion is not None and th.conclusion.params:
+        return _eval_at(th.conclusion.params[0], cx)
+    return None
+
+
+def _oracle(name: str | None) -> Any:
+    """The registered oracle of this name (public registry of :mod:`symdp.verify`), or None."""
+    if not name:
+        return None
+    try:
+        from .. import verify as _v  # noqa: F401 - importing the package registers every oracle
+
+        try:
+            from ..verify.registry import ORACLES
+        except ImportError:  # before the registry split
+            from ..verify.oracles import ORACLES
+        return ORACLES.get(name)
+    except Exception:  # noqa: BLE001 - prose only
+        return None
+
+
+def _oracle_shape(name: str | None) -> str | None:
+    o = _oracle(name)
+    return o.shape if o is not None else None
+
+
+def describe(r: AuditResult, th: Theorem | None) -> tuple[str | None, str | None]:
+    """(quantity, compared sentence) for a result, e.g.
+    ``("delta' of the composition", "delta' at eps' = 2.03: claimed 9.958e-4, optimal composition 9.995e-4")``."""
+    cx = r.counterexample or {}
+    where = f" at {_cx_text(cx)}" if cx else " at the stated values"
+    quantity = (th.quantity if th is not None and th.quantity else None)
+    if th is not None and th.oracle and quantity in (None, th.oracle):
+        o = _oracle(th.oracle)  # a user claim names its oracle as the quantity: say what it computes
+        quantity = o.description.split(";")[0] if o is not None else quantity
+    if r.claimed is None or r.actual is None:
+        return quantity, None
+    c, a = _short(r.claimed), _short(r.actual)
+    oracle = th.oracle if th is not None else None
+    if th is not None and oracle and _oracle_shape(oracle) == "profile":
+        o = _oracle(oracle)
+        at_names = [n for n in (o.aliases.get("at", ()) if o is not None else ()) if n in cx]
+        if "user-claim" in th.tags and at_names:  # the profile is read at the claim's own eps
+            q = "delta(eps)" + (f" ({quantity})" if quantity else "")
+            return q, f"delta({at_names[0]}){where}: claimed {c}, {truth_label(oracle)} {a}"
+        ep = _eps_prime_at(th, cx)
+        at = f" at eps' = {ep:.4g}" if ep is not None else ""
+        q = "delta'" + (f" ({quantity})" if quantity else "")
+        return q, f"delta'{at}{where}: claimed {c}, {truth_label(oracle)} {a}"
+    if r.kind in ("valid bound", "bound"):
+        q = quantity or (str(th.lhs) if th is not None and th.lhs is not None else "the bounded quantity")
+        return q, f"{q}{where}: claimed bound {c}, {truth_label(oracle)} {a}"
+    if r.kind in ("expansion", "identity", "equivalence"):
+        return quantity, f"{quantity or 'value'}{where}: claimed {c}, actual {a}"
+    if r.kind in ("algorithm", "experiment"):  # a run of an algorithm: the claim's number vs the mechanism's own
+        return quantity, (f"{quantity or 'the claimed guarantee'}{where}: claimed {c}, the real mechanism's value {a} "
+                          "(bracket and method in the verifier log)")
+    # comparisons: the claim says 'actual' side <= 'claimed' side
+    try:
+        fc, fa = float(r.claimed), float(r.actual)
+        rel = "equal to" if fa == fc else ("larger than" if fa > fc else "smaller than")
+    except (TypeError, ValueError):
+        rel = "compared with"
+    q = quantity or "the two sides"
+    who = "the claim says" if th is None or "user-claim" in th.tags else "the paper claims"
+    return q, (f"{q}{where}: the side {who} is smaller is {a}, {rel} the side {who} is larger, {c}")
+
+
+def plot_labels(th: Theorem) -> tuple[str, str, str]:
+    """(y-axis label, claim-side legend, other-side legend) of a claim's plot.
+
+    A profile oracle compares deltas (the claim's delta' against the mechanism's delta at the claimed
+    eps'), whatever quantity the entry bounds, so the axis says delta'."""
+    shape = _oracle_shape(th.oracle)
+    if th.oracle and shape == "profile":
+        if "user-claim" in th.tags:  # the profile read at the claim's own epsilon
+            return "δ(ε) (probability)", "claimed bound on δ(ε)", truth_label(th.oracle)
+        return "δ′ at the claimed ε′ (probability)", "claimed δ′ (paper's formula)", truth_label(th.oracle)
+    if th.oracle:
+        q = th.quantity if th.quantity and th.quantity != th.oracle else (
+            (_oracle(th.oracle).description.split(";")[0]) if _oracle(th.oracle) is not None else "value")
+        return q, "claimed bound (paper's formula)" if "user-claim" not in th.tags else "claimed bound", truth_label(th.oracle)
+    q = th.quantity or "value of each side"
+    return q, "side claimed larger (rhs)", "side claimed smaller (lhs)"
+
+
+def reproduce_command(r: AuditResult, claim_file: str | None = None) -> str:
+    """The shell command that re-runs this one audit."""
+    if claim_file:
+        return f"symdp audit --claims {claim_file} --out symdp-report"
+    return f"symdp audit {r.id} --out symdp-report"
+
+
+def _lookup_theorem(rid: str) -> Theorem | None:
+    """The theorem behind a result that was not passed in: a library entry, or a second reading of one."""
+    try:
+        if rid.startswith("reading."):
+            from .readings import READINGS
+
+            return next((rd.theorem for rd in READINGS if rd.theorem.id == rid), None)
+        if rid.startswith(("algo.", "experiment.", "user.")):
+            return None  # mechanism-level results and experiments state prose, not a formula
+        from ..library import get
+
+        return get(rid, with_evidence=False)
+    except Exception:  # noqa: BLE001 - enrichment is best effort: the plain statement stays
+        return None
+
+
+def enrich(results: Iterable[AuditResult], theorems: Mapping[str, Theorem] | None = None,
+           claim_files: Mapping[str, str] | None = None) -> None:
+    """Fill ``latex``, ``quantity``, ``compared``, ``reproduce`` and ``source_key`` (in place) from the
+    theorems behind the results (``{id: Theorem}``); ``claim_files`` maps user-claim ids to their file."""
+    theorems = theorems or {}
+    claim_files = claim_files or {}
+    for r in results:
+        th = theorems.get(r.id) or _lookup_theorem(r.id)
+        if r.source_key is None:
+            r.source_key = th.source.paper if th is not None else _source_key(r)
+        if r.latex is None and th is not None:
+            try:
+                r.latex = th.latex()
+            except Exception:  # noqa: BLE001 - the plain statement stays
+                r.latex = None
+        q, comp = describe(r, th)
+        if r.quantity is None:
+            r.quantity = q
+        if r.compared is None:
+            r.compared = comp
+        if r.reproduce is None:
+            r.reproduce = reproduce_command(r, claim_files.get(r.id))
+        r.detail = clean_text(r.detail)
+        if r.region:
+            r.region = clean_text(r.region)
+
+
+# ---------------------------------------------------------------------------- JSON
+def report_payload(results: list[AuditResult], *, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON report (validated against ``report_schema.json``)."""
+    keys = list(counts_by_source(results))
+    return {
+        "schema": SCHEMA_ID,
+        "meta": meta or {},
+        "counts": counts(results),
+        "summary": summary(results),
+        "verdict_legend": VERDICT_LEGEND,
+        "sources": {k: {"citation": citation(k).to_json(), "counts": counts_by_source(results)[k]} for k in keys},
+        "claims": [r.to_json() for r in results],
+    }
+
+
+def write_json(results: list[AuditResult], path: Path, *, meta: dict[str, Any] | None = None) -> None:
+    atomic_write_text(path, json.dumps(report_payload(results, meta=meta), indent=1, default=str))
+
+
+def validate_report(payload: Mapping[str, Any]) -> None:
+    """Validate a JSON report against ``report_schema.json`` (jsonschema when installed, else the
+    required keys and verdict values by hand); raises ValueError naming the offending path."""
+    schema = json.loads(SCHEMA_FILE.read_text())
+    try:
+        import jsonschema
+    except ImportError:  # pragma: no cover - jsonschema ships with the dev extras
+        jsonschema = None
+    if jsonschema is not None:
+        try:
+            jsonschema.validate(payload, schema)
+        except jsonschema.ValidationError as exc:
+            raise ValueError(f"audit report invalid at {'/'.join(map(str, exc.absolute_path))}: {exc.message}") from None
+        return
+    for k in schema["required"]:
+        if k not in payload:
+            raise ValueError(f"audit report invalid: missing key {k!r}")
+    for c in payload["claims"]:
+        if c.get("verdict") not in VERDICTS:
+            raise ValueError(f"audit report invalid: claims/{c.get('id')}/verdict={c.get('verdict')!r} not in {VERDICTS}")
+
+
+# ---------------------------------------------------------------------------- grouping
+def _source_key(r: AuditResult) -> str:
+    """The source of a result as a short key: ``[he2021-uai, Lemma 2; ...]`` -> ``he2021-uai``."""
+    if r.source_key:
+        return r.source_key
+    src = r.source.strip().lstrip("[")
+    return (src.split(",")[0].split(";")[0].strip() or "user") if src else "user"
+
+
+def counts_by_source(results: Iterable[AuditResult]) -> dict[str, dict[str, int]]:
+    """``{source: {verdict: count}}`` in first-appearance order of the sources."""
+    out: dict[str, dict[str, int]] = {}
+    for r in results:
+        out.setdefault(_source_key(r), dict.fromkeys(VERDICTS, 0))[r.verdict] += 1
+    return out
+
+
+def findings(results: Iterable[AuditResult]) -> list[AuditResult]:
+    """The results a reader must see first: FAILS, then PARTIAL."""
+    rs = list(results)
+    return [r for r in rs if r.verdict == "FAILS"] + [r for r in rs if r.verdict == "PARTIAL"]
+
+
+def _is_major(r: AuditResult) -> bool:
+    sev = optional(r, "severity")
+    if sev is not None:
+        return str(sev).lower() in ("major", "critical", "high", "error")
+    return r.verdict == "FAILS" and r.kind in ("valid bound", "bound")
+
+
+def summary(results: Iterable[AuditResult]) -> str:
+    """The opening sentence: how many (major) errors in which sources."""
+    rs = list(results)
+    c = counts(rs)
+    majors: dict[str, int] = {}
+    for r in rs:
+        if r.verdict in ("FAILS", "PARTIAL") and _is_major(r):
+            majors[_source_key(r)] = majors.get(_source_key(r), 0) + 1
+    has_sev = any(optional(r, "severity") is not None for r in rs)
+    what = "major errors" if has_sev else "refuted bounds"
+    s = (f"{len(rs)} claims audited: {c['HOLDS']} hold, {c['FAILS']} fail, {c['PARTIAL']} hold only in part, "
+         f"{c['UNDECIDED']} undecided.")
+    if majors:
+        s += f" {sum(majors.values())} {what}: " + "; ".join(
+            f"{n} in {citation(k).short}" + (f" [{k}]" if citation(k).short != k else "") for k, n in majors.items()) + "."
+    else:
+        s += f" No {what}."
+    return s
+
+
+_SRC = re.compile(r"^\[(?P<key>[^,\]]+),\s*(?P<loc>.*?);\s*(?P<ver>[^\]]*)\](?P<rest>.*)$")
+
+
+def source_line(r: AuditResult) -> str:
+    """``[he2021-uai, Theorem 4; UAI (short) version]`` -> ``He, Wang, Tao (2021), Theorem 4 (UAI (short) version)``."""
+    m = _SRC.match(r.source.strip())
+    if not m:
+        return r.source
+    cit = citation(m.group("key").strip())
+    who = cit.short if cit.authors else m.group("key").strip()
+    return f"{who}, {m.group('loc')} ({m.group('ver')}){m.group('rest')}"
+
+
+def _how(r: AuditResult) -> str:
+    if r.verdict == "FAILS":
+        if r.compared:
+            return r.compared
+        cx = _cx_text(r.counterexample)
+        a, b = value_labels(r)
+        if r.claimed is None:
+            return clean_text(cx or r.detail)
+        return (f"{cx}: " if cx else "at the stated values: ") + f"{a} {_short(r.claimed)}, {b} {_short(r.actual)}"
+    if r.verdict == "PARTIAL":
+        return clean_text(r.region or r.detail)
+    if r.verdict == "HOLDS":
+        s = r.strength + (f" by {r.rung}" if r.rung else "")
+        if r.certificate:
+            s += f" ({r.certificate})"
+        if r.cases:
+            s += f", {r.cases} cases"
+        return s
+    return clean_text(r.detail)
+
+
