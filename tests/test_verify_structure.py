@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 VERIFY = Path(__file__).resolve().parents[1] / "symdp" / "verify"
-ORACLE_MODULES = ("oracles", "composition", "fdp", "montecarlo", "oracles_examples", "oracles_accounting")
+ORACLE_MODULES = ("oracles", "oracles_pairs", "oracles_gaussian", "oracles_tradeoff", "composition", "fdp", "montecarlo",
+                  "oracles_examples", "oracles_accounting")
 
 
 def _modules() -> list[str]:
