@@ -161,7 +161,7 @@ def test_severity_minor_rounding_planted() -> None:
                  rhs=sp.Rational(1414, 1000))
     res = _audit(th)
     assert res.verdict == "FAILS"
-    assert res.extra["severity"] == "minor" and "rounding" in res.extra["severity_why"]
+    assert res.extra["severity"] == "rounding" and "rounding" in res.extra["severity_why"]
     # and a real error in the same shape is not minor
     th2 = theorem("planted.wrong", "sqrt2 <= 1.404", Kind.COMPARISON, _PLANTED_SRC, lhs=sp.sqrt(2), relation="<=",
                   rhs=sp.Rational(1404, 1000))
@@ -178,10 +178,10 @@ def test_holds_gets_no_severity_and_findings_ordered() -> None:
     rs = [AuditResult(id=f"r{i}", kind="k", title="t", source="s", statement="", verdict=v, extra={"severity": s})
           for i, (v, s) in enumerate([("HOLDS", None), ("FAILS", "minor"), ("FAILS", "major"), ("PARTIAL", "vacuous-only")])]
     assert [r.id for r in order_findings(rs)] == ["r2", "r1", "r3", "r0"]
-    assert severity_counts(rs) == {"major": 1, "minor": 1, "vacuous-only": 1}
+    assert severity_counts(rs) == {"major": 1, "minor": 1, "vacuous-only": 1, "rounding": 0}
     ok = AuditResult(id="he2021.thm4_eps3", kind="valid bound", title="t", source="s", statement="", verdict="HOLDS")
     annotate(None, ok)
-    assert "severity" not in ok.extra and ok.extra["root_cause"] == "he2021.composition_I"
+    assert "severity" not in ok.extra and ok.extra["root_cause"] == "he2021.composition_delta_part"
 
 
 def test_table_is_consistent() -> None:
@@ -198,7 +198,7 @@ def test_root_cause_grouping() -> None:
         r = AuditResult(id=cid, kind="valid bound", title="t", source="s", statement="", verdict="FAILS")
         rs.append(annotate(None, r, recheck=False))
     g = root_cause_groups(rs)
-    assert g["he2021.composition_I"] == ["he2021.thm4_eps3", "he2021uai.thm6_eps"]
+    assert g["he2021.composition_delta_part"] == ["he2021.thm4_eps3", "he2021uai.thm6_eps"]
     assert g["he2021.composition_III_chernoff"] == ["he2021uai.cor2_delta"]
     assert all(r.extra["severity"] == "major" for r in rs)
 

@@ -137,3 +137,129 @@ def test_thm8_witness_is_a_true_violation():
         assert mpmath.almosteq(mpmath.mpf(str(claimed)), mpmath.mpf(vr.claimed), rel_eps=mpmath.mpf("1e-12"))
         assert mpmath.almosteq(truth, mpmath.mpf(vr.actual), rel_eps=mpmath.mpf("1e-6"))
         assert truth > mpmath.mpf(str(claimed))
+
+
+# ---- 2. distinct errors ----------------------------------------------------------------------------------------
+
+from symdp.audit.report import AuditResult  # noqa: E402
+from symdp.audit.severity import (  # noqa: E402
+    ROOT_CAUSES,
+    annotate,
+    classify,
+    distinct_errors,
+    errors_summary,
+)
+
+
+def _r(rid, verdict="FAILS", **extra):
+    return AuditResult(id=rid, kind="valid bound", title=f"title of {rid}", source="[he2021-uai, Thm 4; UAI]",
+                       statement="", verdict=verdict, extra=dict(extra))
+
+
+def test_symdp_checks_are_never_errors_of_the_paper():
+    rs = [_r("x.consistency", severity="major", origin="symdp", root_cause="he2021long.lemma4_proof"),
+          _r("x.own_check", severity="major", origin="symdp")]
+    gs = distinct_errors(rs)
+    assert not any(g.is_error for g in gs)
+    assert errors_summary(rs).startswith("No errors of the papers")
+
+
+def test_duplicates_and_readings_are_listed_under_their_error_not_beside_it():
+    rc = "he2021.composition_delta_part"
+    rs = [_r("p.thm_a", severity="major", origin="paper", root_cause=rc),
+          _r("p.thm_a_sum", severity="major", origin="paper", root_cause=rc),
+          _r("algo.p.thm_a", severity="major", origin="paper", root_cause=rc),
+          _r("reading.p.thm_a", severity="major", origin="paper", root_cause=rc),
+          _r("p.cmp_a", severity="minor", origin="paper", root_cause=rc),
+          _r("p.check_a", severity="major", origin="symdp", root_cause=rc),
+          _r("p.other", severity="major", origin="paper"),  # no root cause: its own error
+          _r("p.tiny", severity="minor", origin="paper"),  # minor, no root cause: not an error
+          _r("p.ok", verdict="HOLDS")]
+    gs = distinct_errors(rs)
+    errs = [g for g in gs if g.is_error]
+    assert [g.id for g in errs] == [rc, "finding:p.other"]
+    roles = dict(errs[0].entries)
+    assert roles == {"p.thm_a": "statement", "p.thm_a_sum": "duplicate", "algo.p.thm_a": "mechanism",
+                     "reading.p.thm_a": "second reading", "p.cmp_a": "minor", "p.check_a": "symdp check"}
+    assert "p.ok" not in {i for g in gs for i, _ in g.entries}
+    s = errors_summary(rs)
+    assert s.startswith("2 distinct errors of the papers") and "(6 entries)" in s and "1 further finding" in s
+
+
+#: the review's nine entries that are minor or not findings of the paper (issue 23)
+NOT_MAJOR = ("he2021uai.cmp_thm1_b_vs_dwork2015", "he2021.cmp_delta_vs_kairouz", "he2021uai.cmp_lemma1_large_in_thm3_branch",
+             "he2021long.consistency_thm1_n", "he2021long.remark1_rate_b", "he2021long.remark2_rate_b",
+             "he2021long.remark1_n_condition", "experiment.bu2020.fig4_top_same_privacy",
+             "experiment.bu2020.fig4_bottom_same_privacy")
+
+
+@pytest.mark.parametrize("rid", NOT_MAJOR)
+def test_reviewed_entries_are_not_major(rid):
+    c = classify(None, _r(rid), recheck=False)
+    assert c.severity in ("minor", "vacuous-only"), rid
+    assert c.why, rid  # the rule is stated with the reason
+
+
+def test_symdp_encodings_of_same_privacy_are_symdp_checks():
+    for rid in NOT_MAJOR[-2:]:
+        assert classify(None, _r(rid), recheck=False).origin == "symdp"
+
+
+def test_rounding_is_its_own_label():
+    from symdp.audit.severity import SEVERITIES
+
+    assert "rounding" in SEVERITIES
+    for rid in ("bu2020.mnist_fig4_top", "bu2020.mnist_fig4_bottom"):
+        assert classify(None, _r(rid), recheck=False).severity == "rounding"
+    # a planted printed value: e printed 2.718 in a claim e <= 2.718 fails by the rounding only
+    th = theorem("planted.e", "e <= 2.718", Kind.COMPARISON, src("he2021-uai", "Thm 1"), lhs=sp.E, relation="<=",
+                 rhs=sp.Rational(2718, 1000))
+    r = _r("planted.e")
+    r.claimed, r.actual = "2.718", "2.71828182845905"
+    assert classify(th, r, recheck=False).severity == "rounding"
+    r.actual = "2.72828182845905"  # not a rounding of the printed digits
+    assert classify(th, r, recheck=False).severity == "major"
+
+
+def test_thm7_eps_root_cause_is_the_chernoff_term():
+    r = annotate(None, _r("he2021uai.thm7_eps"), recheck=False)
+    assert r.extra["root_cause"] == "he2021.composition_III_chernoff"
+    assert "delta~'" in r.extra["severity_why"]
+
+
+@pytest.mark.parametrize("T,eps,ep", [(50, "0.3", "4"), (200, "0.05", "3.5"), (10, "1.2", "2")])
+def test_chernoff_root_cause_is_a_proven_algebra_error(T, eps, ep):
+    """delta'' = Chernoff bound on P(loss >= eps') times e^{-(T eps + eps')}, at values of our own."""
+    from symdp.library.he_tao import COR2_DELTA_PP
+
+    with mpmath.workdps(40):
+        e, epp = mpmath.mpf(eps), mpmath.mpf(ep)
+        p = mpmath.exp(e) / (1 + mpmath.exp(e))
+        a = (T * e + epp) / (2 * T * e)
+        chernoff = mpmath.exp(-T * (a * mpmath.log(a / p) + (1 - a) * mpmath.log((1 - a) / (1 - p))))
+        sub = {s: v for s in COR2_DELTA_PP.free_symbols
+               for v in [{"epsilon": sp.Rational(eps), "epsilonprime": sp.Rational(ep), "T": T}[s.name]]}
+        printed = mpmath.mpf(str(sp.N(COR2_DELTA_PP.xreplace(sub), 40)))
+        assert mpmath.almosteq(printed * mpmath.exp(T * e + epp), chernoff, rel_eps=mpmath.mpf("1e-30"))
+    assert "algebra error" in ROOT_CAUSES["he2021.composition_III_chernoff"].note
+
+
+# ---- 3. witnesses state their region ---------------------------------------------------------------------------
+
+def test_violation_region_names_tails_and_sets():
+    from symdp.audit.algorithms import violation_region
+
+    pts = [{"a": a, "b": b, "c": c} for a in (1, 2, 3, 4) for b in (0.1, 0.5, 0.7) for c in (5, 6)]
+    assert violation_region({"a": [3, 4], "b": [0.1], "c": [5, 6]}, pts) == "violations only at a >= 3, b <= 0.1"
+    assert violation_region({"a": [2], "b": [0.1, 0.5, 0.7]}, pts) == "violations only at a in {2}"
+    assert violation_region({}, pts) == "no violations on the grid"
+
+
+@pytest.mark.slow
+def test_algorithm_findings_state_their_region():
+    from symdp.audit.algorithms import ALGORITHM_CLAIMS, audit_algorithm
+
+    r = audit_algorithm(ALGORITHM_CLAIMS["algo.he2021uai.thm7_igmm"])
+    assert r.verdict == "FAILS" and "delta~ >= 0.9" in r.region and r.region in r.detail
+    r = audit_algorithm(ALGORITHM_CLAIMS["algo.he2021long.thm7_sgld"])
+    assert "per-step noise ratio r = sensitivity/std >= 4" in r.region

@@ -473,13 +473,14 @@ def audit_algorithm(ac: AlgorithmClaim, *, confirm: int = 6, grid: Iterable[Hype
                 if v not in where[k_]:
                     where[k_].append(v)
     where = {k_: sorted(v) for k_, v in where.items()}
+    region = violation_region(where, [h for _, h in screened], ac)
     base: dict[str, Any] = dict(id=ac.id, kind="algorithm", title=ac.title, source=ac.source.cite(),
                 statement=f"{ac.title.split(':')[0]} is (eps', delta')-DP with eps', delta' of {', '.join(ac.refines)}")
     extra: dict[str, Any] = {
         "origin": "paper", "reading": ac.reading, "quote": ac.quote, "refines": list(ac.refines),
         "grid": GRID_TEXT if grid is None else f"{len(pts)} given points",
         "points": len(pts), "points_in_domain": n_in_domain, "points_violating_screen": n_screen_viol,
-        "lower_bound_pair": ac.pair, "violations_where": where,
+        "lower_bound_pair": ac.pair, "violations_where": where, "violations_region": region,
     }
     if confirmed:
         confirmed.sort(key=lambda t: -t[0])
@@ -499,14 +500,56 @@ def audit_algorithm(ac: AlgorithmClaim, *, confirm: int = 6, grid: Iterable[Hype
                   f"({'exact' if pdl.exact else 'rigorous lower bound'} from the pair: {ac.pair}; upper end: tight PLD) "
                   f"= {mpmath.nstr(ratio, 4)} x the claim. {len(confirmed)} of the {min(confirm, len(screened))} "
                   f"worst screened points confirmed at 30 digits; {n_screen_viol} of {n_in_domain} grid points in "
-                  f"the theorem's domain violate in the float screen. Grid: {extra['grid']}.")
-        return AuditResult(**base, verdict="FAILS", rung="mechanism", detail=detail,
+                  f"the theorem's domain violate in the float screen, {region}. Grid: {extra['grid']}.")
+        return AuditResult(**base, verdict="FAILS", rung="mechanism", detail=detail, region=region,
                            counterexample={k_: repr(v) for k_, v in h.items()}, claimed=_fmt(dp),
                            actual=_fmt(pdl.lower), margin=_fmt(dp - pdl.lower), cases=len(pts), extra=extra)
     detail = (f"no hyperparameters on the grid ({extra['grid']}; {n_in_domain} points in the theorem's domain) "
               f"where the pair's rigorous lower bound exceeds the claimed delta'. Not a proof: the pair is one "
               f"replace-one pair, so no upper bound over all pairs is claimed.")
     return AuditResult(**base, verdict="UNDECIDED", rung="mechanism", detail=detail, cases=len(pts), extra=extra)
+
+
+_NAMES = {"deltatilde": "delta~", "r = sensitivity/std": "per-step noise ratio r = sensitivity/std", "q = tau/N": "q = tau/N"}
+
+
+def violation_region(where: Mapping[str, list[float]], points: Iterable[Hyper], ac: AlgorithmClaim | None = None) -> str:
+    """Where on the grid the violations are, in words: for each parameter whose violating values are a strict
+    subset of the values the grid takes in the theorem's domain, ``name >= v`` (an upper tail), ``name <= v``
+    (a lower tail) or ``name in {...}``; parameters along which violations occur at every value are not named.
+
+    >>> violation_region({"deltatilde": [0.9, 0.99], "T": [1, 10]}, [{"deltatilde": d, "T": t} for d in (1e-5, 0.9, 0.99)
+    ...                  for t in (1, 10)])
+    'violations only at delta~ >= 0.9'
+    """
+    if not where:
+        return "no violations on the grid"
+    allv: dict[str, set[float]] = {}
+    for h in points:
+        vals = dict(h)
+        if ac is not None:
+            vals["q = tau/N"] = h["tau"] / h["N"]
+            vals["r = sensitivity/std"] = round(ac.sensitivity(h) / ac.noise_std(h), 12)
+        for k_, v in vals.items():
+            allv.setdefault(k_, set()).add(v)
+    parts = []
+    for k_, viol in where.items():
+        if k_ == "sigma" and ac is not None:
+            continue  # set from r and tau on the grid: r names the regime
+        full = sorted(allv.get(k_, set()))
+        vs = sorted(set(viol))
+        if not full or len(vs) >= len(full):
+            continue
+        name = _NAMES.get(k_, k_)
+        if vs == full[-len(vs):]:
+            parts.append(f"{name} >= {vs[0]:g}")
+        elif vs == full[:len(vs)]:
+            parts.append(f"{name} <= {vs[-1]:g}")
+        else:
+            parts.append(f"{name} in {{{', '.join(f'{v:g}' for v in vs)}}}")
+    if not parts:
+        return "violations at every value of every grid parameter"
+    return "violations only at " + ", ".join(parts)
 
 
 def _hyper_text(h: Hyper) -> str:
@@ -525,4 +568,4 @@ def algorithm_claims_for(theorem_ids: Iterable[str]) -> list[AlgorithmClaim]:
 
 
 __all__ = ["ALGORITHM_CLAIMS", "AlgorithmClaim", "PairDelta", "algorithm_claims_for", "audit_algorithm",
-           "pair_delta_lower", "pair_delta_upper"]
+           "pair_delta_lower", "pair_delta_upper", "violation_region"]
