@@ -83,8 +83,13 @@ def _merge(stage: Path, dest: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_dir(path: str | Path) -> Iterator[Path]:
-    """Build a directory in a staging area and put it at ``path`` only when the block succeeds."""
+def atomic_dir(path: str | Path, owned: tuple[str, ...] = ()) -> Iterator[Path]:
+    """Build a directory in a staging area and put it at ``path`` only when the block succeeds.
+
+    When ``path`` already exists, the entries named in ``owned`` (files or directories the producer
+    writes, such as a report's ``plots/``) are removed from it before the new ones are moved in, so
+    no file of an earlier run is left beside the new report; anything else there is kept.
+    """
     dest = Path(path)
     if dest.exists() and not dest.is_dir():
         raise InvalidParameterError(f"output directory {str(dest)!r} exists and is not a directory")
@@ -102,6 +107,12 @@ def atomic_dir(path: str | Path) -> Iterator[Path]:
                 return
             except OSError:  # created meanwhile, or another file system: fall back to per-file moves
                 pass
+        for name in owned:
+            old = dest / name
+            if old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old)
+            elif old.exists() or old.is_symlink():
+                old.unlink()
         _merge(stage, dest)
     finally:
         if stage.exists():

@@ -91,10 +91,9 @@ def _ledger() -> dict[str, tuple[str, str]]:
     Located by the rule of :func:`symdp.verify.ledger.proofs_dir` (the checkout's ``proofs/``, else the
     wheel's ``symdp/_proofs``), which cannot be imported here without SymPy.
     """
-    here = Path(__file__).resolve().parent.parent  # symdp/
-    path = here.parent / "proofs" / "ledger.json"
-    if not path.parent.is_dir():
-        path = here / "_proofs" / "ledger.json"
+    from .._paths import shipped_proofs
+
+    path = shipped_proofs() / "ledger.json"
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):

@@ -18,8 +18,9 @@ from ..errors import ClaimFileError, SymdpError
 @click.option("--claims", "claim_files", multiple=True, type=click.Path(dir_okay=False),
               help="audit the claims of this TOML file instead of the library (repeatable); `symdp oracles` lists the quantities a claim can name")
 @click.option("--source", default=None, help="only library entries of this source key or id prefix")
-@click.option("--out", "out_dir", default="symdp-report", show_default=True, type=click.Path(file_okay=False),
-              help="directory for audit.md, audit.html, audit.json and plots/")
+@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+              help="directory for audit.md, audit.html, audit.json and plots/ (default: symdp-report for the library, "
+                   "symdp-report-<claim file name> with --claims); an earlier run's report files there are replaced")
 @click.option("--json", "json_path", default=None, type=click.Path(dir_okay=False), help="also write the JSON report here ('-' for stdout)")
 @click.option("--quick", is_flag=True, help="reuse current verdicts from proofs/ledger.json; verify only stale or missing entries")
 @click.option("--deep", is_flag=True, help="search longer for counterexamples")
@@ -51,12 +52,12 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
         _check_source(source)
     from .._io import atomic_dir, atomic_write_text
 
-    final = Path(out_dir)
+    final = Path(out_dir if out_dir is not None else default_out_dir(claim_files))
     if final.exists() and not final.is_dir():
         raise click.BadParameter(f"{out_dir!r} exists and is not a directory", param_hint="'--out'")
     # built in a hidden staging directory; it appears at --out only when every report file is written,
     # so a refused input or a failed run leaves no (empty or partial) report directory
-    with atomic_dir(final) as out:
+    with atomic_dir(final, owned=REPORT_FILES) as out:
         plots = not no_plots
         t0 = time.monotonic()
         try:
@@ -128,6 +129,20 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
     bad = {"never": (), "refuted": ("FAILS",), "partial": ("FAILS", "PARTIAL")}[fail_on]
     if any(r.verdict in bad for r in results):
         sys.exit(1)
+
+
+#: what an audit writes into its directory (an earlier run's copies are removed first)
+REPORT_FILES = ("audit.md", "audit.html", "audit.json", "plots", "certificates")
+
+
+def default_out_dir(claim_files: tuple[str, ...]) -> str:
+    """``symdp-report`` for the library; ``symdp-report-<stem>`` for one claim file, ``-claims`` for several."""
+    if not claim_files:
+        return "symdp-report"
+    if len(claim_files) == 1:
+        stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in Path(claim_files[0]).stem)[:60]
+        return f"symdp-report-{stem or 'claims'}"
+    return "symdp-report-claims"
 
 
 def _check_source(source: str) -> None:

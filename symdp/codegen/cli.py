@@ -11,7 +11,8 @@ import click
 @click.command("codegen")
 @click.option("--check", is_flag=True, help="exit non-zero, naming the stale files, if DIR differs from the library")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="output directory (default: the package's generated/; required with --theorems)")
+              help="output directory (default: generated/ of the source checkout, else ./generated; the library's own "
+                   "kernels for --check; required with --theorems)")
 @click.option("--theorems", "theorem_file", default=None,
               help="a TOML theorem file: write a standalone numpy/torch/mpmath module of its theorems into --out")
 @click.option("--module", "module", default="user", help="with --theorems: module name suffix (default: user)")
@@ -44,7 +45,16 @@ def codegen(check: bool, out: Path | None, theorem_file: str | None, module: str
             for tid, side, reason in res["skipped"]:
                 click.echo(f"  skipped {tid} ({side}): {reason}")
         return
-    out = out or generate.DEFAULT_OUT
+    from .. import _paths
+
+    if out is None:  # --check compares the library's own kernels; writing never goes into an installed package
+        out = generate.DEFAULT_OUT if check else _paths.default_generated_out()
+    if not check:
+        try:
+            _paths.refuse_inside_package("out", out)
+        except SymdpError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
     p = generate.plan()
     if check:
         stale = generate.check(out, planned=p)

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import sympy as sp
 
+from .. import _paths
+
 from ..theorem import Kind, Theorem
 from .functions import to_elementary
 from .printers import BACKENDS, UnsupportedExpression, print_block, print_expr
@@ -32,7 +34,7 @@ __all__ = ["KernelSpec", "Skip", "plan", "render", "write", "check", "library_gr
            "DEGENERATE", "kernel_expr"]
 
 #: the repository's generated/ directory (installed as symdp.generated)
-DEFAULT_OUT = Path(__file__).resolve().parent.parent.parent / "generated"
+DEFAULT_OUT = _paths.shipped_generated()  # written by `symdp codegen` only from a source checkout
 
 GENERATED_KINDS = (Kind.BOUND, Kind.DEFINITION, Kind.IDENTITY, Kind.COMPARISON)
 

@@ -16,7 +16,7 @@ from ..cli_types import SEED, IntParam
 @click.option("--deep", is_flag=True, help="search longer (more random cases, larger interval budgets)")
 @click.option("--replay", "do_replay", is_flag=True, help="re-check every saved certificate without re-deriving; exit 1 if any fails")
 @click.option("--json", "as_json", is_flag=True, help="print the ledger as JSON (after verifying IDS, or as saved when none given with --json alone)")
-@click.option("--no-write", is_flag=True, help="do not write proofs/")
+@click.option("--no-write", is_flag=True, help="do not write proofs/ (the checkout's; installed: ./proofs)")
 @click.option("--seed", default=0, type=SEED, help="seed of the random search")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @click.option("--workers", type=IntParam(1, 1024), default=None, help="local worker processes (default: all cores); results identical for any N")
@@ -26,6 +26,7 @@ def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_
            workers: int | None, scheduler: str | None, no_cache: bool) -> None:
     """Decide for each library entry how far it is established (PROVED / REFUTED / PARTIAL / SUPPORTED /
     UNCHECKED) and leave replayable evidence under proofs/."""
+    from .._paths import default_proofs_out
     from .ledger import load_ledger_file, proofs_dir, replay
 
     if do_replay:
@@ -80,4 +81,4 @@ def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_
         table.add_row(r.id, f"[{colour[v]}]{v}[/]", r.evidence.rung or "", r.evidence.certificate or "", r.evidence.detail[:300])
     con = Console()
     con.print(table)
-    con.print(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + (f"; ledger written to {proofs_dir()}" if not no_write else ""))
+    con.print(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + (f"; ledger written to {default_proofs_out()}" if not no_write else ""))

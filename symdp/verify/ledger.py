@@ -16,12 +16,10 @@ from ..theorem import Evidence, Theorem, Verdict
 
 
 def proofs_dir() -> Path:
-    """``proofs/`` of the source tree when running from a checkout, else the copy shipped in the wheel."""
-    here = Path(__file__).resolve().parent.parent  # symdp/
-    repo = here.parent / "proofs"
-    if repo.is_dir():
-        return repo
-    return here / "_proofs"
+    """``proofs/`` of the source tree when running from a checkout, else the copy shipped in the wheel (read-only)."""
+    from .._paths import shipped_proofs
+
+    return shipped_proofs()
 
 
 @lru_cache(maxsize=1)
@@ -66,7 +64,9 @@ def write_ledger(results: list, *, full: bool, root: Path | None = None) -> Path
     """
     from .._io import atomic_write_text  # each proof file is replaced whole, never left half-written
 
-    root = root or proofs_dir()
+    from .._paths import default_proofs_out, refuse_inside_package
+
+    root = refuse_inside_package("proofs directory", root or default_proofs_out())  # never into an installed package
     root.mkdir(parents=True, exist_ok=True)
     produced = set()
     ids = {r.id for r in results}
