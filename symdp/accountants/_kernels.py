@@ -22,7 +22,6 @@ import math
 from collections.abc import Callable
 from functools import cache, lru_cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from ..errors import SymdpError

@@ -24,7 +24,6 @@ from pathlib import Path
 import sympy as sp
 
 from .. import _paths
-
 from ..theorem import Kind, Theorem
 from .functions import to_elementary
 from .printers import BACKENDS, UnsupportedExpression, print_block, print_expr

@@ -63,7 +63,6 @@ def write_ledger(results: list, *, full: bool, root: Path | None = None) -> Path
     replaced and the rest kept.
     """
     from .._io import atomic_write_text  # each proof file is replaced whole, never left half-written
-
     from .._paths import default_proofs_out, refuse_inside_package
 
     root = refuse_inside_package("proofs directory", root or default_proofs_out())  # never into an installed package
