@@ -263,3 +263,20 @@ def test_algorithm_findings_state_their_region():
     assert r.verdict == "FAILS" and "delta~ >= 0.9" in r.region and r.region in r.detail
     r = audit_algorithm(ALGORITHM_CLAIMS["algo.he2021long.thm7_sgld"])
     assert "per-step noise ratio r = sensitivity/std >= 4" in r.region
+
+
+def test_headline_counts_errors_not_entries():
+    from symdp.audit.result import report_payload, summary, validate_report
+
+    rc = "he2021long.c1_gaussian_step"
+    rs = [_r("p.a", severity="major", origin="paper", root_cause=rc),
+          _r("p.a_sum", severity="major", origin="paper", root_cause=rc),
+          _r("p.check", severity="major", origin="symdp"),
+          _r("p.round", severity="rounding", origin="arithmetic"),
+          _r("p.fine", verdict="HOLDS")]
+    s = summary(rs)
+    assert "1 distinct error of the papers" in s and "(2 entries)" in s and "2 further findings" in s
+    assert "major errors" not in s
+    payload = report_payload(rs)
+    validate_report(payload)
+    assert [g["error_of_paper"] for g in payload["errors"]][:1] == [True]

@@ -75,6 +75,15 @@ def print_table(results: list[AuditResult], *, title: str = "symdp audit", conso
     console.print(summary(results), markup=False)
 
 
+def _error_groups(results: list[AuditResult]) -> list[Any]:
+    """Findings grouped by root cause (:func:`symdp.audit.severity.distinct_errors`); none without severities."""
+    from .severity import distinct_errors
+
+    if not any(optional(r, "severity") is not None for r in results):
+        return []
+    return distinct_errors(results)
+
+
 # ---------------------------------------------------------------------------- Markdown
 def _md_escape(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
@@ -91,6 +100,15 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
     lines += ["| source | " + " | ".join(VERDICTS) + " |", "|---|" + "---:|" * len(VERDICTS)]
     lines += [f"| {_md_escape(citation(src).short)} | " + " | ".join(str(n[v]) for v in VERDICTS) + " |"
               for src, n in by_src.items()] + [""]
+    groups = _error_groups(results)
+    if groups:
+        from .severity import ERROR_RULE
+
+        lines += ["## Errors of the papers", "", f"Rule: {ERROR_RULE}.", ""]
+        for g in groups:
+            head = "**Error of the paper**" if g.is_error else "Not an error of the paper"
+            lines += [f"### {_md_escape(g.title)}", "", f"{head}. {_md_escape(clean_text(g.note))}", ""]
+            lines += [f"- `{i}` ({role})" for i, role in g.entries] + [""]
     found = findings(results)
     if found:
         lines += ["## Findings", ""]
@@ -184,7 +202,8 @@ math{font-size:1.15em;font-family:'STIX Two Math','Latin Modern Math','DejaVu Ma
 dl.legend dt{font-weight:700;float:left;clear:left;width:7em} dl.legend dd{margin-left:7.5em;margin-bottom:.3em}
 .kv b{display:inline-block;min-width:7em} details{margin-top:.5em;color:#555}
 blockquote{border-left:3px solid #bbb;margin:.5em 0;padding:.2em .8em;color:#333;background:#fafafa;font-style:italic}
-.sev-major{color:#b3261e;font-weight:700} .sev-minor{color:#a86b00} .sev-vacuous-only{color:#666}
+.sev-major{color:#b3261e;font-weight:700} .sev-minor{color:#a86b00} .sev-vacuous-only{color:#666} .sev-rounding{color:#666}
+.errgroup h3{margin-bottom:.2em} .rule{color:#444}
 """
 
 
@@ -208,6 +227,16 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
         parts.append(f"<tr><td><a href='#src-{esc(src)}'>{esc(citation(src).short)}</a></td>"
                      + "".join(f"<td>{n[v]}</td>" for v in VERDICTS) + "</tr>")
     parts.append("</table>")
+    groups = _error_groups(results)
+    if groups:
+        from .severity import ERROR_RULE
+
+        parts.append(f"<h2 id='errors'>Errors of the papers</h2><p class='rule'>Rule: {esc(ERROR_RULE)}.</p>")
+        for g in groups:
+            head = "<b>Error of the paper.</b>" if g.is_error else "Not an error of the paper."
+            parts.append(f"<div class='errgroup'><h3>{esc(g.title)}</h3><p>{head} {esc(clean_text(g.note))}</p><ul>"
+                         + "".join(f"<li><a href='#{esc(i)}'><code>{esc(i)}</code></a> ({esc(role)})</li>" for i, role in g.entries)
+                         + "</ul></div>")
     found = findings(results)
     if found:
         parts.append("<h2>Findings</h2><ul class='findings'>")

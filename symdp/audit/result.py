@@ -368,7 +368,18 @@ def report_payload(results: list[AuditResult], *, meta: dict[str, Any] | None = 
         "verdict_legend": VERDICT_LEGEND,
         "sources": {k: {"citation": citation(k).to_json(), "counts": counts_by_source(results)[k]} for k in keys},
         "claims": [r.to_json() for r in results],
+        "errors": _errors_json(results),
     }
+
+
+def _errors_json(results: list[AuditResult]) -> list[dict[str, Any]]:
+    """The findings grouped by root cause (errors of the papers first), for machines."""
+    from .severity import distinct_errors
+
+    if not any(optional(r, "severity") is not None for r in results):
+        return []
+    return [{"id": g.id, "title": g.title, "note": g.note, "error_of_paper": g.is_error, "sources": g.sources,
+             "entries": [{"id": i, "role": role} for i, role in g.entries]} for g in distinct_errors(results)]
 
 
 def write_json(results: list[AuditResult], path: Path, *, meta: dict[str, Any] | None = None) -> None:
@@ -428,7 +439,9 @@ def _is_major(r: AuditResult) -> bool:
 
 
 def summary(results: Iterable[AuditResult]) -> str:
-    """The opening sentence: how many (major) errors in which sources."""
+    """The opening sentence: the verdict counts, then the distinct errors of the papers (each with the number of
+    entries grouped under it, :func:`symdp.audit.severity.errors_summary`); without severities, the refuted
+    bounds by source."""
     rs = list(results)
     c = counts(rs)
     majors: dict[str, int] = {}
@@ -439,6 +452,12 @@ def summary(results: Iterable[AuditResult]) -> str:
     what = "major errors" if has_sev else "refuted bounds"
     s = (f"{len(rs)} claims audited: {c['HOLDS']} hold, {c['FAILS']} fail, {c['PARTIAL']} hold only in part, "
          f"{c['UNDECIDED']} undecided.")
+    if has_sev:  # the audit's classification is there: count distinct errors of the papers, not entries
+        from .severity import errors_summary
+
+        es = errors_summary(rs)
+        if es is not None:
+            return s + " " + es
     if majors:
         s += f" {sum(majors.values())} {what}: " + "; ".join(
             f"{n} in {citation(k).short}" + (f" [{k}]" if citation(k).short != k else "") for k, n in majors.items()) + "."
