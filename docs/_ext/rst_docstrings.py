@@ -2,7 +2,7 @@ r"""Griffe extension for the API reference: symdp's docstrings use a few reST ha
 (``:math:`x```, ``.. math::``, ``:func:`name```, doctest blocks); mkdocstrings renders
 Markdown. This rewrites them, only in docstrings, into what the site's Markdown understands:
 
-- ``:math:`x``` -> ``$x$`` and ``.. math:: x`` -> ``$$x$$`` (pymdownx.arithmatex, MathJax);
+- ``:math:`x``` -> ``$x$`` and ``.. math:: x`` -> ``$$x$$`` (pymdownx.arithmatex, then MathML at build time by ``mathml.py``);
 - ``:func:`~a.b``` and the other cross-reference roles -> inline code (``b`` for ``~a.b``);
 - a block of ``>>>`` lines with its output -> a fenced ``pycon`` code block.
 
