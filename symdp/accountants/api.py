@@ -89,6 +89,8 @@ def _rdp_curve_fn(cfgs: list[list[Segment]], sampling: str) -> Any:
         inv = [keys.setdefault(tuple(cfgs[int(i)]), len(keys)) for i in rows]
         uniq = [list(k) for k in keys]
         return _rdp_batch(uniq, orders, sampling)[np.array(inv, dtype=np.int64)]
+    # Poisson sampling: integer values exact (within rdp._LOWER_SLACK), so convexity prunes orders (rdp._ladder)
+    curve.exact_convex = sampling != "without_replacement"  # type: ignore[attr-defined]
     return curve
 
 

@@ -150,7 +150,18 @@ def _interpolate(orders: np.ndarray, int_orders: np.ndarray, rdp_int: np.ndarray
 
 
 def _frac_series_upper(sigma: float, q: float, alphas: np.ndarray) -> np.ndarray:
-    r"""Upper bounds on :math:`\epsilon_\alpha` from the MTZ fractional series (``inf`` where not controlled).
+    """:func:`_frac_series_rows` for one (sigma, q) at several orders."""
+    a = np.asarray(alphas, dtype=float)
+    return _frac_series_rows(np.full(len(a), float(sigma)), np.full(len(a), float(q)), a)
+
+
+#: rows of the fractional series summed together at 512 terms (temporaries of ~128 KiB stay in cache)
+_SERIES_ROW_CHUNK = 256
+
+
+def _frac_series_rows(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    r"""Upper bounds on :math:`\epsilon_\alpha` from the MTZ fractional series, one per row ``(sigma, q, alpha)``
+    (``inf`` where not controlled).
 
     ``A_alpha = sum_i binom(alpha, i) (e^{a_i} + e^{b_i})`` with ``a_i``, ``b_i`` the library terms
     ``accounting.sgm_rdp_frac_term1/2``; the signed sum is taken relative to its largest term, and
@@ -159,38 +170,47 @@ def _frac_series_upper(sigma: float, q: float, alphas: np.ndarray) -> np.ndarray
     ``|binom(alpha, i)|`` factor decays like ``i^{-alpha-1}`` and the Gaussian factors do not grow
     there), ``rounding = sum 8u(|log t_i| + log2 N + 4)|t_i|``.  Orders whose tail or rounding is not below ``e^-20``
     of the sum after :data:`_SERIES_MAX_TERMS` terms get ``inf`` (the caller keeps the convexity bound).
+    Every row is computed by the same row-wise operations whatever the other rows are (a batch of
+    configurations gives each one the value of its own call).
     """
     t1 = _kernel("accounting.sgm_rdp_frac_term1", "numpy")
     t2 = _kernel("accounting.sgm_rdp_frac_term2", "numpy")
+    sigma, q, alphas = (np.asarray(v, dtype=float).ravel() for v in (sigma, q, alphas))
     out = np.full(len(alphas), np.inf)
     todo = np.arange(len(alphas))
     n = 512
     while len(todo) and n <= _SERIES_MAX_TERMS:
-        a = alphas[todo][:, None]
         i = np.arange(n, dtype=float)[None, :]
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            logb = sps.gammaln(a + 1) - sps.gammaln(i + 1) - sps.gammaln(a - i + 1)
-            sign = sps.gammasgn(a - i + 1)
-            l1 = logb + t1(alpha=a, j=i, q=q, sigma=sigma)
-            l2 = logb + t2(alpha=a, j=i, q=q, sigma=sigma)
-            lmag = np.logaddexp(l1, l2)  # log |t_i| (both parts carry the same sign)
-            lmag = np.where(np.isnan(lmag), -np.inf, lmag)
-            m = np.max(lmag, axis=1, keepdims=True)
-            w = np.exp(lmag - m)
-            s = np.sum(sign * w, axis=1)
-            last = lmag[:, -1] - m[:, 0]
-            w_len = 64
-            i0, i1 = n - 1 - w_len, n - 1
-            decay = lmag[:, i1] - lmag[:, i0]
-            fast = np.isneginf(lmag[:, i1]) | (decay <= -2.0 * math.log(i1 / i0))
-            tail = 2.0 * n * np.exp(last)
-            # pairwise summation (log2 n) plus each term's own error (exp of a log with error ~ u |log|)
-            rel_err = 8.0 * _U * (np.abs(lmag) + math.log2(n) + 4.0)
-            rnd = np.sum(np.where(np.isfinite(lmag), w * rel_err, 0.0), axis=1)
-            ok = fast & (s > 0) & np.isfinite(m[:, 0]) & (tail + rnd <= math.exp(_SERIES_LOG_TOL) * np.abs(s))
-            val = (np.log(s + tail + rnd) + m[:, 0]) / (a[:, 0] - 1)
-        out[todo[ok]] = val[ok]
-        todo = todo[~ok]
+        lgi = sps.gammaln(i + 1)
+        ok_all = np.zeros(len(todo), dtype=bool)
+        chunk = max(1, _SERIES_ROW_CHUNK * 512 // n)
+        for c0 in range(0, len(todo), chunk):
+            rows = todo[c0:c0 + chunk]
+            a, ss, qq = alphas[rows][:, None], sigma[rows][:, None], q[rows][:, None]
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+                logb = sps.gammaln(a + 1) - lgi - sps.gammaln(a - i + 1)
+                sign = sps.gammasgn(a - i + 1)
+                l1 = logb + t1(alpha=a, j=i, q=qq, sigma=ss)
+                l2 = logb + t2(alpha=a, j=i, q=qq, sigma=ss)
+                lmag = np.logaddexp(l1, l2)  # log |t_i| (both parts carry the same sign)
+                lmag = np.where(np.isnan(lmag), -np.inf, lmag)
+                m = np.max(lmag, axis=1, keepdims=True)
+                w = np.exp(lmag - m)
+                s = np.sum(sign * w, axis=1)
+                last = lmag[:, -1] - m[:, 0]
+                w_len = 64
+                i0, i1 = n - 1 - w_len, n - 1
+                decay = lmag[:, i1] - lmag[:, i0]
+                fast = np.isneginf(lmag[:, i1]) | (decay <= -2.0 * math.log(i1 / i0))
+                tail = 2.0 * n * np.exp(last)
+                # pairwise summation (log2 n) plus each term's own error (exp of a log with error ~ u |log|)
+                rel_err = 8.0 * _U * (np.abs(lmag) + math.log2(n) + 4.0)
+                rnd = np.sum(np.where(np.isfinite(lmag), w * rel_err, 0.0), axis=1)
+                ok = fast & (s > 0) & np.isfinite(m[:, 0]) & (tail + rnd <= math.exp(_SERIES_LOG_TOL) * np.abs(s))
+                val = (np.log(s + tail + rnd) + m[:, 0]) / (a[:, 0] - 1)
+            out[rows[ok]] = val[ok]
+            ok_all[c0:c0 + len(rows)] = ok
+        todo = todo[~ok_all]
         n *= 4
     return out
 
@@ -214,15 +234,18 @@ def sgm_rdp(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None) -> n
         gauss = _kernel("accounting.gaussian_rdp", "numpy")
         flat_s, flat_q = sigma.ravel(), q.ravel()
         flat_out = out.reshape(-1, len(orders))
-        cache: dict[tuple[float, float], np.ndarray] = {}
-        for k in range(flat_s.size):
-            key = (float(flat_s[k]), float(flat_q[k]))
-            if key not in cache:
-                if key[1] >= 1.0:
-                    cache[key] = np.asarray(gauss(alpha=orders[frac], sigma=key[0]), dtype=float) * (1 + _REL_MARGIN) + 1e-300
-                else:
-                    cache[key] = _frac_series_upper(key[0], key[1], orders[frac]) * (1 + _REL_MARGIN) + 1e-300
-            flat_out[k, frac] = np.minimum(flat_out[k, frac], cache[key])
+        pairs, inv = np.unique(np.stack([flat_s, flat_q], 1), axis=0, return_inverse=True)
+        inv = inv.ravel()
+        fo = orders[frac]
+        vals = np.empty((len(pairs), len(fo)))
+        full = pairs[:, 1] >= 1.0
+        if full.any():
+            vals[full] = np.asarray(gauss(alpha=fo[None, :], sigma=pairs[full, 0][:, None]), dtype=float) * (1 + _REL_MARGIN) + 1e-300
+        sub = np.nonzero(~full)[0]
+        if len(sub):  # one row per (pair, order): the series vectorised over every configuration at once
+            ps, pq = np.repeat(pairs[sub, 0], len(fo)), np.repeat(pairs[sub, 1], len(fo))
+            vals[sub] = _frac_series_rows(ps, pq, np.tile(fo, len(sub))).reshape(len(sub), len(fo)) * (1 + _REL_MARGIN) + 1e-300
+        flat_out[:, frac] = np.minimum(flat_out[:, frac], vals[inv])
         out = flat_out.reshape(out.shape)
     return out
 
@@ -329,56 +352,137 @@ def _best_over_grid(kind: str, curve: CurveFn, target: np.ndarray, n: int,
 _DEFAULT_INTS = _int_orders_needed(DEFAULT_ORDERS)
 _DEFAULT_INT_COLS = np.nonzero(np.floor(DEFAULT_ORDERS) == DEFAULT_ORDERS)[0]
 _DEFAULT_INT_SRC = np.searchsorted(_DEFAULT_INTS, DEFAULT_ORDERS[_DEFAULT_INT_COLS])
-_FRAC_FLOOR_IDX = np.searchsorted(_DEFAULT_INTS, np.maximum(np.floor(FRAC_ORDERS), 2.0))
 #: an RDP value at an integer order is an upper bound within this relative distance of the true value
 #: (float rounding ~1e-15 plus the 1e-11 safety margin); dividing by it gives a lower bound
 _LOWER_SLACK = 1e-9
 
 
+#: integer orders of the default grid computed together; after each group, a configuration goes on to the
+#: next only while some higher order's lower bound (convexity) can still beat its best value so far
+_INT_GROUPS = [g for g in np.split(np.arange(len(_DEFAULT_INTS)), np.searchsorted(
+    _DEFAULT_INTS, [13, 21, 33, 49, 65, 129, 257, 513], side="left")) if len(g)]
+_FIRST_COLS = np.nonzero(DEFAULT_ORDERS < 12.5)[0]  # every fractional order and the integers of the first group
+_FRAC_LO = np.floor(FRAC_ORDERS)
+_FRAC_HI = _FRAC_LO + 1
+#: integer positions (in _DEFAULT_INTS) of lo - 1 (when >= 2), lo (>= 2), hi and hi + 1 of every fractional order
+_FRAC_IDX = {k: np.searchsorted(_DEFAULT_INTS, np.maximum(v, 2.0))
+             for k, v in (("lm", _FRAC_LO - 1), ("lo", _FRAC_LO), ("hi", _FRAC_HI), ("hp", _FRAC_HI + 1))}
+
+
+def _frac_lower(r_int: np.ndarray, exact_convex: bool) -> np.ndarray:
+    r"""Lower bounds on the curve at :data:`FRAC_ORDERS` from its values at the integer orders (n, len(_DEFAULT_INTS)).
+
+    Always ``eps_alpha >= eps_floor(alpha)`` (RDP is nondecreasing in the order; 0 below 2).  For an exact
+    curve (``exact_convex``: every integer value within :data:`_LOWER_SLACK` of the true RDP, whose
+    ``g(alpha) = (alpha - 1) eps_alpha`` is convex with ``g(1) = 0``) also the two tangent bounds: with
+    ``lo < alpha < hi = lo + 1``, ``g(alpha) >= g(lo) + (alpha - lo) (g(lo) - g(lo - 1))`` and
+    ``g(alpha) >= g(hi) - (hi - alpha) (g(hi + 1) - g(hi))`` (a secant's slope bounds the derivative on
+    the far side), each with the integer values rounded the safe way.
+    """
+    lo_ok = _FRAC_LO >= 2
+    low = r_int / (1 + _LOWER_SLACK)  # lower bounds at the integers
+    lb = np.where(lo_ok, low[:, _FRAC_IDX["lo"]], 0.0)
+    if not exact_convex:
+        return lb
+    a = FRAC_ORDERS
+    gl = lambda k, v: (v - 1) * low[:, _FRAC_IDX[k]]  # noqa: E731
+    gu = lambda k, v: (v - 1) * r_int[:, _FRAC_IDX[k]]  # noqa: E731
+    g_lo = np.where(lo_ok, gl("lo", _FRAC_LO), 0.0)
+    g_lm = np.where(_FRAC_LO >= 3, gu("lm", _FRAC_LO - 1), 0.0)  # g(1) = 0 exactly
+    left = g_lo + (a - _FRAC_LO) * np.where(lo_ok, g_lo - g_lm, 0.0)
+    g_hi = gl("hi", _FRAC_HI)
+    right = g_hi - (_FRAC_HI - a) * (gu("hp", _FRAC_HI + 1) - g_hi)
+    with np.errstate(invalid="ignore"):
+        g = np.maximum(np.maximum(left, right), 0.0)
+        return np.maximum(lb, np.where(np.isfinite(g), g / (a - 1), 0.0))
+
+
 def _default_grid_pruned(kind: str, curve: CurveFn, target: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Best (value, order) over :data:`DEFAULT_ORDERS`, evaluating exact fractional orders only where they can win.
+    """Best (value, order) over :data:`DEFAULT_ORDERS`, evaluating orders only where they can win.
 
     1. the composed curve at the integer orders (exact sums) and, at fractional orders, its convexity
        upper bound (``(alpha-1) eps_alpha`` is convex for every step, so for their sum): upper bounds
-       everywhere, so their best conversion ``v`` is a valid answer;
-    2. a lower bound at each fractional order ``alpha``: RDP is nondecreasing in the order, so
-       ``eps_alpha >= eps_floor(alpha)`` (0 below 2); the conversion increases with the RDP value;
+       everywhere, so their best conversion ``v`` is a valid answer.  For an exact curve
+       (``curve.exact_convex``, e.g. the Poisson-subsampled Gaussian) the integer orders come in
+       groups (:data:`_INT_GROUPS`); a configuration skips the higher groups once the convexity lower
+       bound ``g(a) >= g(b) + (a - b) (g(b) - g(c))`` (``c < b`` its last two orders) converts above
+       ``v`` at every higher order;
+    2. a lower bound at each fractional order (:func:`_frac_lower`); the conversion increases with the
+       RDP value;
     3. the exact curve (e.g. the MTZ fractional series) only at the fractional orders whose lower bound
        converts below ``v``; the others provably cannot give a smaller bound.
     The result equals the minimum over the full grid (never above it: the same upper bounds are
     compared; never below: every value used is an upper bound).
     """
     values = _eps_values if kind == "epsilon" else _delta_values
+    exact = bool(getattr(curve, "exact_convex", False))
     rows = np.arange(n)
-    r_int = np.asarray(curve(_DEFAULT_INTS, rows), dtype=float).reshape(n, len(_DEFAULT_INTS))
-    up = _interpolate(DEFAULT_ORDERS, _DEFAULT_INTS, r_int)
-    up[:, _DEFAULT_INT_COLS] = r_int[:, _DEFAULT_INT_SRC]  # integer orders as computed (no second margin)
-    vals = values(up, DEFAULT_ORDERS, target)
-    k = np.argmin(vals, axis=-1)
-    v = vals[rows, k]
-    o = DEFAULT_ORDERS[k]
-    lb = np.where(np.floor(FRAC_ORDERS) >= 2, r_int[:, _FRAC_FLOOR_IDX] / (1 + _LOWER_SLACK), 0.0)
-    cand = values(lb, FRAC_ORDERS, target) < v[:, None]
+    if not exact:
+        r_int = np.asarray(curve(_DEFAULT_INTS, rows), dtype=float).reshape(n, len(_DEFAULT_INTS))
+        up = _interpolate(DEFAULT_ORDERS, _DEFAULT_INTS, r_int)
+        up[:, _DEFAULT_INT_COLS] = r_int[:, _DEFAULT_INT_SRC]  # integer orders as computed (no second margin)
+        vals = values(up, DEFAULT_ORDERS, target)
+        k = np.argmin(vals, axis=-1)
+        v = vals[rows, k]
+        o = DEFAULT_ORDERS[k]
+    else:
+        r_int, v, o = _ladder(values, curve, target, n)
+    cand = values(_frac_lower(r_int, exact), FRAC_ORDERS, target) < v[:, None]
     if cand.any():
         _refine_fractional(values, curve, target, cand, v, o)
     return _clamp(kind, v), o
 
 
+def _ladder(values: Callable[..., np.ndarray], curve: CurveFn, target: np.ndarray,
+            n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Stage 1 of :func:`_default_grid_pruned` for an exact curve: (integer values, NaN where skipped; v; o)."""
+    rows = np.arange(n)
+    r_int = np.full((n, len(_DEFAULT_INTS)), np.nan)
+    g0 = _INT_GROUPS[0]
+    r_int[:, g0] = np.asarray(curve(_DEFAULT_INTS[g0], rows), dtype=float).reshape(n, len(g0))
+    up = _interpolate(DEFAULT_ORDERS[_FIRST_COLS], _DEFAULT_INTS[g0], r_int[:, g0])
+    first_int = np.floor(DEFAULT_ORDERS[_FIRST_COLS]) == DEFAULT_ORDERS[_FIRST_COLS]
+    up[:, first_int] = r_int[:, np.searchsorted(_DEFAULT_INTS, DEFAULT_ORDERS[_FIRST_COLS][first_int])]
+    vals = values(up, DEFAULT_ORDERS[_FIRST_COLS], target)
+    k = np.argmin(vals, axis=-1)
+    v = vals[rows, k]
+    o = DEFAULT_ORDERS[_FIRST_COLS][k]
+    active = rows
+    for gi in range(1, len(_INT_GROUPS)):
+        done = _INT_GROUPS[gi - 1]
+        b, c = done[-1], done[-2] if len(done) > 1 else _INT_GROUPS[gi - 2][-1]
+        ab, ac = _DEFAULT_INTS[b], _DEFAULT_INTS[c]
+        rest = _DEFAULT_INTS[b + 1:]
+        gb = (ab - 1) * r_int[active, b] / (1 + _LOWER_SLACK)
+        slope = (gb - (ac - 1) * r_int[active, c]) / (ab - ac)
+        with np.errstate(invalid="ignore", over="ignore"):
+            g = np.maximum(gb[:, None] + (rest - ab)[None, :] * slope[:, None], (rest - 1)[None, :] * (gb / (ab - 1))[:, None])
+            lb = np.where(np.isfinite(g), g / (rest - 1), 0.0)
+        keep = np.any(values(lb, rest, target[active]) < v[active, None], axis=1)
+        active = active[keep]
+        if not len(active):
+            break
+        grp = _INT_GROUPS[gi]
+        r = np.asarray(curve(_DEFAULT_INTS[grp], active), dtype=float).reshape(len(active), len(grp))
+        r_int[np.ix_(active, grp)] = r
+        vv = values(r, _DEFAULT_INTS[grp], target[active])
+        kk = np.argmin(vv, axis=-1)
+        best = vv[np.arange(len(active)), kk]
+        better = best < v[active]
+        v[active[better]], o[active[better]] = best[better], _DEFAULT_INTS[grp][kk[better]]
+    return r_int, v, o
+
+
 def _refine_fractional(values: Callable[..., np.ndarray], curve: CurveFn, target: np.ndarray, cand: np.ndarray,
                        v: np.ndarray, o: np.ndarray) -> None:
-    """Stage 3 of :func:`_default_grid_pruned`: exact curve values at the candidate fractional orders (in place)."""
-    patterns, inverse = np.unique(cand, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
-    for p_i, pat in enumerate(patterns):
-        if not pat.any():
-            continue
-        sel = np.nonzero(inverse == p_i)[0]
-        ords = FRAC_ORDERS[pat]
-        vv = values(np.asarray(curve(ords, sel), dtype=float).reshape(len(sel), len(ords)), ords, target[sel])
-        kk = np.argmin(vv, axis=-1)
-        best = vv[np.arange(len(sel)), kk]
-        better = best < v[sel]
-        v[sel[better]], o[sel[better]] = best[better], ords[kk[better]]
+    """Stage 3 of :func:`_default_grid_pruned`: exact curve values at the candidate fractional orders (in place),
+    one curve call per fractional order (for the configurations where it is a candidate), in increasing order."""
+    for j in np.nonzero(cand.any(axis=0))[0]:
+        sel = np.nonzero(cand[:, j])[0]
+        a = FRAC_ORDERS[j:j + 1]
+        vv = values(np.asarray(curve(a, sel), dtype=float).reshape(len(sel), 1), a, target[sel])[:, 0]
+        better = vv < v[sel]
+        v[sel[better]], o[sel[better]] = vv[better], a[0]
 
 
 def epsilon_for_curves(curve: CurveFn, delta: Any, n: int, orders: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
