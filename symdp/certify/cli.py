@@ -144,6 +144,19 @@ def load_ledger(path: str) -> dict[str, Any]:
     return {"n": n, "delta": delta, "train_error": train_error, "ledger": segs}
 
 
+def _bound_cell(e: dict) -> str:
+    """A generalization route's bound: a 0-1 error bound >= 1 is marked vacuous; a route that does not
+    apply shows its number for reference only (it is no guarantee for this run)."""
+    if e["bound"] is None:
+        return "n/a"
+    text = f"{e['bound']:.4g} ({e['bound_kind']})"
+    if e["bound"] >= 1:
+        text += ", VACUOUS (>= 1 for a 0-1 loss)"
+    if not e["applies"]:
+        text += ", reference only"
+    return text
+
+
 def _summary(cert: dict, paths: dict | None) -> None:
     from rich.table import Table
 
@@ -162,9 +175,8 @@ def _summary(cert: dict, paths: dict | None) -> None:
     for c in ("route", "applies", "bound", "verdicts"):
         g.add_column(c, overflow="fold")
     for e in cert["generalization"]:
-        g.add_row(e["name"], "yes" if e["applies"] else "not applicable",
-                  f"{e['bound']:.4g} ({e['bound_kind']})" if e["bound"] is not None else "n/a",
-                  ", ".join(f"{k}: {v}" for k, v in e["status"].items()) or "-")
+        g.add_row(e["name"], "yes" if e["applies"] else f"not applicable: {e.get('reason') or 'its hypotheses fail'}",
+                  _bound_cell(e), ", ".join(f"{k}: {v}" for k, v in e["status"].items()) or "-")
     con.print(g)
     emp = cert.get("empirical")
     if emp:
