@@ -123,7 +123,7 @@ def show_cmd(id: str, latex: bool, as_json: bool) -> None:
 
     click.echo(f"{th.id}: {th.title}")
     click.echo(f"  kind:       {th.kind.value}")
-    click.echo(f"  source:     {th.source.cite()}" + (f" ({th.source.file})" if th.source.file else ""))
+    click.echo(f"  source:     {th.source.cite()}")  # the seed file name is provenance data, not for readers
     if th.source.paper in ("he2021-uai", "he2021-long", "lampert2026", "bu2020", "wang2016"):
         click.echo(f"  reference:  {citation(th.source.paper).text()}")
     if th.quantity:

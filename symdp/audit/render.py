@@ -109,10 +109,11 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
             head = "**Error of the paper**" if g.is_error else "Not an error of the paper"
             lines += [f"### {_md_escape(g.title)}", "", f"{head}. {_md_escape(clean_text(g.note))}", ""]
             lines += [f"- `{i}` ({role})" for i, role in g.entries] + [""]
-    found = findings(results)
+    found = by_severity(findings(results))
     if found:
-        lines += ["## Findings", ""]
-        lines += [f"- **{r.verdict}** `{r.id}`: {_md_escape(r.title)} ({_md_escape(_how(r))})" for r in found] + [""]
+        lines += ["## Findings", "", "Most severe first.", ""]
+        lines += [f"- {_md_badge(r)}**{r.verdict}** `{r.id}`: {_md_escape(r.title)} ({_md_escape(_how(r))})"
+                  for r in found] + [""]
     lines += ["## All claims", ""]
     lines += ["| id | kind | verdict | how / counterexample | source |", "|---|---|---|---|---|"]
     for r in results:
@@ -204,7 +205,36 @@ dl.legend dt{font-weight:700;float:left;clear:left;width:7em} dl.legend dd{margi
 blockquote{border-left:3px solid #bbb;margin:.5em 0;padding:.2em .8em;color:#333;background:#fafafa;font-style:italic}
 .sev-major{color:#b3261e;font-weight:700} .sev-minor{color:#a86b00} .sev-vacuous-only{color:#666} .sev-rounding{color:#666}
 .errgroup h3{margin-bottom:.2em} .rule{color:#444}
+.badge{display:inline-block;border-radius:3px;padding:0 .45em;margin-right:.4em;font-size:.8em;font-weight:700;border:1px solid currentColor}
 """
+
+
+def by_severity(found: list[AuditResult]) -> list[AuditResult]:
+    """Findings ordered most severe first (major, vacuous-only, minor, rounding, unlabelled), FAILS before
+    PARTIAL within a severity, otherwise in their given order."""
+    from .severity import SEVERITY_RANK
+
+    def rank(r: AuditResult) -> tuple[int, int]:
+        sev = optional(r, "severity")
+        return SEVERITY_RANK.get(None if sev is None else str(sev), len(SEVERITY_RANK)), r.verdict != "FAILS"
+
+    return sorted(found, key=rank)
+
+
+def carded(results: list[AuditResult], found: list[AuditResult], src: str) -> list[AuditResult]:
+    """The results of source ``src`` that get a card in the HTML report: its findings, then its plotted claims."""
+    return [r for r in found if _source_key(r) == src] + [
+        r for r in results if _source_key(r) == src and r.verdict not in ("FAILS", "PARTIAL") and r.plot]
+
+
+def _md_badge(r: AuditResult) -> str:
+    sev = optional(r, "severity")
+    return "" if sev is None else f"[{sev}] "
+
+
+def _badge(r: AuditResult) -> str:
+    sev = optional(r, "severity")
+    return "" if sev is None else f"<span class='badge sev-{html.escape(str(sev))}'>{html.escape(str(sev))}</span> "
 
 
 def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict[str, Any] | None = None) -> None:
@@ -222,6 +252,14 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
     parts.append("<h2>Verdict legend</h2><dl class='legend' id='legend'>" + "".join(
         f"<dt style='color:{_HTML_COLORS[k]}'>{k}</dt><dd>{esc(v)}</dd>" for k, v in VERDICT_LEGEND.items()) + "</dl>")
     by_src = counts_by_source(results)
+    found = by_severity(findings(results))
+    cards = {src: carded(results, found, src) for src in by_src}
+    with_card = {r.id for rs in cards.values() for r in rs}
+
+    def link(rid: str) -> str:  # a link only where the page has the card it points to
+        code = f"<code>{esc(rid)}</code>"
+        return f"<a href='#{esc(rid)}'>{code}</a>" if rid in with_card else code
+
     parts.append("<h2>By source</h2><table class='src'><tr><th>source</th>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + "</tr>")
     for src, n in by_src.items():
         parts.append(f"<tr><td><a href='#src-{esc(src)}'>{esc(citation(src).short)}</a></td>"
@@ -235,15 +273,14 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
         for g in groups:
             head = "<b>Error of the paper.</b>" if g.is_error else "Not an error of the paper."
             parts.append(f"<div class='errgroup'><h3>{esc(g.title)}</h3><p>{head} {esc(clean_text(g.note))}</p><ul>"
-                         + "".join(f"<li><a href='#{esc(i)}'><code>{esc(i)}</code></a> ({esc(role)})</li>" for i, role in g.entries)
+                         + "".join(f"<li>{link(i)} ({esc(role)})</li>" for i, role in g.entries)
                          + "</ul></div>")
-    found = findings(results)
     if found:
-        parts.append("<h2>Findings</h2><ul class='findings'>")
+        parts.append("<h2>Findings</h2><p class='rule'>Most severe first.</p><ul class='findings'>")
         for r in found:
             parts.append(
-                f"<li><span class='v' style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}</span> "
-                f"<a href='#{esc(r.id)}'><code>{esc(r.id)}</code></a>: {esc(r.title)} <br><small>{esc(_how(r))}</small></li>"
+                f"<li>{_badge(r)}<span class='v' style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}</span> "
+                f"{link(r.id)}: {esc(r.title)} <br><small>{esc(_how(r))}</small></li>"
             )
         parts.append("</ul>")
     parts.append("<h2>All claims</h2>")
@@ -251,14 +288,13 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
                  "<tr><th>id</th><th>kind</th><th>verdict</th><th>how / counterexample</th><th>source</th></tr>")
     for r in results:
         parts.append(
-            f"<tr><td><a href='#{esc(r.id)}'><code>{esc(r.id)}</code></a></td><td>{esc(r.kind)}</td>"
+            f"<tr><td>{link(r.id)}</td><td>{esc(r.kind)}</td>"
             f"<td class='v' style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}</td><td>{esc(_how(r))}</td><td>{esc(source_line(r))}</td></tr>"
         )
     parts.append("</table>")
     parts.append("<h2>Details by source</h2>")
     for src in by_src:
-        rs = [r for r in found if _source_key(r) == src] + [
-            r for r in results if _source_key(r) == src and r.verdict not in ("FAILS", "PARTIAL") and r.plot]
+        rs = cards[src]
         cit = citation(src)
         parts.append(f"<section class='source' id='src-{esc(src)}'><h3>{esc(cit.short)}</h3><p class='cite'>{esc(cit.text())}")
         for label, url in cit.links():
