@@ -413,3 +413,43 @@ def test_certificate_report_in_headless_chromium_at_1400px(certificate, tmp_path
     _, paths = certificate
     s = _structure(_shot(tmp_path, paths["html"], "cert", 4000))
     assert s["width"] == 1400 and s["right_margin_empty"] and s["ink"] > 0.02 and s["colors"] > 100, s
+
+
+def test_every_internal_link_of_the_html_report_resolves(report):
+    """Every ``href='#x'`` of audit.html points at an element with ``id='x'`` (rows without a card have no link)."""
+    from html.parser import HTMLParser
+
+    class Links(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ids: set[str] = set()
+            self.hrefs: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            a = dict(attrs)
+            if a.get("id"):
+                self.ids.add(str(a["id"]))
+            if tag == "a" and str(a.get("href") or "").startswith("#"):
+                self.hrefs.append(str(a["href"])[1:])
+
+    out, claims, _ = report
+    p = Links()
+    p.feed((out / "audit.html").read_text())
+    assert p.hrefs, "the report has internal links"
+    assert sorted(set(p.hrefs) - p.ids) == []
+    # a claim without a card (a HOLDS without a plot) is listed unlinked
+    plain = [i for i, c in claims.items() if c["verdict"] == "HOLDS" and not c.get("plot")]
+    assert all(i not in p.hrefs for i in plain)
+
+
+def test_findings_are_listed_most_severe_first() -> None:
+    from symdp.audit.render import by_severity
+    from symdp.audit.report import AuditResult
+
+    def res(i: str, verdict: str, sev: str | None) -> AuditResult:
+        extra = {} if sev is None else {"severity": sev}
+        return AuditResult(id=i, kind="bound", title="t", source="s", statement="", verdict=verdict, extra=extra)
+
+    found = [res("a", "PARTIAL", "minor"), res("b", "FAILS", None), res("c", "FAILS", "rounding"),
+             res("d", "PARTIAL", "major"), res("e", "FAILS", "major"), res("f", "FAILS", "vacuous-only")]
+    assert [r.id for r in by_severity(found)] == ["e", "d", "f", "a", "c", "b"]
