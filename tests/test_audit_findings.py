@@ -280,3 +280,74 @@ def test_headline_counts_errors_not_entries():
     payload = report_payload(rs)
     validate_report(payload)
     assert [g["error_of_paper"] for g in payload["errors"]][:1] == [True]
+
+
+# ---- 4. decided: conversions on a mechanism with the premise, lemmas on finite instances ------------------------
+
+RHO, DL, Q = (sp.Symbol(n, positive=True) for n in ("rho", "delta", "q"))
+EDP = sp.Symbol("epsilon_DP", positive=True)
+
+
+def _conv(rid, rhs, premise, oracle):
+    return theorem(rid, "planted conversion", Kind.BOUND, src("he2021-uai", "Thm 1"), lhs=EDP, rhs=rhs,
+                   hypotheses=[DL < 1], domain={RHO: (sp.Rational(1, 100), 10), DL: (sp.Rational(1, 10**10), sp.Rational(1, 10))},
+                   premises=(premise,), conclusion=Property("DP", (rhs, DL)), oracle=oracle)
+
+
+def test_zcdp_conversion_refuted_on_the_gaussian_when_wrong_supported_when_right():
+    z = Property("zCDP", (RHO,), "M")
+    wrong = _conv("planted.zcdp_wrong", sp.sqrt(RHO * sp.log(1 / DL)) + RHO, z, "gaussian_witness")
+    assert verify_theorem(wrong).evidence.verdict.value == "REFUTED"
+    right = _conv("planted.zcdp_right", 2 * sp.sqrt(RHO * sp.log(1 / DL)) + RHO, z, "gaussian_witness")
+    assert verify_theorem(right).evidence.verdict.value == "SUPPORTED"
+
+
+def test_conversion_library_entries_are_decided():
+    for rid in ("bridge.bun_steinke2016_zcdp_to_dp", "bridge.mironov2017_rdp_to_dp", "accounting.rdp_to_dp_cks",
+                "accounting.rdp_to_delta_cks", "bridge.gdp_eps_of_delta", "bridge.bbg2018_wor_eps"):
+        assert verify_theorem(get(rid, with_evidence=False)).evidence.verdict.value == "SUPPORTED", rid
+
+
+def test_wor_amplification_oracle_is_tight_and_catches_a_too_small_epsilon():
+    from symdp.verify.oracles_conversion import wor_mixture_delta
+
+    with mpmath.workdps(30):
+        e, q = mpmath.mpf(3), mpmath.mpf("0.2")
+        tight = mpmath.log(1 + q * (mpmath.exp(e) - 1))
+        assert wor_mixture_delta(epsilon=e, delta=0, q=q, at=tight) <= mpmath.mpf(10) ** -25
+        assert wor_mixture_delta(epsilon=e, delta=0, q=q, at=q * e) > mpmath.mpf("0.01")  # q eps is not enough
+    E_, Q_ = sp.Symbol("epsilon", positive=True), sp.Symbol("q", positive=True)
+    planted = theorem("planted.wor", "q eps for WOR", Kind.BOUND, src("he2021-uai", "Thm 1"),
+                      lhs=sp.Symbol("epsilon_sub", positive=True), rhs=Q_ * E_, hypotheses=[Q_ <= 1, DL < 1],
+                      domain={E_: (sp.Rational(1, 100), 10), Q_: (sp.Rational(1, 10**4), 1), DL: (sp.Rational(1, 10**10), sp.Rational(1, 2))},
+                      premises=(Property("DP", (E_, DL), "M"), Property("without-replacement-subsampling", (Q_,), "S")),
+                      conclusion=Property("DP", (Q_ * E_, DL * Q_)), oracle="wor_kov_mixture")
+    assert verify_theorem(planted).evidence.verdict.value in ("REFUTED", "PARTIAL")  # q eps < log(1 + q(e^eps - 1))
+
+
+def test_finite_instance_oracles_are_exact_and_refute_planted_claims():
+    from dataclasses import replace
+
+    from symdp.verify.oracles_finite import dp_level, okl
+
+    with mpmath.workdps(30):
+        # k = n: the data set is replaced entirely; two points, two hypotheses, computed by hand
+        D = [mpmath.mpf("0.3"), mpmath.mpf("0.7")]
+        L = [[mpmath.mpf(0), mpmath.mpf(1)], [mpmath.mpf(1), mpmath.mpf(0)]]
+        g = mpmath.mpf("0.5")
+        post = lambda z: [mpmath.exp(-g * L[z][h]) / (mpmath.exp(-g * L[z][0]) + mpmath.exp(-g * L[z][1])) for h in (0, 1)]  # noqa: E731
+        kl = lambda p, r: mpmath.fsum(a * mpmath.log(a / b) for a, b in zip(p, r))  # noqa: E731
+        want = mpmath.fsum(D[a] * D[b] * kl(post(a), post(b)) for a in (0, 1) for b in (0, 1))
+        assert mpmath.almosteq(okl(1, 1, D, L, g), want, rel_eps=mpmath.mpf("1e-25"))
+        # the near-worst family of Remark 3: DP level 2 B g + log((e^{-Bg} + (m-1) e^{Bg})/(e^{Bg} + (m-1) e^{-Bg}))
+        B, m = mpmath.mpf("0.7"), 9
+        LL = [[B] + [-B] * (m - 1), [-B] + [B] * (m - 1)]
+        closed = 2 * B * g + mpmath.log((mpmath.exp(-B * g) + (m - 1) * mpmath.exp(B * g)) / (mpmath.exp(B * g) + (m - 1) * mpmath.exp(-B * g)))
+        assert mpmath.almosteq(dp_level(1, 2, LL, g), closed, rel_eps=mpmath.mpf("1e-25"))
+        assert closed < 4 * B * g
+    th = get("wang2016.remark3_dp_of_bounded_loss", with_evidence=False)
+    G, Bs = (next(s for s in th.symbols if s.name == n) for n in ("gamma", "B"))
+    wrong = replace(th, id="planted.remark3_2Bg", rhs=2 * Bs * G, oracle="posterior_dp_finite")
+    assert verify_theorem(wrong).evidence.verdict.value == "REFUTED"
+    grp = get("wang2016.lemma6_group_privacy", with_evidence=False)
+    assert verify_theorem(grp).evidence.verdict.value == "SUPPORTED"

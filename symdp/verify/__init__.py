@@ -29,7 +29,16 @@ from ..theorem import Verdict
 
 # the oracle modules register into the registry; importing them here (not from the registry) keeps the
 # package free of import cycles: registry <- oracle modules <- package
-from . import composition, fdp, montecarlo, oracles, oracles_accounting, oracles_examples  # noqa: F401
+from . import (  # noqa: F401
+    composition,
+    fdp,
+    montecarlo,
+    oracles,
+    oracles_accounting,
+    oracles_conversion,
+    oracles_examples,
+    oracles_finite,
+)
 from .compile import compile_expr, hyp_checker, sampling_box
 from .consistency import apply_consistency, special_cases
 from .core import Timeout, VerificationResult, time_limit

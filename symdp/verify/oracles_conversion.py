@@ -1,0 +1,145 @@
+r"""Conversions between privacy notions, checked on a mechanism that has the premise (issue 23, item 4).
+
+A conversion theorem ("rho-zCDP implies (2 sqrt(rho log(1/delta)) + rho, delta)-DP", "RDP at order alpha
+implies ...", "mu-GDP implies (eps(delta; mu), delta)-DP", amplification by sampling without
+replacement) holds for *every* mechanism with the premise.  The mechanism algebra models mechanisms that
+have it exactly, and their privacy profile is exact:
+
+* rho-zCDP, (alpha, eps_alpha)-RDP, mu-GDP: the Gaussian mechanism with mu = sqrt(2 rho),
+  mu = sqrt(2 eps_alpha / alpha), mu, whose RDP curve is alpha mu^2/2 at every order (so it has the
+  premise) and whose profile is delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)
+  (Balle and Wang 2018, Thm 8);
+* (eps, delta)-DP then sampling q of n without replacement (replace-one): the Kairouz-Oh-Viswanath
+  pair (P, Q) of (eps, delta)-DP, mixed as (1 - q) Q + q P against Q (the example that differs is in the
+  batch with probability q; the other examples give Q either way), an exact finite pair whose
+  hockey-stick divergence is computed in mpmath.
+
+The claim fails for the mechanism when the mechanism's delta at the claimed epsilon exceeds the claimed
+delta: that is a rigorous refutation of the conversion (a mechanism with the premise violates the
+conclusion).  Without a violation the verdict is SUPPORTED on that mechanism, never PROVED: another
+mechanism with the same premise could be worse (for RDP at one order, for instance).
+
+>>> from symdp.library import get
+>>> from symdp.verify import verify_theorem
+>>> verify_theorem(get("bridge.bun_steinke2016_zcdp_to_dp", with_evidence=False)).verdict.value
+'SUPPORTED'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import mpmath
+import sympy as sp
+
+from .oracles_gaussian import gaussian_profile
+from .oracles_pairs import _mpf, hockey_stick, kov_pair
+from .registry import Oracle, assign, register
+
+
+def _compile(expr: sp.Basic) -> Callable:
+    from .compile import compile_expr
+
+    return compile_expr(expr)
+
+
+def _conclusion(th) -> tuple[sp.Expr, sp.Expr] | str:
+    """The conclusion's (eps, delta) with a bare lhs symbol replaced by the entry's rhs (the claimed value)."""
+    conc = th.conclusion
+    if conc is None or conc.name.upper() not in ("DP", "ADP") or len(conc.params) != 2:
+        return "no (eps, delta)-DP conclusion"
+    at_expr, d_expr = (sp.sympify(p) for p in conc.params)
+    if isinstance(th.lhs, sp.Symbol) and th.rhs is not None:
+        sub = {s: th.rhs for s in (at_expr.free_symbols | d_expr.free_symbols) if s.name == th.lhs.name}
+        at_expr, d_expr = at_expr.xreplace(sub), d_expr.xreplace(sub)
+    return at_expr, d_expr
+
+
+def _gaussian_mu(th) -> tuple[sp.Expr, str] | str:
+    """mu of the Gaussian mechanism that has the entry's premise, and the premise in words."""
+    for pr in th.premises:
+        nm = pr.name.lower()
+        ps = [sp.sympify(x) for x in pr.params]
+        if nm == "zcdp" and len(ps) == 1:
+            return sp.sqrt(2 * ps[0]), f"{sp.sstr(ps[0])}-zCDP"
+        if nm == "rdp" and len(ps) == 2:
+            return sp.sqrt(2 * ps[1] / ps[0]), f"({sp.sstr(ps[0])}, {sp.sstr(ps[1])})-RDP"
+        if nm == "gdp" and len(ps) == 1:
+            return ps[0], f"{sp.sstr(ps[0])}-GDP"
+    return "no zCDP, RDP or GDP premise"
+
+
+def map_gaussian_witness(th):
+    """The conclusion checked on the Gaussian mechanism that has the premise: delta_G(eps_claimed) <= delta."""
+    conc = _conclusion(th)
+    if isinstance(conc, str):
+        return conc
+    got = _gaussian_mu(th)
+    if isinstance(got, str):
+        return got
+    mu_expr, _words = got
+    at_expr, d_expr = conc
+    f_mu, f_at, f_d = _compile(mu_expr), _compile(at_expr), _compile(d_expr)
+    syms = mu_expr.free_symbols | at_expr.free_symbols | d_expr.free_symbols
+
+    def f_claim(pt: dict[str, Any]) -> Any:
+        return f_d(pt)
+
+    def f_true(pt: dict[str, Any]) -> Any:
+        at = f_at(pt)
+        if not mpmath.isfinite(at):
+            return None  # not evaluable (reported by the search, never dropped silently)
+        return gaussian_profile(mu=f_mu(pt), at=at)
+
+    return f_claim, f_true, "<=", syms
+
+
+def wor_mixture_delta(*, epsilon: Any, delta: Any, q: Any, at: Any, **_: Any) -> mpmath.mpf:
+    """delta at ``at`` of the KOV (eps, delta)-DP pair after sampling a q-fraction without replacement
+    (replace-one): max over both directions of the hockey-stick divergence of (1 - q) Q + q P against Q.
+    A rigorous lower bound of the sup over all (eps, delta)-DP mechanisms."""
+    P, Q = kov_pair(epsilon, delta)
+    qq = _mpf(q)
+    out = mpmath.mpf(0)
+    for A, B in ((P, Q), (Q, P)):
+        mix = [(1 - qq) * b + qq * a for a, b in zip(A, B)]
+        out = max(out, hockey_stick(mix, B, at), hockey_stick(B, mix, at))
+    return out
+
+
+def map_wor(th):
+    """Amplification by sampling without replacement checked on the KOV pair (exact finite pair)."""
+    conc = _conclusion(th)
+    if isinstance(conc, str):
+        return conc
+    at_expr, d_expr = conc
+    dp = next((p for p in th.premises if p.name.upper() in ("DP", "ADP") and len(p.params) == 2), None)
+    sub = next((p for p in th.premises if "subsampling" in p.name.lower() and len(p.params) == 1), None)
+    if dp is None or sub is None:
+        return "needs an (eps, delta)-DP premise and a subsampling premise"
+    e_expr, dl_expr, q_expr = (sp.sympify(x) for x in (*dp.params, sub.params[0]))
+    f_at, f_d, f_e, f_dl, f_q = (_compile(x) for x in (at_expr, d_expr, e_expr, dl_expr, q_expr))
+    syms = at_expr.free_symbols | d_expr.free_symbols | e_expr.free_symbols | dl_expr.free_symbols | q_expr.free_symbols
+
+    def f_true(pt: dict[str, Any]) -> Any:
+        return wor_mixture_delta(epsilon=f_e(pt), delta=f_dl(pt), q=f_q(pt), at=f_at(pt))
+
+    return (lambda pt: f_d(pt)), f_true, "<=", syms
+
+
+for _name, _fn, _desc in (
+    ("gaussian_witness", map_gaussian_witness,
+     "the Gaussian mechanism that has the premise (zCDP: mu = sqrt(2 rho); RDP at alpha: mu = sqrt(2 eps_alpha/alpha); "
+     "GDP: mu), exact profile (Balle and Wang 2018): a conversion's conclusion must hold for it"),
+    ("wor_kov_mixture", map_wor,
+     "the Kairouz-Oh-Viswanath (eps, delta)-DP pair sampled without replacement (replace-one), exact hockey-stick "
+     "divergence: an amplification bound must hold for it"),
+):
+    register(Oracle(_name, lambda **kw: None, "profile", (), _desc, mapper=_fn))
+
+assign("gaussian_witness", "bridge.bun_steinke2016_zcdp_to_dp", "bridge.mironov2017_rdp_to_dp", "accounting.rdp_to_dp_cks",
+       "accounting.rdp_to_delta_cks", "bridge.gdp_eps_of_delta")
+assign("wor_kov_mixture", "bridge.bbg2018_wor_eps")
+
+__all__ = ["map_gaussian_witness", "map_wor", "wor_mixture_delta"]

@@ -1,0 +1,235 @@
+r"""Claims about posterior sampling and about a maximiser, decided on finite instances (issue 23, item 4).
+
+Posterior sampling (Wang, Lei, Fienberg 2016, "004"): ``A(Z)`` draws ``h`` with probability
+``p(h | Z) ∝ exp(-gamma sum_i l(z_i, h))`` over a finite hypothesis set.  On a finite data domain with a
+distribution ``D`` every quantity of the paper is a finite sum, computed exactly here in mpmath at 30
+digits: the On-Average KL-privacy of k replacements ``E_{Z ~ D^n, z'_{1:k} ~ D^k} KL(A(Z) || A(Z'))``, the
+max-information ``I_inf(A, n) = sup_{Z, Z'} D_inf(A(Z) || A(Z'))`` and the pure-DP level
+``sup_{Z ~ Z', h} |log p(h|Z) - log p(h|Z')|``.  The instances are drawn from a seeded generator (data
+domain of 2-3 points, 2-4 hypotheses, n = 2-3, losses uniform in [-B, B]); a claim that fails on one of
+them is refuted (a finite instance is an instance of the lemma), one that holds on all of them is
+SUPPORTED over the instances, never PROVED.
+
+001 Lemma 6 (the maximiser of ``1 - prod(1 - A_i alpha_i)`` over ``{1 <= alpha_i <= c_i, prod alpha_i =
+c}`` has at most one coordinate strictly inside its bounds) is checked the same way: on random
+instances the largest value over the vertices is compared with the largest value found by a random
+search plus coordinate ascent over the feasible set.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import mpmath
+
+from ..theorem import Evidence, Verdict
+from .registry import Oracle, assign, register
+
+DPS = 30
+
+
+def _posterior(Z: tuple[int, ...], L: list[list[mpmath.mpf]], gamma: mpmath.mpf) -> list[mpmath.mpf]:
+    logs = [-gamma * mpmath.fsum(L[z][h] for z in Z) for h in range(len(L[0]))]
+    top = max(logs)
+    w = [mpmath.exp(x - top) for x in logs]
+    s = mpmath.fsum(w)
+    return [x / s for x in w]
+
+
+def _kl(p: list[mpmath.mpf], q: list[mpmath.mpf]) -> mpmath.mpf:
+    return mpmath.fsum(a * mpmath.log(a / b) for a, b in zip(p, q) if a > 0)
+
+
+def okl(n: int, k: int, D: list[mpmath.mpf], L: list[list[mpmath.mpf]], gamma: mpmath.mpf) -> mpmath.mpf:
+    """On-Average KL-privacy of k replacements (the first k of n examples replaced by fresh draws), exact."""
+    dom = range(len(D))
+    tot = mpmath.mpf(0)
+    for Z in itertools.product(dom, repeat=n):
+        pz = mpmath.fprod(D[z] for z in Z)
+        post = _posterior(Z, L, gamma)
+        for R in itertools.product(dom, repeat=k):
+            pr = mpmath.fprod(D[z] for z in R)
+            tot += pz * pr * _kl(post, _posterior(tuple(R) + Z[k:], L, gamma))
+    return tot
+
+
+def max_information(n: int, nd: int, L: list[list[mpmath.mpf]], gamma: mpmath.mpf) -> mpmath.mpf:
+    """I_inf(A, n) = sup over data sets Z, Z' of size n of max_h log(p(h|Z)/p(h|Z')), exact (natural log)."""
+    posts = [_posterior(Z, L, gamma) for Z in itertools.product(range(nd), repeat=n)]
+    return max(max(mpmath.log(a / b) for a, b in zip(p, q)) for p in posts for q in posts)
+
+
+def dp_level(n: int, nd: int, L: list[list[mpmath.mpf]], gamma: mpmath.mpf) -> mpmath.mpf:
+    """Pure-DP level of posterior sampling: max over neighbouring Z ~ Z' (one replaced) and h of the log ratio."""
+    out = mpmath.mpf(0)
+    for Z in itertools.product(range(nd), repeat=n):
+        p = _posterior(Z, L, gamma)
+        for i in range(n):
+            for z in range(nd):
+                Z2 = Z[:i] + (z,) + Z[i + 1:]
+                q = _posterior(Z2, L, gamma)
+                out = max(out, max(abs(mpmath.log(a / b)) for a, b in zip(p, q)))
+    return out
+
+
+def instance(rng: random.Random, *, B: float = 1.0) -> tuple[int, list[mpmath.mpf], list[list[mpmath.mpf]], mpmath.mpf]:
+    """(n, D, L, gamma): a random finite instance, losses in [-B, B]."""
+    nd, nh, n = rng.choice((2, 3)), rng.choice((2, 3, 4)), rng.choice((2, 3))
+    D = [mpmath.mpf(rng.random()) + mpmath.mpf("0.05") for _ in range(nd)]
+    s = mpmath.fsum(D)
+    D = [x / s for x in D]
+    L = [[mpmath.mpf(B) * (2 * mpmath.mpf(rng.random()) - 1) for _ in range(nh)] for _ in range(nd)]
+    gamma = mpmath.mpf(10) ** mpmath.mpf(rng.uniform(-1, 0.7))
+    return n, D, L, gamma
+
+
+def _decide(th, check, n_inst: int, what: str, exact: bool = True) -> Evidence:
+    """Run ``check(rng) -> (ok, margin, description)`` on ``n_inst`` seeded instances."""
+    rng = random.Random(20231 + sum(map(ord, th.id)))
+    worst = None
+    with mpmath.workdps(DPS):
+        for i in range(n_inst):
+            ok, margin, desc = check(rng)
+            if not ok:
+                return Evidence(Verdict.REFUTED, "finite-instances", f"fails on finite instance {i + 1}: {desc}", None,
+                                (("instance", str(i + 1)),), i + 1)
+            if worst is None or margin < worst[0]:
+                worst = (margin, desc)
+    assert worst is not None
+    return Evidence(Verdict.SUPPORTED, "finite-instances",
+                    f"holds on {n_inst} random finite instances ({what}"
+                    f"{f'; exact sums at {DPS} digits' if exact else ''}); closest: {worst[1]}",
+                    None, None, n_inst)
+
+
+_TOL = mpmath.mpf(10) ** (8 - DPS)
+
+
+def _rhs(th):
+    """The entry's claimed side as a function of a dict of its symbols' values (never re-typed here)."""
+    from .compile import compile_expr
+
+    return compile_expr(th.rhs)
+
+
+def map_group_privacy(th):
+    """004 Lemma 6: the k-replacement On-Average KL equals k times the 1-replacement one (posterior sampling)."""
+    claim = _rhs(th)
+
+    def check(rng):
+        n, D, L, g = instance(rng)
+        k = rng.randint(2, n)
+        e1, ek = okl(n, 1, D, L, g), okl(n, k, D, L, g)
+        c = claim({"epsilon_okl": e1, "k": mpmath.mpf(k), "n": mpmath.mpf(n)})
+        diff = abs(ek - c)
+        return diff <= _TOL * max(ek, 1), -diff, f"n = {n}, k = {k}: eps_okl,k = {mpmath.nstr(ek, 12)}, claimed {mpmath.nstr(c, 12)}"
+
+    return _decide(th, check, 12, "data domain of 2-3 points, 2-4 hypotheses, n = 2-3, k = 2..n")
+
+
+def map_maxinfo_okl(th):
+    """004 Lemma 11: On-Average KL-privacy <= I_inf(A, n)/n for posterior sampling (natural-log max-information)."""
+    claim = _rhs(th)
+
+    def check(rng):
+        n, D, L, g = instance(rng)
+        e1, k = okl(n, 1, D, L, g), max_information(n, len(D), L, g)
+        c = claim({"k": k, "n": mpmath.mpf(n)})
+        return e1 <= c * (1 + _TOL), c - e1, f"n = {n}: eps_okl = {mpmath.nstr(e1, 10)}, claimed (I_inf = {mpmath.nstr(k, 8)}) {mpmath.nstr(c, 10)}"
+
+    return _decide(th, check, 12, "max-information by enumeration of all pairs of data sets")
+
+
+def map_bounded_loss_dp(th):
+    """004 Remark 3: posterior sampling with |l| <= B is 4 B gamma-DP."""
+    claim = _rhs(th)
+
+    def check(rng):
+        B = mpmath.mpf(10) ** mpmath.mpf(rng.uniform(-1, 0.5))
+        n, _, L, g = instance(rng, B=float(B))
+        # half the instances are the near-worst family: one hypothesis gains 2B while the others lose 2B
+        if rng.random() < 0.5:
+            m = rng.choice((3, 8, 30))
+            L = [[B] + [-B] * (m - 1), [-B] + [B] * (m - 1)]
+            n = 1
+        eps = dp_level(n, len(L), L, g)
+        c = claim({"B": B, "gamma": g})
+        return eps <= c * (1 + _TOL), c - eps, (f"B = {mpmath.nstr(B, 6)}, gamma = {mpmath.nstr(g, 6)}: "
+                                                f"eps = {mpmath.nstr(eps, 10)}, claimed {mpmath.nstr(c, 10)}")
+
+    return _decide(th, check, 24, "including the family whose DP level tends to 4 B gamma as the hypotheses grow")
+
+
+def _lemma6_objective(A: list[float], alpha: list[float]) -> float:
+    out = 1.0
+    for a, x in zip(A, alpha):
+        out *= 1 - a * x
+    return 1 - out
+
+
+def _vertices(c: float, cs: list[float]) -> list[list[float]]:
+    """Feasible points with every coordinate at 1 or c_i except at most one (log-space vertices)."""
+    import math
+
+    T = len(cs)
+    out = []
+    for j in range(T):
+        others = [i for i in range(T) if i != j]
+        for bits in itertools.product((0, 1), repeat=len(others)):
+            u = [0.0] * T
+            for i, b in zip(others, bits):
+                u[i] = math.log(cs[i]) if b else 0.0
+            rest = math.log(c) - sum(u)
+            if -1e-12 <= rest <= math.log(cs[j]) + 1e-12:
+                u[j] = min(max(rest, 0.0), math.log(cs[j]))
+                out.append([math.exp(x) for x in u])
+    return out
+
+
+def map_lemma6_maximiser(th):
+    """001 Lemma 6: the maximum over the feasible set is attained where at most one coordinate is interior."""
+    import math
+
+    def check(rng):
+        T = rng.choice((2, 3, 4))
+        cs = [1 + 3 * rng.random() for _ in range(T)]
+        A = [rng.random() / ci for ci in cs]  # c_i A_i <= 1
+        logc = rng.random() * sum(math.log(ci) for ci in cs)
+        c = math.exp(logc)
+        best_v = max(_lemma6_objective(A, v) for v in _vertices(c, cs))
+        best_r = 0.0
+        for _ in range(400):  # random feasible points: u on the polytope by random splitting, then clipping
+            w = [rng.random() for _ in range(T)]
+            s = sum(w)
+            u = [logc * x / s for x in w]
+            for _ in range(3 * T):  # push overflow onto the others
+                over = sum(max(0.0, ui - math.log(ci)) for ui, ci in zip(u, cs))
+                u = [min(ui, math.log(ci)) for ui, ci in zip(u, cs)]
+                room = [math.log(ci) - ui for ui, ci in zip(u, cs)]
+                tot = sum(room)
+                if over <= 1e-15 or tot <= 0:
+                    break
+                u = [ui + over * r / tot for ui, r in zip(u, room)]
+            best_r = max(best_r, _lemma6_objective(A, [math.exp(x) for x in u]))
+        return best_r <= best_v * (1 + 1e-12), best_v - best_r, f"T = {T}: vertex max {best_v:.10g}, random feasible max {best_r:.10g}"
+
+    return _decide(th, check, 40, "T = 2-4, random c_i, A_i, c; 400 random feasible points each, float64", exact=False)
+
+
+for _name, _fn, _desc in (
+    ("okl_group_finite", map_group_privacy, "k-replacement On-Average KL-privacy of posterior sampling on finite instances"),
+    ("okl_maxinfo_finite", map_maxinfo_okl, "On-Average KL-privacy vs max-information of posterior sampling on finite instances"),
+    ("posterior_dp_finite", map_bounded_loss_dp, "pure-DP level of posterior sampling with bounded loss on finite instances"),
+    ("lemma6_maximiser", map_lemma6_maximiser, "vertex maximum vs random feasible points of 1 - prod(1 - A_i alpha_i)"),
+):
+    register(Oracle(_name, lambda **kw: None, "profile", (), _desc, mapper=_fn))
+
+assign("okl_group_finite", "wang2016.lemma6_group_privacy")
+assign("okl_maxinfo_finite", "wang2016.lemma11_max_information_to_okl")
+assign("posterior_dp_finite", "wang2016.remark3_dp_of_bounded_loss")
+assign("lemma6_maximiser", "he2021long.lemma6")
+
+__all__ = ["okl", "max_information", "dp_level", "instance", "map_group_privacy", "map_maxinfo_okl",
+           "map_bounded_loss_dp", "map_lemma6_maximiser"]
+
