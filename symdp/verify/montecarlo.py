@@ -42,8 +42,8 @@ def _linreg(**kw: Any) -> dict[str, tuple[float, float]]:
     return linreg_mc(gamma=float(kw["gamma"]), n=int(kw["n"]), k=int(kw.get("k", 1)), n_mc=int(kw.get("n_mc", 200_000)), seed=int(kw.get("seed", 0)))
 
 
-register(Oracle("wang_laplace_mean_mc", _laplace, "mc", ("gamma", "s_Z"), "Monte Carlo of the Laplace mean release (004 Sec. 6)"))
-register(Oracle("wang_linreg_mc", _linreg, "mc", ("gamma", "n"), "Monte Carlo of the 1-D linear regression Gibbs sampler (004 Sec. 6)"))
+register(Oracle("wang_laplace_mean_mc", _laplace, "mc", ("gamma", "s_Z"), "Monte Carlo of the Laplace mean release (Wang, Lei, Fienberg 2016, Sec. 6)"))
+register(Oracle("wang_linreg_mc", _linreg, "mc", ("gamma", "n"), "Monte Carlo of the 1-D linear regression Gibbs sampler (Wang, Lei, Fienberg 2016, Sec. 6)"))
 
 
 def verify_mc(th: Theorem, orc: Oracle, res, *, deep: bool = False, seed: int = 0) -> None:

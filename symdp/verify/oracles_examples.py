@@ -83,14 +83,14 @@ def linreg_dp_lower(*, gamma: Any, **_: Any) -> mpmath.mpf:
 
 register(Oracle(
     "wang_laplace_mean_dp", laplace_mean_dp, "value", ("gamma",),
-    "exact pure-DP level of the Laplace mean release of 004 Sec. 6 (sup of the log-density ratio)",
+    "exact pure-DP level of the Laplace mean release of Wang, Lei, Fienberg 2016, Sec. 6 (sup of the log-density ratio)",
     exact=lambda *, gamma, **_: 4 * gamma,
     exact_note="the normaliser 2/gamma does not depend on Z; |Z' - h| - |Z - h| <= |Z - Z'| <= 4 (triangle "
                "inequality), with equality at Z = 2, Z' = -2, h <= -2: eps_DP = 4 gamma",
 ))
 register(Oracle(
     "wang_linreg_dp", linreg_dp_lower, "value", ("gamma",),
-    "pure-DP level of the 1-D linear-regression posterior sampler of 004 Sec. 6: a grid lower bound of "
+    "pure-DP level of the 1-D linear-regression posterior sampler of Wang, Lei, Fienberg 2016, Sec. 6: a grid lower bound of "
     "gamma sup (Delta(h) - Delta(h*)) (refutes); worst case 50 gamma (proves)",
     closed_form="50*gamma",
     reduction="eps_DP = gamma sup_{z,z',h,h*} (Delta(h) - Delta(h*)) with Delta = l(h, z') - l(h, z) (the "
@@ -319,7 +319,7 @@ def _map_chernoff(th: Any) -> Any:
 register(Oracle(
     "chernoff_rr_tail", lambda **kw: rr_loss_tail(**kw), "value", ("step", "T", "at"),
     "exact tail P(S > eps') of the T-fold privacy loss of eps-randomized response (binomial), which a Chernoff "
-    "term claims to bound from above (001 App. B.4, eqs. (36)-(38)); checked only where eps' >= T tanh(eps/2), the "
+    "term claims to bound from above (He et al. 2021, long version, App. B.4, eqs. (36)-(38)); checked only where eps' >= T tanh(eps/2), the "
     "condition the derivation states",
     mapper=_map_chernoff,
 ))
