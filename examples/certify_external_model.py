@@ -1,6 +1,6 @@
 """Certify DP-SGD runs with symdp.certify: a model trained elsewhere, and a short training run.
 
-    python examples/certify_external_model.py [outdir]
+    python examples/certify_external_model.py [outdir]     (default: a new temporary directory)
 
 1. A model trained elsewhere (e.g. with Opacus) with a learning-rate-style schedule of noise:
    certify it from its ledger of (noise_multiplier, sample_rate, steps) segments.
@@ -11,11 +11,13 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
 from symdp.certify import RunConfig, certify_ledger, run, write_report
 
-out = Path(sys.argv[1] if len(sys.argv) > 1 else "symdp-certify-example")
+# written under a temporary directory unless one is given: an example never litters the working tree
+out = Path(sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="symdp-certify-example-"))
 
 # 1. certify without training: 60k examples, two phases of noise
 cert = certify_ledger([(1.1, 256 / 60_000, 2000), (1.5, 512 / 60_000, 1000)], n=60_000, delta=1e-5,
