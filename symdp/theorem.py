@@ -158,6 +158,9 @@ class Theorem:
     unavailable_reason: str | None = None
     notes: str = ""
     tags: tuple[str, ...] = ()
+    #: the statement as the paper prints it (LaTeX), shown to readers in place of the computed form when the
+    #: encoded statement substitutes definitions (e.g. "delta_CLT(1.34; mu) <= 1e-5" for an erfc expression)
+    printed: str | None = None
     evidence: Evidence = field(default=UNCHECKED, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -261,7 +264,11 @@ class Theorem:
         return True
 
     # ---- rendering -------------------------------------------------------
-    def latex(self) -> str:
+    def latex(self, *, computed: bool = False) -> str:
+        """The statement as LaTeX: as the paper prints it where recorded (``printed``), else the encoded form
+        (``computed=True`` always gives the encoded form)."""
+        if self.printed and not computed:
+            return self.printed
         if not self.formula_available:
             return r"\text{(formula unavailable: " + (self.unavailable_reason or "") + ")}"
         if self.kind is Kind.EXPANSION and self.expansion is not None:

@@ -453,3 +453,12 @@ def test_findings_are_listed_most_severe_first() -> None:
     found = [res("a", "PARTIAL", "minor"), res("b", "FAILS", None), res("c", "FAILS", "rounding"),
              res("d", "PARTIAL", "major"), res("e", "FAILS", "major"), res("f", "FAILS", "vacuous-only")]
     assert [r.id for r in by_severity(found)] == ["e", "d", "f", "a", "c", "b"]
+
+
+def test_printed_statements_are_shown_as_the_paper_states_them() -> None:
+    """Fig. 4's claim reads delta_CLT(1.34; mu) <= 1e-5 as in the paper; the computed (erfc) form stays available."""
+    from symdp.library import get
+
+    th = get("bu2020.mnist_fig4_top", with_evidence=False)
+    assert th.latex().startswith(r"\delta_{\mathrm{CLT}}(1.34;")
+    assert "erfc" in th.latex(computed=True) and "erfc" not in th.latex()

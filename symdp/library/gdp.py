@@ -905,6 +905,7 @@ THEOREMS = [
         lhs=delta_gdp(sp.Rational(507, 100), sp.Rational(113, 100)),
         relation="<=",
         rhs=DELTA_1E5,
+        printed=r"\delta_{\mathrm{GDP}}(5.07;\ \mu = 1.13) \le 10^{-5}",
         refs=("bu2020.delta_of_eps_gdp",),
         notes=(
             "Text: e^eps 'equals e^{7.10} = 1212.0 or e^{5.07} = 159.1 depending on which approach is chosen' "
@@ -922,6 +923,7 @@ THEOREMS = [
         lhs=delta_gdp(sp.Rational(710, 100), sp.Rational(113, 100)),
         relation="<",
         rhs=DELTA_1E5,
+        printed=r"\delta_{\mathrm{CLT}}(7.10;\ \mu = 1.13) < 10^{-5} = \delta_{\mathrm{MA}}(7.10)",
         refs=("bu2020.thm2_dp_comparison", "bu2020.mnist_mu113_clt_eps"),
         notes="Instance of Thm 2 at the printed values: delta_MA(7.10) = 1e-5 (printed) vs delta_CLT(7.10).",
         tags=("printed-value", "comparison"),
@@ -934,6 +936,8 @@ THEOREMS = [
         lhs=delta_gdp(sp.Rational(134, 100), clt_mu_expr(P_MNIST, _steps(20), sp.Rational(106, 100))),
         relation="<=",
         rhs=DELTA_1E5,
+        printed=(r"\delta_{\mathrm{CLT}}(1.34;\ \mu_{\mathrm{CLT}}) \le 10^{-5},\quad \mu_{\mathrm{CLT}} = "
+                 r"\mu(\tilde\sigma = 1.06,\ p = 256/60000,\ T = 20/p)"),
         refs=("bu2020.delta_clt", "bu2020.recalibrated_mu"),
         notes=(
             "Text: 'sigma = 1.3, sigma_tilde = 1.06, which are both shown to give (1.34, 10^-5)-DP at epoch 20 "
@@ -951,6 +955,8 @@ THEOREMS = [
         lhs=delta_gdp(sp.Rational(868, 100), clt_mu_expr(P_MNIST, _steps(70), sp.Rational(638, 1000))),
         relation="<=",
         rhs=DELTA_1E5,
+        printed=(r"\delta_{\mathrm{CLT}}(8.68;\ \mu_{\mathrm{CLT}}) \le 10^{-5},\quad \mu_{\mathrm{CLT}} = "
+                 r"\mu(\tilde\sigma = 0.638,\ p = 256/60000,\ T = 70/p)"),
         refs=("bu2020.delta_clt", "bu2020.recalibrated_mu"),
         notes=(
             "Text: 'sigma = 0.7, sigma_tilde = 0.638 ... Both approaches give (8.68, 10^-5)-DP at epoch 70 "
