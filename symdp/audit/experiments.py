@@ -1,4 +1,4 @@
-r"""003's published experiments against the tight accountant (issue 12, item 5).
+r"""Bu, Dong, Long, Su (2020)'s published experiments against the tight accountant (issue 12, item 5).
 
 Bu, Dong, Long, Su (2020), Section 4.2 and Figure 4: NoisySGD on MNIST (p = 256/60000) with the
 noise ``sigma`` the moments accountant (MA) needs for a target (eps, 1e-5) and the smaller
@@ -44,7 +44,7 @@ _SRC = src(BU, "Section 4.2, Figure 4, Section 5")
 
 @dataclass(frozen=True)
 class Experiment:
-    """One trained model of 003: noise multiplier, epochs, the printed epsilon at delta = 1e-5 and how it was computed."""
+    """One trained model of Bu et al. 2020: noise multiplier, epochs, the printed epsilon at delta = 1e-5 and how it was computed."""
 
     id: str
     sigma: float
@@ -125,7 +125,7 @@ def audit_experiment(e: Experiment) -> AuditResult:
         rdp = rdp_upper(e.sigma, e.steps(up=True))
         # the fine-grid lower bounds cost seconds: only where the upper bound does not settle the claim
         lo = None if up <= e.eps_printed else lower_bounds(e.sigma, e.steps(up=False), e.eps_printed)
-    title = f"003 Fig. 4: sigma = {e.sigma}, {e.epochs} epochs gives ({e.eps_printed}, 1e-5)-DP by the {e.method}"
+    title = f"Bu et al. 2020, Fig. 4: sigma = {e.sigma}, {e.epochs} epochs gives ({e.eps_printed}, 1e-5)-DP by the {e.method}"
     cx = {"sigma": repr(e.sigma), "sample_rate": "256/60000", "epochs": str(e.epochs),
           "steps": f"{e.steps(False)}..{e.steps(True)}", "delta": "1e-05"}
     extra: dict[str, Any] = {
@@ -159,7 +159,7 @@ def audit_recalibration(ma: Experiment, clt: Experiment, ma_res: AuditResult, cl
     lo_clt = float(clt_res.extra.get("eps_lower", 0.0))  # absent when the CLT model held: eps >= 0
     rid = clt.id.replace("_clt", "_same_privacy")
     base: dict[str, Any] = dict(id=rid, kind="experiment", source=_SRC.cite(),
-                title=f"003: sigma~ = {clt.sigma} (CLT) gives the same privacy as sigma = {ma.sigma} (MA) with less noise",
+                title=f"Bu et al. 2020: sigma~ = {clt.sigma} (CLT) gives the same privacy as sigma = {ma.sigma} (MA) with less noise",
                 statement=f"eps(sigma~ = {clt.sigma}) <= eps(sigma = {ma.sigma}) at delta = 1e-5, {ma.epochs} epochs")
     extra = {"origin": "paper", "quote": _SAME + "; " + clt.quote, "eps_ma_model_upper": up_ma, "eps_clt_model_lower": lo_clt}
     cx = {"sigma": repr(ma.sigma), "sigma_tilde": repr(clt.sigma), "epochs": str(ma.epochs), "sample_rate": "256/60000"}
