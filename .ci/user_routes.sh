@@ -21,6 +21,14 @@ python -m venv "$work/bare"
   bash -c "$first"
   test -s symdp-report/audit.html && test -s symdp-report/audit.json
   echo "-- (a) ok: symdp-report/audit.html written ($((SECONDS - t0)) s with the install)"
+  # the other commands on the core dependencies alone (no torch, no peers) in the same bare venv
+  python -c 'import importlib.util as u, sys; bad = [m for m in ("torch", "prv_accountant", "dp_accounting", "opacus") if u.find_spec(m)]; sys.exit(bool(bad) and print("not bare:", bad))'
+  symdp account -s 1.1 -q 0.004 -T 2000 -d 1e-5 > /dev/null
+  symdp calibrate --target-epsilon 2 --delta 1e-5 --sample-rate 0.01 --steps 1000 > /dev/null
+  symdp derive he2021.lemma_kl --series epsilon --at 0 --order 4 > /dev/null
+  symdp codegen --check > /dev/null
+  symdp sweep --sigma 0.8,1.2 --q 0.01 --steps 100 --delta 1e-5 --out "$work/bare-sweep.csv" --quiet > /dev/null
+  echo "-- (a) ok: account, calibrate, derive, codegen --check and sweep run on the core dependencies"
 )
 echo "-- (b) the wheel in a fresh venv, from an empty directory"
 python -m pip wheel -q --no-deps -w "$work/dist" .
