@@ -22,17 +22,17 @@ epsilon**2/2
 from __future__ import annotations
 
 import re
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import sympy as sp
 
-from .errors import InvalidParameterError, SymdpError
+from . import limits as _limits
+from .errors import InvalidParameterError
+from .limits import TimeLimitExceeded
 from .theorem import Kind, Theorem
 
 __all__ = [
@@ -48,98 +48,26 @@ DEFAULT_TIMEOUT = 10.0
 MAX_ORDER = 20
 
 
-class AsymptoticsTimeout(SymdpError, TimeoutError):
+class AsymptoticsTimeout(TimeLimitExceeded):
     """A SymPy computation ran past its time limit (the answer is "unknown")."""
 
 
 # ---------------------------------------------------------------------------------------------- limits
-def _on_alarm(signum: int, frame: Any) -> None:
-    raise AsymptoticsTimeout("time limit reached")
-
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
+# the one time-limit module (symdp.limits) with this module's exception
+def time_limit(seconds: float) -> AbstractContextManager[None]:
     """Raise :class:`AsymptoticsTimeout` after ``seconds`` (main thread: ``SIGALRM``; elsewhere
     no signal is available and :func:`limited` runs the work in a subprocess instead)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    prev = signal.getitimer(signal.ITIMER_REAL)[0]
-    if prev > 0 and prev < seconds:  # an outer limit ends first: it stays in charge
-        yield
-        return
-    old = signal.signal(signal.SIGALRM, _on_alarm)
-    start = time.monotonic()
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-        if prev > 0:  # an outer limit was running: re-arm what is left of it
-            signal.setitimer(signal.ITIMER_REAL, max(prev - (time.monotonic() - start), 1e-3))
-
-
-_IN_CHILD = False
-
-
-def _soft(fn: Callable[..., R], args: tuple[Any, ...], seconds: float) -> R:
-    try:
-        with time_limit(seconds):
-            return fn(*args)
-    except RecursionError as exc:
-        raise AsymptoticsTimeout("recursion limit reached") from exc
+    return _limits.time_limit(seconds, error=AsymptoticsTimeout)
 
 
 def limited(fn: Callable[..., R], *args: Any, seconds: float = DEFAULT_TIMEOUT) -> R:
     """``fn(*args)`` within ``seconds``, or raise :class:`AsymptoticsTimeout`.
 
-    The call runs in a forked child process that is killed at the limit: a ``SIGALRM`` alone
-    cannot stop SymPy inside a long C-level big-number operation (seen: minutes in ``erfc`` of a
-    huge argument).  Inside that child, nested calls use ``SIGALRM`` only.  Where ``fork`` is not
-    available the call runs in this process under ``SIGALRM`` (main thread) or unguarded."""
-    import multiprocessing as mp
-    import pickle
-
-    if _IN_CHILD or "fork" not in mp.get_all_start_methods():
-        if threading.current_thread() is threading.main_thread():
-            return _soft(fn, args, seconds)
-        return fn(*args)
-    ctx = mp.get_context("fork")
-    recv, send = ctx.Pipe(duplex=False)
-
-    def child() -> None:
-        global _IN_CHILD
-        _IN_CHILD = True
-        try:
-            res: tuple[str, Any] = ("ok", _soft(fn, args, seconds))
-        except BaseException as exc:  # noqa: BLE001 - shipped back to the parent and re-raised there
-            res = ("err", exc)
-        try:
-            data = pickle.dumps(res)
-        except Exception as exc:  # noqa: BLE001 - an unpicklable result or exception
-            data = pickle.dumps(("err", SymdpError(f"{type(exc).__name__}: {exc}")))
-        send.send_bytes(data)
-        send.close()
-
-    proc = ctx.Process(target=child, daemon=True)
-    proc.start()
-    send.close()
-    try:
-        if not recv.poll(seconds + 1.0):
-            raise AsymptoticsTimeout("time limit reached")
-        try:
-            kind, val = pickle.loads(recv.recv_bytes())
-        except EOFError as exc:
-            raise AsymptoticsTimeout("the computation ended without an answer") from exc
-    finally:
-        recv.close()
-        if proc.is_alive():
-            proc.kill()
-        proc.join(1.0)
-    if kind == "err":
-        raise val
-    return val
+    The call runs in a forked child process that is killed at the limit (:func:`symdp.limits.run_limited`):
+    a ``SIGALRM`` alone cannot stop SymPy inside a long C-level big-number operation (seen: minutes in
+    ``erfc`` of a huge argument).  Inside that child, nested calls use ``SIGALRM`` only.  Where ``fork``
+    is not available the call runs in this process under ``SIGALRM`` (main thread) or unguarded."""
+    return _limits.run_limited(fn, *args, seconds=seconds, error=AsymptoticsTimeout)
 
 
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
@@ -202,7 +130,7 @@ def _lim(e: sp.Expr, v: sp.Symbol, p0: sp.Expr, seconds: float) -> sp.Expr | Non
         return sp.limit(e, v, p0, dir="+")
 
     try:
-        out = _soft(run, (), seconds) if _IN_CHILD else limited(run, seconds=seconds)
+        out = limited(run, seconds=seconds)
     except (AsymptoticsTimeout, NotImplementedError, ValueError, TypeError, sp.PoleError, AttributeError,
             ZeroDivisionError, RecursionError):
         return None
@@ -374,7 +302,7 @@ def rate(expr: sp.Expr, var: sp.Symbol | str, at: Any = "oo", *, seconds: float 
     v = _var(expr, var)
     if p0 not in (sp.oo, sp.S.Zero):
         raise InvalidParameterError(f"at={sp.sstr(p0)} is not supported by rate(); allowed: oo, 0")
-    if _IN_CHILD:
+    if _limits.in_limited_child():
         return _rate_impl(expr, v, p0, seconds)
     try:
         return limited(_rate_impl, expr, v, p0, seconds, seconds=seconds + 2.0)

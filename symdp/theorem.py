@@ -297,7 +297,7 @@ class Theorem:
         """Notebook rendering as HTML: id, title, source, and the statement as MathML (latex2mathml)."""
         import html as _html
 
-        from .audit.report import math_html
+        from .rendering import math_html
 
         hyps = self._hypotheses_latex()
         body = math_html(self.latex() + (f" \\quad \\text{{for }} {hyps}" if hyps else ""))

@@ -30,7 +30,7 @@ A theorem file declares its symbols and one or more theorems::
     eps = "T*epsilon"
     delta = "T*delta"
 
-Every expression goes through :func:`symdp.audit.parser.parse_expression` (a
+Every expression goes through :func:`symdp.parsing.parse_expression` (a
 whitelist over :mod:`ast`; no ``eval``, ``exec`` or ``sympify``).  A symbol
 whose name and range match one of :mod:`symdp.symbols` (``epsilon``,
 ``delta``, ``T``, ``sigma``, ``q``, ...) *is* that canonical symbol, so user
@@ -119,7 +119,7 @@ def _text(th: dict[str, Any], key: str, where: str, *, required: bool = True, de
 
 
 def _prop(raw: Any, syms: dict[str, sp.Symbol], where: str) -> P.Prop:
-    from .audit.parser import parse_expression
+    from .parsing import parse_expression
 
     if not isinstance(raw, dict):
         raise ClaimFileError(f"{where}: expected a table with property = \"ApproxDP\" and its parameters")
@@ -147,7 +147,7 @@ def loads(text: str, *, where: str = "theorem file") -> list[ParsedTheorem]:
     """Parse theorem-file text (see the module docstring)."""
     import tomllib
 
-    from .audit.parser import parse_expression, parse_relation
+    from .parsing import parse_expression, parse_relation
 
     if len(text.encode("utf-8", "replace")) > MAX_BYTES:
         raise ClaimFileError(f"{where}: larger than {MAX_BYTES} bytes")

@@ -360,5 +360,5 @@ def test_no_eval_exec_parse_expr_or_pickle_in_the_package():
 
 #: modules allowed to import pickle, and why (never on a file or on user data)
 PICKLE_OK = {
-    "asymptotics.py": "IPC with its own forked child (time-limited SymPy call): only the child's result is unpickled",
+    "limits.py": "IPC with its own forked child (run_limited): only the child's result is unpickled",
 }

@@ -40,8 +40,8 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from ..validation import check_int, check_probability, check_real
-from . import rdp as _rdp
 from ._kernels import _kernel
+from .rdp_curves import rdp_deltas, rdp_epsilons
 from .result import ACCOUNTANTS as ACCOUNTANTS
 from .result import CLT_WARNING as CLT_WARNING
 from .result import IDS as IDS
@@ -66,43 +66,11 @@ from .tight import _initial_h as _initial_h
 from .tight import _n_workers as _n_workers
 from .tight import _rdp_guess as _rdp_guess
 from .tight import _rdp_guesses as _rdp_guesses
+from .tight import _step_eps as _step_eps
 from .tight import _tight_checked as _tight_checked
 from .tight import _tight_chunk as _tight_chunk
 from .tight import _tight_map as _tight_map
 from .tight import _tight_one as _tight_one
-
-
-# ---------------------------------------------------------------- RDP
-def _rdp_curve(segs: list[Segment], orders: np.ndarray, sampling: str) -> np.ndarray:
-    tot = np.zeros(len(orders))
-    fn = _rdp.wor_rdp if sampling == "without_replacement" else _rdp.sgm_rdp
-    for s, qq, T in segs:
-        if T:
-            tot = tot + T * fn(noise_multiplier=s, sample_rate=qq, orders=orders)
-    return tot
-
-
-def _rdp_curve_fn(cfgs: list[list[Segment]], sampling: str) -> Any:
-    """``curve(orders, rows)`` for :func:`rdp.epsilon_for_curves`: composed RDP of the configs ``rows`` (deduplicated)."""
-    def curve(orders: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        keys: dict[tuple[Segment, ...], int] = {}
-        inv = [keys.setdefault(tuple(cfgs[int(i)]), len(keys)) for i in rows]
-        uniq = [list(k) for k in keys]
-        return _rdp_batch(uniq, orders, sampling)[np.array(inv, dtype=np.int64)]
-    # Poisson sampling: integer values exact (within rdp._LOWER_SLACK), so convexity prunes orders (rdp._ladder)
-    curve.exact_convex = sampling != "without_replacement"  # type: ignore[attr-defined]
-    return curve
-
-
-def _rdp_batch(cfgs: list[list[Segment]], orders: np.ndarray, sampling: str) -> np.ndarray:
-    """Composed RDP curves (n_configs, n_orders); single-segment configs vectorised with deduplication."""
-    if all(len(c) == 1 for c in cfgs):
-        arr = np.array([c[0] for c in cfgs], dtype=float).reshape(-1, 3)
-        pairs, inv = np.unique(arr[:, :2], axis=0, return_inverse=True)
-        fn = _rdp.wor_rdp if sampling == "without_replacement" else _rdp.sgm_rdp
-        per = fn(noise_multiplier=pairs[:, 0], sample_rate=pairs[:, 1], orders=orders)
-        return arr[:, 2:3] * per[inv.ravel()]
-    return np.stack([_rdp_curve(c, orders, sampling) for c in cfgs])
 
 
 # ---------------------------------------------------------------- CLT
@@ -113,20 +81,6 @@ def _clt_mu(segs: list[Segment]) -> float:
 
 
 # ---------------------------------------------------------------- composition theorems
-def _step_eps(s: float, qq: float, d0: np.ndarray) -> np.ndarray:
-    """Per-step epsilon at delta0 (one step, both directions; an upper bound: the tight PLD, RDP where it cannot answer)."""
-    key = (s, qq, tuple(np.asarray(d0, dtype=float).ravel().tolist()))
-    if key not in _STEP_EPS_CACHE:
-        if len(_STEP_EPS_CACHE) > 4096:
-            _STEP_EPS_CACHE.clear()
-        vals, _, _, _ = _tight_checked([(s, qq, 1)], np.asarray(d0, dtype=float), None, None)
-        _STEP_EPS_CACHE[key] = vals
-    return _STEP_EPS_CACHE[key]
-
-
-_STEP_EPS_CACHE: dict[tuple[float, float, tuple[float, ...]], np.ndarray] = {}
-
-
 def _composition(acc: str, segs: list[Segment], deltas: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
     """Composition theorem of the sources applied to the exact per-step (eps0, delta0) of one DP-SGD step.
 
@@ -233,10 +187,7 @@ def epsilon(
         ords = None if orders is None else np.asarray(check_real("orders", orders, 1.0, lo_open=True), dtype=float).ravel()
         rows = [c for c, x in cfg_d for _ in x]
         dd = np.concatenate([x for _, x in cfg_d])
-        e, o = _rdp.epsilon_for_curves(_rdp_curve_fn(rows, sampling), dd, len(rows), ords)
-        eps_out = np.asarray(e, dtype=float).ravel()
-        no_steps = np.array([sum(T for *_, T in c) == 0 for c in rows])
-        eps_out = np.where(no_steps, 0.0, eps_out)
+        eps_out, o = rdp_epsilons(rows, dd, sampling, ords)
         n = eps_out.size
         err_out = np.full(n, np.nan)
         details["optimal_order"] = o
@@ -348,8 +299,7 @@ def delta(
         ords = None if orders is None else np.asarray(check_real("orders", orders, 1.0, lo_open=True), dtype=float).ravel()
         rows = [c for c, x in cfg_e for _ in x]
         ee = np.concatenate([x for _, x in cfg_e])
-        dv, o = _rdp.delta_for_curves(_rdp_curve_fn(rows, sampling), ee, len(rows), ords)
-        out = np.where(np.array([sum(T for *_, T in c) for c in rows]) == 0, 0.0, dv)
+        out, o = rdp_deltas(rows, ee, sampling, ords)
         details["optimal_order"] = o
         err = np.full(out.shape, np.nan)
         vkey = "rdp_wor" if sampling == "without_replacement" else "rdp"

@@ -19,6 +19,7 @@ from ..validation import check_int
 from . import pld as _pld
 from . import rdp as _rdp
 from ._kernels import _kernel
+from .rdp_curves import rdp_deltas, rdp_epsilons
 from .result import Segment
 
 # ---------------------------------------------------------------- tight
@@ -215,8 +216,6 @@ def _tight_checked(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.
     as the fourth element (``AccountingResult.fallback``).  For delta queries the RDP delta also
     replaces a PLD delta that it undercuts (both are upper bounds; the smaller is kept).
     """
-    from .api import delta, epsilon  # the RDP accountant's answer (function level: api imports this module)
-
     reason = None
     try:
         vals, est, det = _tight_one(segs, deltas, epsilons, h, guess)
@@ -233,13 +232,14 @@ def _tight_checked(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.
             floor = det.get("roundoff_added", 0.0) + det.get("tail_mass_added", 0.0)
             reason = (f"the tight PLD accountant's round-off/tail floor ({floor:.3g}) is not below the asked delta "
                       f"({float(np.min(deltas[bad])):.3g})")
-        r = epsilon(schedule=segs, delta=deltas[bad], accountant="rdp")
+        db = deltas[bad]
+        r_eps, _ = rdp_epsilons([segs] * len(db), db, "poisson", None)  # the RDP accountant's answer
         vals = vals.copy()
-        vals[bad] = np.asarray(r.epsilon, dtype=float).ravel()
+        vals[bad] = r_eps
     else:
         assert epsilons is not None
-        r = delta(schedule=segs, epsilon=epsilons, accountant="rdp")
-        dr = np.asarray(r.delta, dtype=float).ravel()
+        dr, _ = rdp_deltas([segs] * len(epsilons), epsilons, "poisson", None)  # the RDP accountant's answer
+        dr = np.asarray(dr, dtype=float).ravel()
         use = bad | (dr < vals)
         if not use.any():
             return vals, est, det, None
@@ -361,3 +361,16 @@ def _tight_map(jobs: list[TightJob], h: float | None, workers: int) -> list[Tigh
     return res
 
 
+# ---------------------------------------------------------------- one step (composition theorems, user theorems)
+def _step_eps(s: float, qq: float, d0: np.ndarray) -> np.ndarray:
+    """Per-step epsilon at delta0 (one step, both directions; an upper bound: the tight PLD, RDP where it cannot answer)."""
+    key = (s, qq, tuple(np.asarray(d0, dtype=float).ravel().tolist()))
+    if key not in _STEP_EPS_CACHE:
+        if len(_STEP_EPS_CACHE) > 4096:
+            _STEP_EPS_CACHE.clear()
+        vals, _, _, _ = _tight_checked([(s, qq, 1)], np.asarray(d0, dtype=float), None, None)
+        _STEP_EPS_CACHE[key] = vals
+    return _STEP_EPS_CACHE[key]
+
+
+_STEP_EPS_CACHE: dict[tuple[float, float, tuple[float, ...]], np.ndarray] = {}

@@ -43,8 +43,8 @@ def epsilon_from_theorem(accountant: Any, *, noise_multiplier: Any, sample_rate:
     from ..library.implications import implication
     from ..theorem import Kind, Theorem, Verdict
     from ..validation import check_int, check_probability, check_real
-    from .api import AccountingResult
-    from .api import epsilon as _epsilon
+    from .result import AccountingResult
+    from .tight import _step_eps
 
     th = _resolve(accountant)
     imp = implication(th.id)
@@ -83,7 +83,8 @@ def epsilon_from_theorem(accountant: Any, *, noise_multiplier: Any, sample_rate:
     for frac in (0.1, 0.25, 0.5, 0.75, 0.9):
         dt, d0 = frac * target, (1 - frac) * target / T
         for _shrink in range(8):
-            e0 = float(_epsilon(noise_multiplier=s, sample_rate=qq, steps=1, delta=d0, accountant="tight").epsilon)
+            check_probability("delta", d0)  # as the tight accountant's own entry point checks it
+            e0 = float(_step_eps(s, qq, np.array([d0]))[0])  # one step, tight (RDP where the PLD cannot answer)
             vals = {e_var.name: max(e0, 1e-300), d_var.name: d0, "T": float(T), "deltatilde": dt}
             e = call("eps", vals)
             dp = call("delta", vals)

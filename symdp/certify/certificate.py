@@ -461,7 +461,7 @@ def to_html(markdown: str, outdir: Path, images: Sequence[str]) -> str:
         if line.startswith("!["):
             continue
         if line.startswith("$$") and line.rstrip().endswith("$$") and len(line.strip()) > 4:
-            from ..audit.report import math_html
+            from ..rendering import math_html
 
             body.append(math_html(line.strip()[2:-2].strip()))
             continue

@@ -12,13 +12,13 @@ finders and the generated inverses of closed-form privacy curves.
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable
 from functools import cache, lru_cache
 from importlib import resources
 
 from ..errors import InvalidParameterError, SymdpError
+from .kernels import load_generated
 
 __all__ = ["kernel", "manifest", "BACKENDS", "SIDES"]
 
@@ -77,14 +77,5 @@ def _kernel(theorem_id: str, backend: str, side: str) -> Callable:
     if info is None:
         reason = entry.get("skipped", {}).get(side, f"no {side} kernel")
         raise SymdpError(f"no generated {side} kernel for {theorem_id!r}: {reason}")
-    modname = "symdp.generated." + info["files"][backend][:-3]
-    try:
-        mod = importlib.import_module(modname)
-        fn = getattr(mod, info["name"])
-        stored = mod.HASHES[info["name"]]
-    except (ImportError, AttributeError, KeyError) as exc:
-        raise SymdpError(f"generated kernel {info['name']} missing from {modname}; {_RERUN}") from exc
-    current = th.expr_hash()
-    if stored != current:
-        raise SymdpError(f"generated kernel for {theorem_id!r} is stale (hash {stored} != {current}); {_RERUN}")
-    return fn
+    return load_generated("symdp.generated." + info["files"][backend][:-3], info["name"], th.expr_hash(),
+                          f"for {theorem_id!r}")

@@ -15,15 +15,14 @@ from __future__ import annotations
 import importlib
 import json
 import keyword
-import signal
 from collections.abc import Iterable, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import sympy as sp
 
 from .. import _paths
+from ..limits import time_limit
 from ..theorem import Kind, Theorem
 from .functions import to_elementary
 from .printers import BACKENDS, UnsupportedExpression, print_block, print_expr
@@ -100,26 +99,6 @@ def library_groups() -> list[tuple[str, list[Theorem]]]:
     return [(m, groups[m]) for m in order]
 
 
-@contextmanager
-def _time_limit(seconds: int):
-    """Raise TimeoutError after ``seconds`` (main thread only; elsewhere no limit)."""
-    try:
-        old = signal.signal(signal.SIGALRM, _raise_timeout)
-    except ValueError:  # not in the main thread
-        yield
-        return
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
-def _raise_timeout(signum, frame):
-    raise TimeoutError
-
-
 def _expand_sums(expr: sp.Expr) -> sp.Expr:
     """Expand Sum/Product over numeric ranges; raise UnsupportedExpression otherwise."""
     def expand(e):
@@ -175,7 +154,7 @@ def _degenerate_guards(th: Theorem, expr: sp.Expr, stable: sp.Expr) -> tuple[sp.
         if not at.has(sp.nan, sp.zoo):
             continue  # the stable form is defined there: no branch needed
         try:
-            with _time_limit(10):
+            with time_limit(10):  # TimeLimitExceeded is a TimeoutError
                 lim = sp.limit(expr, s, val, "+" if val == 0 else "-")
         except (TimeoutError, NotImplementedError, ValueError):
             continue
@@ -362,7 +341,7 @@ def accounting_meta(p: Plan) -> str:
     Written with the kernels, so ``symdp codegen --check`` fails when a kernel, a statement or a
     verdict changed without regenerating; :mod:`symdp.accountants._kernels` reads only this file.
     """
-    from ..verify.ledger import load_ledger
+    from ..ledger_json import load_ledger
 
     ledger = load_ledger()
     entries: dict[str, dict] = {}

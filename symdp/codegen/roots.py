@@ -204,7 +204,7 @@ def _kernel_and_names(theorem_id: str, backend: str) -> tuple[Callable[..., Any]
     ``symdp codegen --check``) are served from it without building the library or importing SymPy (the
     accountants' runtime path, e.g. the exact Gaussian profile at q = 1); others through the library.
     """
-    from ..accountants._kernels import _entry, _kernel
+    from .kernels import _entry, _kernel
 
     e = _entry(theorem_id)
     k = e.get("kernel") if e is not None else None
@@ -217,8 +217,8 @@ def _kernel_and_names(theorem_id: str, backend: str) -> tuple[Callable[..., Any]
 
 
 def _gdp_entry() -> tuple[str, list[str]]:
-    from ..accountants._kernels import _entry
     from ..errors import UnknownTheoremError
+    from .kernels import _entry
 
     for tid in GDP_IDS:  # the data file first (no SymPy), then the library
         e = _entry(tid)

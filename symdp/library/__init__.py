@@ -48,7 +48,7 @@ def _load() -> dict[str, Theorem]:
 
 
 def _with_evidence(th: Theorem) -> Theorem:
-    from ..verify.ledger import evidence_for  # local import: verify is a consumer
+    from ..ledger_json import evidence_for  # the ledger read as plain JSON (below the library)
 
     ev = evidence_for(th)
     return th.with_evidence(ev) if ev is not None else th

@@ -5,13 +5,11 @@ Imports nothing from the rungs, the oracles or the dispatcher (see :mod:`symdp.v
 
 from __future__ import annotations
 
-import signal
-import threading
-import time
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import limits as _limits
 from ..theorem import Evidence, Theorem, Verdict
 
 #: sampling ranges for symbols the entry gives no domain for (by canonical name)
@@ -118,36 +116,13 @@ class Timeout(BaseException):  # not an Exception: generic handlers must not swa
     pass
 
 
-_DEADLINES: list[float] = []  # absolute monotonic deadlines of the active time_limit blocks (nested)
+def time_limit(seconds: float) -> AbstractContextManager[None]:
+    """SIGALRM-based wall-clock limit raising :class:`Timeout` (main thread only; elsewhere no limit).
 
-
-@contextmanager
-def time_limit(seconds: float):
-    """SIGALRM-based wall-clock limit (main thread only; elsewhere no limit).
-
-    Nests: an inner block fires at the earlier of its own and the outer
-    deadline, and restores the outer timer on exit.
+    Nests: an inner block fires at the earlier of its own and the outer deadline, and restores the
+    outer timer on exit (the one time-limit module, :func:`symdp.limits.time_limit`).
     """
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
-        yield
-        return
-    now = time.monotonic()
-    deadline = min([now + seconds] + _DEADLINES)
-
-    def handler(signum, frame):
-        raise Timeout()
-
-    old = signal.signal(signal.SIGALRM, handler)
-    _DEADLINES.append(deadline)
-    signal.setitimer(signal.ITIMER_REAL, max(deadline - now, 1e-3))
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        _DEADLINES.pop()
-        signal.signal(signal.SIGALRM, old)
-        if _DEADLINES:
-            signal.setitimer(signal.ITIMER_REAL, max(_DEADLINES[-1] - time.monotonic(), 1e-3))
+    return _limits.time_limit(seconds, error=Timeout)
 
 
 #: wall-clock budget per entry in seconds (default, deep)

@@ -601,7 +601,7 @@ def certificate(id: str, hash_: str, g: sp.Expr, res: IntervalResult, *, strict:
 def replay(cert: dict) -> tuple[bool, str]:
     """Re-check a certificate: rebuild the leaves from the split tree (so they cover the box) and re-enclose,
     on each leaf, ``g`` (goal leaves) or the named hypothesis (outside leaves, which must be certainly false)."""
-    from ..audit.parser import parse_srepr  # srepr read without eval: a certificate may come from anyone's report
+    from ..parsing import parse_srepr  # srepr read without eval: a certificate may come from anyone's report
 
     g = parse_srepr(cert["g"], where="certificate g")
     hyps = [Hyp(parse_srepr(h["d"], where="certificate hypothesis"), bool(h["strict"]), h.get("text", ""))

@@ -1,52 +1,21 @@
-"""The verdict ledger: ``proofs/ledger.json`` read back as :class:`Evidence` per entry.
+"""The verdict ledger: writing ``proofs/ledger.json``, ``LEDGER.md`` and the certificates (only ``symdp
+verify`` calls these), and replaying the certificates.
 
-Written only by ``symdp verify``; read by the library (``Theorem.status``), the
-audit and the accountants (an output carries the verdict of the theorem it
-rests on).
+Reading the ledger (as plain JSON, and as :class:`~symdp.theorem.Evidence` per entry) lives below, in
+:mod:`symdp.ledger_json`, so the library, codegen and the accountants read verdicts without importing
+the verifier; its names are re-exported here.
 """
 
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..theorem import Evidence, Theorem, Verdict
-
-
-def proofs_dir() -> Path:
-    """``proofs/`` of the source tree when running from a checkout, else the copy shipped in the wheel (read-only)."""
-    from .._paths import shipped_proofs
-
-    return shipped_proofs()
-
-
-@lru_cache(maxsize=1)
-def load_ledger() -> dict[str, dict[str, Any]]:
-    path = proofs_dir() / "ledger.json"
-    if not path.exists():
-        return {}
-    data = json.loads(path.read_text())
-    entries = data["entries"] if isinstance(data, dict) else data
-    return {e["id"]: e for e in entries}
-
-
-def evidence_for(th: Theorem) -> Evidence | None:
-    """Evidence recorded for this entry, or None; stale entries (statement hash changed) are ignored."""
-    e = load_ledger().get(th.id)
-    if e is None or (e.get("hash") and e["hash"] != th.expr_hash()):
-        return None
-    cx = e.get("counterexample")
-    return Evidence(
-        verdict=Verdict(e["verdict"]),
-        rung=e.get("rung"),
-        detail=e.get("evidence", "") if isinstance(e.get("evidence"), str) else json.dumps(e.get("evidence")),
-        certificate=e.get("certificate"),
-        counterexample=tuple((str(k), str(v)) for k, v in cx.items()) if isinstance(cx, dict) else None,
-        cases=e.get("cases"),
-    )
-
+from ..ledger_json import evidence_for as evidence_for
+from ..ledger_json import load_ledger as load_ledger
+from ..ledger_json import load_ledger_file as load_ledger_file
+from ..ledger_json import proofs_dir as proofs_dir
 
 # ---------------------------------------------------------------------------
 # writing (only `symdp verify` calls these) and replay
@@ -96,15 +65,6 @@ def write_ledger(results: list, *, full: bool, root: Path | None = None) -> Path
     atomic_write_text(root / "LEDGER.md", ledger_markdown(entries))
     load_ledger.cache_clear()
     return root / "ledger.json"
-
-
-def load_ledger_file(root: Path | None = None) -> dict[str, dict[str, Any]]:
-    path = (root or proofs_dir()) / "ledger.json"
-    if not path.exists():
-        return {}
-    data = json.loads(path.read_text())
-    entries = data["entries"] if isinstance(data, dict) else data
-    return {e["id"]: e for e in entries}
 
 
 def _md(s: Any) -> str:

@@ -1,0 +1,63 @@
+"""RDP of DP-SGD configurations (lists of ``(sigma, q, steps)`` segments): the composed Renyi DP curves
+(single-segment batches vectorised and deduplicated) and the RDP accountant's epsilon(delta) and
+delta(epsilon) of each configuration, as :func:`.api.epsilon` / :func:`.api.delta` report them with
+``accountant="rdp"``.  Also the rigorous fallback of the tight accountant (:mod:`.tight`), which is why
+it sits below both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import rdp as _rdp
+from .result import Segment
+
+
+def _rdp_curve(segs: list[Segment], orders: np.ndarray, sampling: str) -> np.ndarray:
+    tot = np.zeros(len(orders))
+    fn = _rdp.wor_rdp if sampling == "without_replacement" else _rdp.sgm_rdp
+    for s, qq, T in segs:
+        if T:
+            tot = tot + T * fn(noise_multiplier=s, sample_rate=qq, orders=orders)
+    return tot
+
+
+def _rdp_curve_fn(cfgs: list[list[Segment]], sampling: str) -> Any:
+    """``curve(orders, rows)`` for :func:`rdp.epsilon_for_curves`: composed RDP of the configs ``rows`` (deduplicated)."""
+    def curve(orders: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        keys: dict[tuple[Segment, ...], int] = {}
+        inv = [keys.setdefault(tuple(cfgs[int(i)]), len(keys)) for i in rows]
+        uniq = [list(k) for k in keys]
+        return _rdp_batch(uniq, orders, sampling)[np.array(inv, dtype=np.int64)]
+    # Poisson sampling: integer values exact (within rdp._LOWER_SLACK), so convexity prunes orders (rdp._ladder)
+    curve.exact_convex = sampling != "without_replacement"  # type: ignore[attr-defined]
+    return curve
+
+
+def _rdp_batch(cfgs: list[list[Segment]], orders: np.ndarray, sampling: str) -> np.ndarray:
+    """Composed RDP curves (n_configs, n_orders); single-segment configs vectorised with deduplication."""
+    if all(len(c) == 1 for c in cfgs):
+        arr = np.array([c[0] for c in cfgs], dtype=float).reshape(-1, 3)
+        pairs, inv = np.unique(arr[:, :2], axis=0, return_inverse=True)
+        fn = _rdp.wor_rdp if sampling == "without_replacement" else _rdp.sgm_rdp
+        per = fn(noise_multiplier=pairs[:, 0], sample_rate=pairs[:, 1], orders=orders)
+        return arr[:, 2:3] * per[inv.ravel()]
+    return np.stack([_rdp_curve(c, orders, sampling) for c in cfgs])
+
+
+def rdp_epsilons(rows: list[list[Segment]], deltas: np.ndarray, sampling: str,
+                 orders: np.ndarray | None) -> tuple[np.ndarray, Any]:
+    """(epsilon of each config ``rows[i]`` at ``deltas[i]``, the optimal orders); 0 for a config of no steps."""
+    e, o = _rdp.epsilon_for_curves(_rdp_curve_fn(rows, sampling), deltas, len(rows), orders)
+    eps_out = np.asarray(e, dtype=float).ravel()
+    no_steps = np.array([sum(T for *_, T in c) == 0 for c in rows])
+    return np.where(no_steps, 0.0, eps_out), o
+
+
+def rdp_deltas(rows: list[list[Segment]], epsilons: np.ndarray, sampling: str,
+               orders: np.ndarray | None) -> tuple[np.ndarray, Any]:
+    """(delta of each config ``rows[i]`` at ``epsilons[i]``, the optimal orders); 0 for a config of no steps."""
+    dv, o = _rdp.delta_for_curves(_rdp_curve_fn(rows, sampling), epsilons, len(rows), orders)
+    return np.where(np.array([sum(T for *_, T in c) for c in rows]) == 0, 0.0, dv), o

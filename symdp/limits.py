@@ -1,0 +1,178 @@
+"""Time and memory limits: the one home of symdp's guards against computations that run away.
+
+Use it from anywhere (it is in the bottom layer: no SymPy, nothing of symdp but :mod:`symdp.errors`);
+codegen, the verifier and :mod:`symdp.asymptotics` do, and the calculus and the parsers may.
+
+* :func:`run_limited` -- ``run_limited(fn, *args, seconds=10, memory_mb=2048)`` runs ``fn(*args)`` in a
+  forked child process that is killed at the time limit and whose address space is capped at
+  ``memory_mb``; it returns the value (pickled back) or raises :class:`TimeLimitExceeded` /
+  :class:`MemoryLimitExceeded` (both :class:`~symdp.errors.SymdpError`, one-line messages).  An
+  exception raised by ``fn`` is re-raised here.  Use it where a ``SIGALRM`` cannot stop the work
+  (SymPy inside a long C-level big-number operation) or where memory can blow up.  Inside such a
+  child, nested calls run in the child under ``SIGALRM`` only.  Without ``fork`` (not Linux/macOS)
+  the call runs in this process under :func:`time_limit` (main thread) or unguarded.
+* :func:`time_limit` -- ``with time_limit(seconds):`` raises in the main thread when the block runs
+  past ``seconds`` (``SIGALRM``; elsewhere no limit, nothing is raised).  Blocks nest: each block
+  fires at the earlier of its own and every outer deadline, raising the exception of the block whose
+  deadline passed, and leaving an inner block re-arms the timer for what is left of the outer one.
+  ``error=`` picks the exception class (default :class:`TimeLimitExceeded`; the verifier uses a
+  ``BaseException`` that generic handlers cannot swallow).
+
+>>> run_limited(sum, [1, 2, 3], seconds=5)
+6
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from .errors import SymdpError
+
+R = TypeVar("R")
+
+#: seconds :func:`run_limited` allows by default
+DEFAULT_SECONDS = 10.0
+
+
+class LimitExceeded(SymdpError):
+    """A computation ran past a time or memory limit (its answer is "unknown", never a guess)."""
+
+
+class TimeLimitExceeded(LimitExceeded, TimeoutError):
+    """A computation ran past its time limit."""
+
+
+class MemoryLimitExceeded(LimitExceeded, MemoryError):
+    """A computation ran past its memory limit."""
+
+
+# ---------------------------------------------------------------------------------------------- SIGALRM
+#: (absolute monotonic deadline, exception class, seconds) of the active :func:`time_limit` blocks, outermost first
+_DEADLINES: list[tuple[float, type[BaseException], float]] = []
+
+
+def _arm(now: float) -> None:
+    signal.setitimer(signal.ITIMER_REAL, max(min(d[0] for d in _DEADLINES) - now, 1e-3))
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    _deadline, error, seconds = min(_DEADLINES, key=lambda d: d[0])  # the earliest deadline is the one that passed
+    raise error(f"time limit reached ({seconds:g} s)")
+
+
+@contextmanager
+def time_limit(seconds: float, *, error: type[BaseException] = TimeLimitExceeded) -> Iterator[None]:
+    """Raise ``error`` when the block runs past ``seconds`` (main thread only; elsewhere no limit)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+    now = time.monotonic()
+    old = signal.signal(signal.SIGALRM, _on_alarm)
+    _DEADLINES.append((now + float(seconds), error, float(seconds)))
+    _arm(now)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _DEADLINES.pop()
+        signal.signal(signal.SIGALRM, old)
+        if _DEADLINES:  # an outer limit is running: re-arm what is left of it
+            _arm(time.monotonic())
+
+
+# ---------------------------------------------------------------------------------------------- fork and kill
+_IN_CHILD = False
+
+
+def in_limited_child() -> bool:
+    """True inside the child process of :func:`run_limited` (nested limits there use ``SIGALRM`` only)."""
+    return _IN_CHILD
+
+
+def _soft(fn: Callable[..., R], args: tuple[Any, ...], seconds: float, error: type[BaseException]) -> R:
+    try:
+        with time_limit(seconds, error=error):
+            return fn(*args)
+    except RecursionError as exc:
+        raise error("recursion limit reached") from exc
+
+
+def _cap_memory(memory_mb: float | None) -> None:
+    if memory_mb is None:
+        return
+    import resource
+
+    cap = int(memory_mb * 2**20)
+    _soft_lim, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+
+def run_limited(fn: Callable[..., R], *args: Any, seconds: float = DEFAULT_SECONDS, memory_mb: float | None = None,
+                error: type[BaseException] = TimeLimitExceeded) -> R:
+    """``fn(*args)`` within ``seconds`` (and ``memory_mb`` MiB of address space, if given), or raise.
+
+    The time limit raises ``error`` (default :class:`TimeLimitExceeded`); running out of memory
+    raises :class:`MemoryLimitExceeded`.  ``fn``, ``args`` and the result cross a fork (the child
+    inherits them) and a pipe (the result is pickled), so the result must be picklable.
+    """
+    import multiprocessing as mp
+    import pickle
+
+    if seconds <= 0 or seconds != seconds:
+        raise ValueError(f"seconds={seconds!r} must be a positive number")
+    if _IN_CHILD or "fork" not in mp.get_all_start_methods():
+        if threading.current_thread() is threading.main_thread():
+            return _soft(fn, args, seconds, error)
+        return fn(*args)
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+
+    def child() -> None:
+        global _IN_CHILD
+        _IN_CHILD = True
+        try:
+            _cap_memory(memory_mb)
+            res: tuple[str, Any] = ("ok", _soft(fn, args, seconds, error))
+        except MemoryError:
+            res = ("err", MemoryLimitExceeded(f"memory limit reached ({memory_mb:g} MiB)" if memory_mb
+                                              else "out of memory"))
+        except BaseException as exc:  # noqa: BLE001 - shipped back to the parent and re-raised there
+            res = ("err", exc)
+        try:
+            data = pickle.dumps(res)
+        except Exception as exc:  # noqa: BLE001 - an unpicklable result or exception
+            data = pickle.dumps(("err", SymdpError(f"{type(exc).__name__}: {exc}")))
+        send.send_bytes(data)
+        send.close()
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    send.close()
+    try:
+        if not recv.poll(seconds + 1.0):
+            raise error(f"time limit reached ({seconds:g} s)")
+        try:
+            kind, val = pickle.loads(recv.recv_bytes())
+        except EOFError as exc:  # the child died (killed, out of memory in C code) before answering
+            if memory_mb is not None:
+                raise MemoryLimitExceeded(f"the computation ended without an answer (memory limit {memory_mb:g} MiB)") from exc
+            raise error("the computation ended without an answer") from exc
+    finally:
+        recv.close()
+        if proc.is_alive():
+            proc.kill()
+        proc.join(1.0)
+    if kind == "err":
+        raise val
+    return val  # type: ignore[no-any-return,unused-ignore]
+
+
+__all__ = ["DEFAULT_SECONDS", "LimitExceeded", "MemoryLimitExceeded", "TimeLimitExceeded", "in_limited_child", "run_limited",
+           "time_limit"]
