@@ -5,7 +5,6 @@ page (mathematics as MathML, made offline by ``latex2mathml``).  What is rendere
 
 from __future__ import annotations
 
-import base64
 import html
 import os
 import re
@@ -13,26 +12,22 @@ from pathlib import Path
 from typing import Any
 
 from .._io import atomic_write_text
+from ..rendering import math_html as math_html
 from .citations import citation
-from .result import (
+from .finding import (
+    _HTML_COLORS,
     VERDICT_LEGEND,
     VERDICTS,
     AuditResult,
     _how,
-    _short,
-    _source_key,
-    clean_text,
-    counts,
-    counts_by_source,
-    findings,
-    optional,
+    _md_escape,
+    finding_html,
+    finding_markdown,
     source_line,
-    summary,
-    value_labels,
 )
+from .result import _source_key, counts, counts_by_source, findings, summary
 
 _COLORS = {"HOLDS": "green", "FAILS": "red", "PARTIAL": "yellow", "UNDECIDED": "bright_black"}
-_HTML_COLORS = {"HOLDS": "#1b7f3b", "FAILS": "#b3261e", "PARTIAL": "#a86b00", "UNDECIDED": "#666"}
 
 
 # ---------------------------------------------------------------------------- terminal
@@ -85,10 +80,6 @@ def _error_groups(results: list[AuditResult]) -> list[Any]:
 
 
 # ---------------------------------------------------------------------------- Markdown
-def _md_escape(s: str) -> str:
-    return s.replace("|", "\\|").replace("\n", " ")
-
-
 def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: dict[str, Any] | None = None) -> None:
     c = counts(results)
     lines = [f"# {title}", "", f"**Summary.** {summary(results)}", ""]
@@ -126,33 +117,7 @@ def write_markdown(results: list[AuditResult], path: Path, *, title: str, meta: 
         cit = citation(src)
         lines += [f"## {cit.short}", "", cit.text(), ""]
         for r in rs:
-            lines += [f"### {r.verdict}: `{r.id}`", "", f"{r.title} — {source_line(r)}", ""]
-            lines.append(f"Statement: $ {r.latex} $" if r.latex else f"Statement: `{r.statement}`")
-            for name in ("severity", "root_cause_note", "origin", "reading", "quote"):
-                v = optional(r, name) if name != "root_cause_note" else (optional(r, name) or optional(r, "root_cause"))
-                if v is not None:
-                    label = {"root_cause_note": "Root cause", "quote": "The paper"}.get(name, name.capitalize())
-                    lines.append(f"\n{label}: {_md_escape(clean_text(str(v)))}")
-            if r.compared:
-                lines.append(f"\nCompared: {r.compared}")
-            elif r.claimed is not None:
-                a, b = value_labels(r)
-                lines.append(f"\n{a.capitalize()}: `{r.claimed}`; {b}: `{r.actual}`; margin: `{r.margin}`")
-            if r.counterexample:
-                lines.append("\nCounterexample: " + ", ".join(f"`{k} = {v}`" for k, v in r.counterexample.items()))
-            if r.region:
-                lines.append(f"\nRegion: {r.region}")
-            if optional(r, "region_map") is not None:
-                lines.append(f"\nRegion map: {optional(r, 'region_map')}")
-            if r.detail:
-                lines.append(f"\nVerifier: {r.detail}")
-            if r.reproduce:
-                lines.append(f"\nReproduce: `{r.reproduce}`")
-            if r.plot:
-                lines.append(f"\n![plot of {r.id}]({r.plot})")
-            if isinstance(r.extra, dict) and r.extra.get("region_plot"):
-                lines.append(f"\n![region map of {r.id}]({r.extra['region_plot']})")
-            lines.append("")
+            lines += finding_markdown(r)
     atomic_write_text(path, "\n".join(lines))
 
 
@@ -163,28 +128,6 @@ def _meta_value(v: Any) -> str:
         return ", ".join(f"{k} {_meta_value(x)}" for k, x in v.items())
     s = str(v)
     return s[:12] if re.fullmatch(r"[0-9a-f]{32,}", s) else s
-
-
-def math_html(latex: str | None, fallback: str = "") -> str:
-    """LaTeX as MathML (``latex2mathml``, offline); the escaped LaTeX in ``<code>`` if it cannot be converted."""
-    if not latex:
-        return f"<code>{html.escape(fallback)}</code>" if fallback else ""
-    try:
-        from latex2mathml.converter import convert
-
-        return convert(latex, display="block")
-    except Exception:  # noqa: BLE001 - an unconvertible formula is shown as LaTeX source, never dropped
-        return f"<code class='latex'>{html.escape(latex)}</code>"
-
-
-def _img(report_dir: Path, rel: str | None, alt: str) -> str:
-    if not rel:
-        return ""
-    p = report_dir / rel
-    if not p.exists():
-        return ""
-    data = base64.b64encode(p.read_bytes()).decode()
-    return f'<img class="plot" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
 
 _CSS = """
@@ -304,56 +247,7 @@ def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict
             parts.append("<p>No findings and no plots for this source.</p></section>")
             continue
         for r in rs:
-            parts.append(_card(r, report_dir))
+            parts.append(finding_html(r, report_dir))
         parts.append("</section>")
     parts.append("</body></html>")
     atomic_write_text(path, "\n".join(parts))
-
-
-def _card(r: AuditResult, report_dir: Path) -> str:
-    esc = html.escape
-    p = [f"<div class='card finding' id='{esc(r.id)}'><h4 style='color:{_HTML_COLORS[r.verdict]}'>{r.verdict}: <code>{esc(r.id)}</code></h4>"]
-    p.append(f"<p>{esc(r.title)} &mdash; <span class='cite'>{esc(source_line(r))}</span></p>")
-    if r.latex or r.kind not in ("algorithm", "experiment"):
-        p.append("<div class='stmt'>" + math_html(r.latex, r.statement) + "</div>")
-    else:  # a claim about a run of an algorithm, stated in words
-        p.append(f"<p class='stmt-text'><b>claim</b> {esc(r.statement)}</p>")
-    quote = optional(r, "quote")
-    if quote is not None:  # the paper's words; a leading seed-file number ("000 Thm 4: ...") is ours, not the paper's
-        p.append(f"<blockquote>{esc(re.sub(r'^[0-9]{3}[ :]+', '', str(quote)))}</blockquote>")
-    kv = []
-    sev = optional(r, "severity")
-    if sev is not None:
-        why = optional(r, "severity_why")
-        kv.append(f"<b>severity</b> <span class='sev sev-{esc(str(sev))}'>{esc(str(sev))}</span>" + (f" ({esc(str(why))})" if why else ""))
-    rc = optional(r, "root_cause_note") or optional(r, "root_cause")
-    if rc is not None:
-        kv.append(f"<b>root cause</b> {esc(clean_text(str(rc)))}")
-    for name in ("origin", "reading"):
-        v = optional(r, name)
-        if v is not None:
-            kv.append(f"<b>{esc(name)}</b> {esc(clean_text(str(v)))}")
-    if r.compared:
-        kv.append(f"<b>compared</b> {esc(r.compared)}")
-    elif r.claimed is not None:
-        a, b = value_labels(r)
-        kv.append(f"<b>values</b> {esc(a)} {esc(_short(r.claimed))}, {esc(b)} {esc(_short(r.actual))}")
-    if r.counterexample:
-        kv.append("<b>counterexample</b> " + ", ".join(f"<code>{esc(k)} = {esc(str(v))}</code>" for k, v in r.counterexample.items()))
-    if r.region:
-        kv.append(f"<b>region</b> {esc(r.region)}")
-    rmap = optional(r, "region_map")
-    if rmap is not None:
-        kv.append(f"<b>region map</b> {esc(str(rmap))}")
-    if r.verdict == "HOLDS":
-        kv.append(f"<b>how</b> {esc(_how(r))}")
-    if r.reproduce:
-        kv.append(f"<b>reproduce</b> <code>{esc(r.reproduce)}</code>")
-    p.append("<p class='kv'>" + "<br>".join(kv) + "</p>")
-    p.append(_img(report_dir, r.plot, f"plot of {r.id}"))
-    p.append(_img(report_dir, r.extra.get("region_plot") if isinstance(r.extra, dict) else None, f"region map of {r.id}"))
-    if r.detail:
-        p.append(f"<details><summary>verifier log</summary><p>{esc(r.detail)}</p></details>")
-    p.append("</div>")
-    return "".join(p)
-

@@ -1,4 +1,4 @@
-r"""Audit findings and their assembly: :class:`AuditResult` (one claim's verdict and evidence), what a
+r"""Assembly of audit findings (each an :class:`~.finding.AuditResult`, see :mod:`.finding`): what a
 reader needs from the theorem behind it (:func:`enrich`: the statement's LaTeX, the compared quantity in
 words, the command that reproduces it), the JSON payload and its schema check, and the grouping and
 one-line summary every report shares.  Rendering (terminal, Markdown, HTML) is :mod:`.render`;
@@ -15,145 +15,30 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._io import atomic_write_text
 from .citations import citation
+from .finding import OPTIONAL_FIELDS as OPTIONAL_FIELDS
+from .finding import VERDICT_LEGEND as VERDICT_LEGEND
+from .finding import VERDICTS as VERDICTS
+from .finding import AuditResult as AuditResult
+from .finding import _cx_text, _short
+from .finding import _how as _how
+from .finding import clean_text as clean_text
+from .finding import optional as optional
+from .finding import source_line as source_line
+from .finding import truth_label as truth_label
+from .finding import value_labels as value_labels
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..theorem import Theorem
 
 
-VERDICTS = ("HOLDS", "FAILS", "PARTIAL", "UNDECIDED")
-
 #: the JSON report's schema (``symdp/audit/report_schema.json``); bump on any incompatible change
 SCHEMA_ID = "symdp.audit-report/2"
 SCHEMA_FILE = Path(__file__).with_name("report_schema.json")
-
-#: what each verdict means (printed in every report)
-VERDICT_LEGEND: dict[str, str] = {
-    "HOLDS": "true on the whole stated domain: 'proved' (symbolic identity, Z3 or an interval-arithmetic "
-             "certificate) or 'supported' (a numerical search against an exact oracle found no counterexample; "
-             "evidence, not a proof).",
-    "FAILS": "false: a counterexample, i.e. a setting of the claim's own parameters where it does not hold, "
-             "re-confirmed at 60 digits with mpmath and shrunk toward round numbers.",
-    "PARTIAL": "true on part of the domain only: the boundary and the failing region are given.",
-    "UNDECIDED": "no verdict, with the reason: no exact oracle for the quantity (e.g. a generalization gap of an "
-                 "arbitrary learner), the formula is missing from the source text, or the budget ran out.",
-}
-
-#: optional fields the audit engine may attach (attribute or ``extra`` key) and how reports name them
-OPTIONAL_FIELDS = ("severity", "severity_why", "root_cause", "root_cause_note", "origin", "reading", "quote")
-
-# oracle name -> how a report names the side it computes (never "true value" of the paper's own formula)
-_TRUTH_LABELS = {
-    "kl_eps_dp": "worst case over eps-DP pairs (randomized response)",
-    "optimal_composition": "optimal composition (Kairouz, Oh, Viswanath 2017)",
-    "optimal_composition_enum": "optimal composition (Kairouz, Oh, Viswanath 2017)",
-    "gaussian_profile": "exact Gaussian-mechanism profile (Balle, Wang 2018)",
-    "laplace_profile": "exact Laplace-mechanism profile",
-    "subsampled_gaussian_profile": "subsampled-Gaussian profile (PLD bracket, upper end)",
-    "tradeoff_dp_composition": "exact trade-off of the composition",
-    "gaussian_tradeoff": "exact Gaussian trade-off G_mu",
-    "sgm_pld": "exact subsampled-Gaussian hockey-stick divergence (quadrature)",
-    "subsampled_gaussian_tradeoff": "exact subsampled-Gaussian trade-off (quadrature)",
-    "gaussian_rdp": "exact Renyi divergence of the Gaussian mechanism",
-    "gdp_tradeoff": "exact GDP parameter / trade-off (Neyman-Pearson)",
-    "moments_accountant": "moments accountant (Abadi et al. 2016)",
-    "clt_approximation": "exact profile (PLD bracket)",
-    "wang_laplace_mean_mc": "Monte Carlo estimate",
-    "wang_linreg_mc": "Monte Carlo estimate",
-}
-
-
-def truth_label(oracle: str | None) -> str:
-    """How reports and plot legends name the oracle side of a comparison."""
-    if not oracle:
-        return "exact value"
-    if oracle in _TRUTH_LABELS:
-        return _TRUTH_LABELS[oracle]
-    if oracle.startswith("composition_"):
-        return "optimal composition (Kairouz, Oh, Viswanath 2017)"
-    return f"oracle {oracle}"
-
-
-@dataclass
-class AuditResult:
-    """One audited claim, as every report writer sees it.
-
-    ``verdict`` is HOLDS / FAILS / PARTIAL (holds only on part of the domain) /
-    UNDECIDED; ``strength`` says how a HOLDS was established (``proved`` with a
-    certificate, or ``supported`` by a numerical search, which is not a proof).
-    ``latex``, ``quantity``, ``compared``, ``reproduce`` and ``source_key`` are
-    filled by :func:`enrich`.
-    """
-
-    id: str
-    kind: str
-    title: str
-    source: str
-    statement: str
-    verdict: str
-    strength: str = ""
-    rung: str | None = None
-    detail: str = ""
-    certificate: str | None = None
-    counterexample: dict[str, str] | None = None
-    claimed: str | None = None
-    actual: str | None = None
-    margin: str | None = None
-    region: str | None = None
-    cases: int | None = None
-    plot: str | None = None  # path of a PNG, relative to the report directory
-    extra: dict[str, Any] = field(default_factory=dict)
-    latex: str | None = None  # the statement as LaTeX (rendered to MathML in HTML)
-    quantity: str | None = None  # the compared quantity in words
-    compared: str | None = None  # one sentence: what was compared, where, the two values and their names
-    reproduce: str | None = None  # the command that reproduces the result
-    source_key: str | None = None  # key of the source (he2021-uai, bu2020, ..., user)
-
-    def __post_init__(self) -> None:
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict={self.verdict!r} not in {VERDICTS}")
-
-    def _repr_html_(self) -> str:
-        """Notebook rendering: the report's card (statement as MathML, compared values, verdict)."""
-        from .render import _card  # rendering sits above this module (function level)
-
-        return _card(self, Path("."))
-
-    def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        return {k: v for k, v in d.items() if v not in (None, "", {}) or k in ("id", "kind", "verdict")}
-
-
-def optional(r: AuditResult, name: str) -> Any:
-    """An optional field (``severity``, ``root_cause``, ...) from the attribute or ``extra``; None if absent."""
-    v = getattr(r, name, None)
-    if v in (None, "", {}, []):
-        v = r.extra.get(name) if isinstance(r.extra, dict) else None
-    if v in (None, "", {}, []):
-        return None
-    if hasattr(v, "value") and not isinstance(v, (str, int, float)):
-        v = v.value  # an enum
-    return v
-
-
-def value_labels(r: AuditResult) -> tuple[str, str]:
-    """Names of ``claimed`` / ``actual`` for a result's kind.
-
-    For a valid bound they are the claimed bound and the value the oracle computes; for a
-    comparison between two expressions (tighter-than, factor, consistency, user comparisons)
-    they are the side the claim says is larger and the side it says is smaller.
-    """
-    if r.kind in ("valid bound", "bound"):
-        return "claimed bound", "true value"
-    if r.kind in ("expansion", "identity", "equivalence"):
-        return "claimed", "actual"
-    return "claimed larger side", "side claimed smaller"
-
 
 def counts(results: Iterable[AuditResult]) -> dict[str, int]:
     c = dict.fromkeys(VERDICTS, 0)
@@ -162,40 +47,7 @@ def counts(results: Iterable[AuditResult]) -> dict[str, int]:
     return c
 
 
-def _short(v: Any, digits: int = 4) -> str:
-    """A number string shortened for reading (the JSON keeps every digit)."""
-    if v is None:
-        return ""
-    try:
-        return f"{float(v):.{digits}g}"
-    except (TypeError, ValueError, OverflowError):
-        return str(v)
-
-
 # ---------------------------------------------------------------------------- enrichment
-_PAIR = re.compile(r"'([^'{}]*)': '([^'{}]*)'")
-_DICT = re.compile(r"\{(?:\s*'[^'{}]*': '[^'{}]*',?)*\s*\}")
-
-
-def clean_text(s: str | None) -> str:
-    """Verifier prose made readable: ``counterexample {'T': '100'}`` -> ``counterexample T = 100``,
-    an empty dict -> ``(none)``; a SymPy ``O(order k)`` remainder -> ``O(.^k)``."""
-    if not s:
-        return ""
-
-    def _d(m: re.Match[str]) -> str:
-        pairs = _PAIR.findall(m.group(0))
-        return ", ".join(f"{k} = {v}" for k, v in pairs) if pairs else "(none)"
-
-    s = _DICT.sub(_d, s)
-    s = re.sub(r"O\(order (\d+)\)", r"O(remainder of order \1)", s)
-    return s
-
-
-def _cx_text(cx: Mapping[str, Any] | None) -> str:
-    return ", ".join(f"{k} = {v}" for k, v in (cx or {}).items())
-
-
 def _eval_at(expr: Any, cx: Mapping[str, Any]) -> float | None:
     """A SymPy expression at the counterexample (names as in ``cx``); None where it cannot be evaluated."""
     try:
@@ -464,39 +316,3 @@ def summary(results: Iterable[AuditResult]) -> str:
     else:
         s += f" No {what}."
     return s
-
-
-_SRC = re.compile(r"^\[(?P<key>[^,\]]+),\s*(?P<loc>.*?);\s*(?P<ver>[^\]]*)\](?P<rest>.*)$")
-
-
-def source_line(r: AuditResult) -> str:
-    """``[he2021-uai, Theorem 4; UAI (short) version]`` -> ``He, Wang, Tao (2021), Theorem 4 (UAI (short) version)``."""
-    m = _SRC.match(r.source.strip())
-    if not m:
-        return r.source
-    cit = citation(m.group("key").strip())
-    who = cit.short if cit.authors else m.group("key").strip()
-    return f"{who}, {m.group('loc')} ({m.group('ver')}){m.group('rest')}"
-
-
-def _how(r: AuditResult) -> str:
-    if r.verdict == "FAILS":
-        if r.compared:
-            return r.compared
-        cx = _cx_text(r.counterexample)
-        a, b = value_labels(r)
-        if r.claimed is None:
-            return clean_text(cx or r.detail)
-        return (f"{cx}: " if cx else "at the stated values: ") + f"{a} {_short(r.claimed)}, {b} {_short(r.actual)}"
-    if r.verdict == "PARTIAL":
-        return clean_text(r.region or r.detail)
-    if r.verdict == "HOLDS":
-        s = r.strength + (f" by {r.rung}" if r.rung else "")
-        if r.certificate:
-            s += f" ({r.certificate})"
-        if r.cases:
-            s += f", {r.cases} cases"
-        return s
-    return clean_text(r.detail)
-
-
