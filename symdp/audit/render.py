@@ -21,8 +21,10 @@ from .finding import (
     AuditResult,
     _how,
     _md_escape,
+    clean_text,
     finding_html,
     finding_markdown,
+    optional,
     source_line,
 )
 from .result import _source_key, counts, counts_by_source, findings, summary

@@ -46,7 +46,7 @@ from decimal import Decimal, InvalidOperation
 import sympy as sp
 
 from ..theorem import Theorem
-from .result import AuditResult
+from .finding import AuditResult
 
 SEVERITIES = ("major", "minor", "vacuous-only", "rounding")
 #: order of findings in reports: most severe first
