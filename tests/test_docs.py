@@ -141,3 +141,18 @@ def test_format_and_concept_pages_are_in_nav_and_execute() -> None:
         text = (DOCS / "reference" / f"{page}.md").read_text()
         assert text.count('exec="on"') >= 3, page
         assert not re.search(r"(?<![\d.])00[0-9]\b|_[0-9a-f]{16}\.txt", text), f"{page}: an internal seed file number"
+
+
+def test_docstring_examples_run_in_the_build() -> None:
+    """The API reference's examples execute during the build: rst_docstrings.run_examples runs a docstring's
+    >>> lines in its module's namespace and reports a wrong output or an exception (a strict-build warning)."""
+    pytest.importorskip("griffe")
+    run = _ext("rst_docstrings").run_examples
+    assert run("no example here", "x", "symdp.symbols") is None
+    assert run(">>> eps\nepsilon\n", "symdp.symbols", "symdp.symbols") is None  # the module's own names
+    wrong = run(">>> eps\ndelta\n", "symdp.symbols", "symdp.symbols")
+    assert wrong and "Expected:\n    delta" in wrong and "Got:\n    epsilon" in wrong
+    raised = run(">>> 1/0\n", "symdp.symbols", "symdp.symbols")
+    assert raised and "ZeroDivisionError" in raised
+    ext = (DOCS / "_ext" / "rst_docstrings.py").read_text()
+    assert "run_examples(obj.docstring.value" in ext and "log.warning" in ext

@@ -6,15 +6,23 @@ Markdown. This rewrites them, only in docstrings, into what the site's Markdown 
 - ``:func:`~a.b``` and the other cross-reference roles -> inline code (``b`` for ``~a.b``);
 - a block of ``>>>`` lines with its output -> a fenced ``pycon`` code block.
 
-The text is otherwise unchanged (nothing is executed or evaluated here).
+The text is otherwise unchanged. The docstring's ``>>>`` examples are then *run* (``doctest``, in the
+namespace of the object's module, with ``ELLIPSIS`` as under pytest) before the page shows them: a
+failing or raising example is a warning naming the object, so ``mkdocs build --strict`` fails and
+every example of the API reference has executed in the build.
 """
 
 from __future__ import annotations
 
+import doctest
+import importlib
+import logging
 import re
 from typing import Any
 
 import griffe
+
+log = logging.getLogger("mkdocs.ext.docstring_examples")
 
 _MATH = re.compile(r":math:`([^`]+)`")
 _ROLE = re.compile(r":(?:py:)?(?:func|class|mod|meth|attr|data|exc|obj|const|ref|doc):`(~?)([^`]+)`")
@@ -60,9 +68,36 @@ def convert(text: str) -> str:
     return "\n".join(out)
 
 
+def run_examples(text: str, name: str, module: str, filename: str | None = None,
+                 lineno: int | None = None) -> str | None:
+    """Run the ``>>>`` examples of one docstring in ``module``'s namespace; the failure report, or None."""
+    if ">>>" not in text:
+        return None
+    globs = dict(vars(importlib.import_module(module)))
+    test = doctest.DocTestParser().get_doctest(text, globs, name, filename or module, lineno)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    out: list[str] = []
+    runner.run(test, out=out.append, clear_globs=True)
+    return "".join(out) if runner.failures else None
+
+
 class RstDocstrings(griffe.Extension):
-    """Apply :func:`convert` to every docstring griffe loads."""
+    """Run the examples of every docstring griffe loads, then apply :func:`convert` to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen: set[str] = set()
 
     def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
-        if obj.docstring is not None:
-            obj.docstring.value = convert(obj.docstring.value)
+        if obj.docstring is None:
+            return
+        if obj.path not in self._seen:
+            self._seen.add(obj.path)
+            try:
+                failure = run_examples(obj.docstring.value, obj.path, obj.module.path, str(obj.filepath),
+                                       obj.docstring.lineno)
+            except Exception as exc:  # noqa: BLE001 - the module does not import: a warning, not a crash
+                failure = f"{type(exc).__name__}: {exc}"
+            if failure:
+                log.warning(f"docstring example of {obj.path} failed:\n{failure}")
+        obj.docstring.value = convert(obj.docstring.value)
