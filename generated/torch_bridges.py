@@ -14,6 +14,11 @@ HASHES = {
     'bridge__bun_steinke2016_gaussian_zcdp': '17cf2db7320f1005',
     'bridge__bun_steinke2016_zcdp_to_dp': 'f132f273d9152e9d',
     'bridge__dwork_roth_basic_composition_eps': 'eb19e4248b476aec',
+    'bridge__group_privacy_dp': '96c17bb94cf4bbed',
+    'bridge__group_privacy_gdp': 'dde515e98e7dd5bd',
+    'bridge__group_privacy_zcdp': 'accb2a7d431e21a2',
+    'bridge__mironov2017_rdp_composition': '08ff70eea103e09d',
+    'bridge__bun_steinke2016_zcdp_composition': '36ca8fa426b43f0b',
     'bridge__dwork2015_thm20_nats': 'aefbd5ced551d49c',
     'bridge__pac_bayes_dp_prior': '44c436e94df3aca1',
 }
@@ -26,6 +31,11 @@ SYMBOLS = {
     'bridge__bun_steinke2016_gaussian_zcdp': ('Delta', 'sigma'),
     'bridge__bun_steinke2016_zcdp_to_dp': ('delta', 'rho'),
     'bridge__dwork_roth_basic_composition_eps': ('T', 'epsilon'),
+    'bridge__group_privacy_dp': ('epsilon',),
+    'bridge__group_privacy_gdp': ('mu',),
+    'bridge__group_privacy_zcdp': ('rho',),
+    'bridge__mironov2017_rdp_composition': ('T', 'epsilon_alpha'),
+    'bridge__bun_steinke2016_zcdp_composition': ('T', 'rho'),
     'bridge__dwork2015_thm20_nats': ('beta', 'epsilon', 'n'),
     'bridge__pac_bayes_dp_prior': ('KL_QP', 'beta', 'delta', 'epsilon', 'n'),
 }
@@ -93,6 +103,46 @@ def bridge__dwork_roth_basic_composition_eps(T, epsilon):
     """bridge.dwork_roth_basic_composition_eps (rhs): T*epsilon"""
     T, epsilon, = _rt.torch_args(T, epsilon)
     return (T * epsilon)
+
+
+# theorem: bridge.group_privacy_dp | side: rhs | hash: 96c17bb94cf4bbed
+# rules: none
+def bridge__group_privacy_dp(epsilon):
+    """bridge.group_privacy_dp (rhs): 2*epsilon"""
+    epsilon, = _rt.torch_args(epsilon)
+    return (2.0 * epsilon)
+
+
+# theorem: bridge.group_privacy_gdp | side: rhs | hash: dde515e98e7dd5bd
+# rules: none
+def bridge__group_privacy_gdp(mu):
+    """bridge.group_privacy_gdp (rhs): 2*mu"""
+    mu, = _rt.torch_args(mu)
+    return (2.0 * mu)
+
+
+# theorem: bridge.group_privacy_zcdp | side: rhs | hash: accb2a7d431e21a2
+# rules: none
+def bridge__group_privacy_zcdp(rho):
+    """bridge.group_privacy_zcdp (rhs): 4*rho"""
+    rho, = _rt.torch_args(rho)
+    return (4.0 * rho)
+
+
+# theorem: bridge.mironov2017_rdp_composition | side: rhs | hash: 08ff70eea103e09d
+# rules: none
+def bridge__mironov2017_rdp_composition(T, epsilon_alpha):
+    """bridge.mironov2017_rdp_composition (rhs): T*epsilon_alpha"""
+    T, epsilon_alpha, = _rt.torch_args(T, epsilon_alpha)
+    return (T * epsilon_alpha)
+
+
+# theorem: bridge.bun_steinke2016_zcdp_composition | side: rhs | hash: 36ca8fa426b43f0b
+# rules: none
+def bridge__bun_steinke2016_zcdp_composition(T, rho):
+    """bridge.bun_steinke2016_zcdp_composition (rhs): T*rho"""
+    T, rho, = _rt.torch_args(T, rho)
+    return (T * rho)
 
 
 # theorem: bridge.dwork2015_thm20_nats | side: rhs | hash: aefbd5ced551d49c

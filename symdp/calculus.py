@@ -12,7 +12,7 @@ steps' ledger verdicts, and an approximate step (the GDP central limit
 theorem) makes the whole result an approximation.
 
 >>> d = chain(["classical.gaussian_mechanism_calibration", "bridge.bbg2018_poisson_eps",
-...            "classical.dwork_roth_advanced_composition_eps", "he2021uai.thm1_small_eps"])
+...            "classical.dwork_roth_advanced_composition_eps", "bridge.group_privacy_dp", "he2021uai.thm1_small_eps"])
 >>> d.conclusion.kind
 'Generalization'
 >>> sorted(s.name for s in d.free_symbols)
@@ -33,31 +33,43 @@ import sympy as sp
 
 from . import properties as P
 from .errors import InvalidParameterError, InvalidTypeError
-from .library.implications import BRIDGES_FOR, Implication, implication, register_implication
+from .library.implications import ADJACENCY_BRIDGES, BRIDGES_FOR, Implication, implication, register_implication
 from .theorem import Evidence, Kind, Property, Source, Theorem, Verdict
 
-__all__ = ["WORKED_CHAINS", "Derivation", "Step", "chain", "register", "load_theorems", "weakest", "VERDICT_ORDER", "invert"]
+__all__ = ["VERDICT_ORDER", "WORKED_CHAINS", "Derivation", "Step", "chain", "decide", "evaluate", "invert", "load_theorems", "register",
+           "weakest"]
 
 #: strongest first; the weakest of a chain's step verdicts is the chain's verdict
 VERDICT_ORDER = (Verdict.PROVED, Verdict.SUPPORTED, Verdict.PARTIAL, Verdict.UNCHECKED, Verdict.REFUTED)
 
 
-#: the worked chains of issue 10 (examples/derive/ runs them; bench/derive.py times them)
+#: the worked chains of issue 10 (examples/derive/ runs them; bench/derive.py times them), adjacency-correct
+#: (issue 22): Poisson subsampling and 003's NoisySGD are add/remove, He et al. and Dwork et al. 2015 replace-one,
+#: so each add/remove chain crosses to replace-one by group privacy (its cost: 2 eps, (1 + e^eps) delta; 2 mu)
+GROUP_DP = "bridge.group_privacy_dp"
 WORKED_CHAINS: dict[str, tuple[str, ...]] = {
-    # (i) Gaussian mechanism -> Poisson subsampling -> composition -> He et al. Thm 1
+    # (i) Gaussian mechanism -> Poisson subsampling -> composition -> group privacy -> He et al. Thm 1
     "gaussian_poisson_dwork_roth_he_thm1": ("classical.gaussian_mechanism_calibration", "bridge.bbg2018_poisson_eps",
-                                            "classical.dwork_roth_advanced_composition_eps", "he2021uai.thm1_small_eps"),
+                                            "classical.dwork_roth_advanced_composition_eps", GROUP_DP,
+                                            "he2021uai.thm1_small_eps"),
     "gaussian_poisson_he_thm4_he_thm1": ("classical.gaussian_mechanism_calibration", "bridge.bbg2018_poisson_eps",
-                                         "he2021.cor1_delta_at_thm4_eps", "he2021uai.thm1_small_eps"),
+                                         "he2021.cor1_delta_at_thm4_eps", GROUP_DP, "he2021uai.thm1_small_eps"),
     "gaussian_poisson_kairouz_he_thm1": ("classical.gaussian_mechanism_calibration", "bridge.bbg2018_poisson_eps",
-                                         "classical.kairouz2017_eps3", "he2021uai.thm1_small_eps"),
-    # (ii) NoisySGD -> GDP (CLT) -> duality -> He et al. Thm 1 / Dwork et al. 2015
-    "noisysgd_clt_duality_he_thm1": ("bu2020.clt_mu", "bu2020.delta_of_eps_gdp", "he2021uai.thm1_small_eps"),
-    "noisysgd_clt_duality_dwork2015": ("bu2020.clt_mu", "bu2020.delta_of_eps_gdp", "classical.dwork2015_high_prob"),
+                                         "classical.kairouz2017_eps3", GROUP_DP, "he2021uai.thm1_small_eps"),
+    # (ii) NoisySGD -> GDP (CLT) -> group privacy (2 mu) -> duality -> He et al. Thm 1 / Dwork et al. 2015
+    "noisysgd_clt_duality_he_thm1": ("bu2020.clt_mu", "bridge.group_privacy_gdp", "bu2020.delta_of_eps_gdp",
+                                     "he2021uai.thm1_small_eps"),
+    "noisysgd_clt_duality_dwork2015": ("bu2020.clt_mu", "bridge.group_privacy_gdp", "bu2020.delta_of_eps_gdp",
+                                       "classical.dwork2015_high_prob"),
     # ... at a fixed delta: the duality solved for epsilon (implicit function eps_mu(delta))
-    "noisysgd_clt_eps_of_delta_he_thm1": ("bu2020.clt_mu", "bridge.gdp_eps_of_delta", "he2021uai.thm1_small_eps"),
+    "noisysgd_clt_eps_of_delta_he_thm1": ("bu2020.clt_mu", "bridge.group_privacy_gdp", "bridge.gdp_eps_of_delta",
+                                          "he2021uai.thm1_small_eps"),
     # (iii) 001's SGLD: Gaussian step -> tau-of-N mini-batch -> composition -> Thm 1 (long version)
     "sgld_001": ("he2021long.thm7_eps_tilde", "he2021long.thm7_subsampling", "he2021long.thm7_eps", "he2021long.thm1"),
+    # (iv) DP-SGD as the accountants see it: subsampled Gaussian RDP (exact) -> T-fold RDP composition ->
+    # (eps, delta) (Canonne-Kamath-Steinke) -> group privacy -> He et al. Thm 1 (long version)
+    "sgm_rdp_cks_he_thm1": ("bridge.mtz2019_sgm_rdp", "bridge.mironov2017_rdp_composition", "accounting.rdp_to_dp_cks",
+                            GROUP_DP, "he2021long.thm1"),
 }
 
 
@@ -118,6 +130,20 @@ class Derivation:
                                         f"allowed: {', '.join(ps)}")
         return ps[param]
 
+    def values(self) -> dict[str, sp.Float]:
+        """The conclusion's parameters as numbers, those with no free symbol left (every symbol bound);
+        a value that is not a real number is an error naming it."""
+        out: dict[str, sp.Float] = {}
+        for n, e in self.conclusion.params().items():
+            if e.free_symbols:
+                continue
+            v = sp.Float(e, EVAL_DIGITS) if e.is_Number else sp.N(e, EVAL_DIGITS)
+            if not (v.is_real and v.is_finite):
+                raise InvalidParameterError(f"{self.conclusion.kind} {n} = {sp.sstr(v)[:60]} at "
+                                            f"{', '.join(f'{k}={x}' for k, x in self.bound)} is not a real number")
+            out[n] = v
+        return out
+
     def theorem(self, param: str | None = None, id: str | None = None) -> Theorem:
         """The derivation as a :class:`Theorem` bounding ``param`` (registrable with :func:`register`)."""
         ps = self.conclusion.params()
@@ -161,6 +187,8 @@ class Derivation:
             "verdict": self.verdict.value,
             "approximate": self.approximate,
             "bound": dict(self.bound),
+            "values": {n: sp.sstr(v, full_prec=False) for n, v in self.values().items()},
+            "notes": list(self.notes),
             "latex": self.latex(),
         }
 
@@ -181,6 +209,32 @@ def _mismatch(prev: P.Prop, need: P.Prop, step: str) -> InvalidParameterError:
             else "; no bridge theorem in the library connects them")
     return InvalidParameterError(
         f"chain step {step!r} needs a premise {need_t} but the previous step concludes {have_t}{hint}")
+
+
+def _adjacency(prev: P.Prop, need: P.Prop, step: str, carried: str) -> tuple[str, str]:
+    """The neighbouring relation the chain carries past ``step`` (and a note when ``step`` fixes it).
+
+    ``carried`` is the relation fixed so far ("any" until a step names one).  A premise stated for a
+    relation other than the one the chain carries is an error naming the bridge that converts them."""
+    have = P.adjacency_of(prev) or P.ANY_ADJACENCY
+    if have == P.ANY_ADJACENCY:
+        have = carried
+    want = P.adjacency_of(need) or P.ANY_ADJACENCY
+    if want == P.ANY_ADJACENCY:
+        return have, ""
+    if have == P.ANY_ADJACENCY:
+        return want, (f"{step} fixes the neighbouring relation to {P.ADJACENCY_TEXT[want]}: the earlier steps' "
+                      f"sensitivities are {P.ADJACENCY_TEXT[want]} sensitivities")
+    if have == want:
+        return want, ""
+    kind = P.property_type(prev)
+    bridges = ADJACENCY_BRIDGES.get((kind, have, want), ())
+    hint = (f"; insert the bridge theorem {' or '.join(bridges)} (group privacy) between them" if bridges
+            else f"; no bridge theorem in the library turns {P.ADJACENCY_TEXT[have]} {kind} into "
+                 f"{P.ADJACENCY_TEXT[want]} {kind}")
+    raise InvalidParameterError(
+        f"chain step {step!r} needs a premise {kind} under {P.ADJACENCY_TEXT[want]} adjacency but the previous step "
+        f"concludes {kind} under {P.ADJACENCY_TEXT[have]} adjacency{hint}")
 
 
 def _simplify_zero(e: sp.Expr) -> bool:
@@ -235,6 +289,47 @@ def _unify(prev: P.Prop, need: P.Prop, fwd: Mapping[sp.Symbol, sp.Symbol], step:
     return binding
 
 
+#: conclusion parameters that are probabilities (in [0, 1]) and those that are nonnegative (gaps, epsilons, ...)
+PROBABILITY_PARAMS = {"ApproxDP": ("delta",), "MaxInformation": ("beta",), "Generalization": ("failure",)}
+NONNEGATIVE_PARAMS = {"ApproxDP": ("eps",), "Generalization": ("gap",), "GDP": ("mu",), "zCDP": ("rho",),
+                      "RDP": ("eps_alpha",), "MaxInformation": ("k",), "OnAverageKL": ("eps",)}
+
+
+def _nontrivial(h: sp.Basic) -> bool:
+    return h is not sp.true and h is not True
+
+
+def _range_hypotheses(binding: Mapping[sp.Symbol, sp.Expr]) -> list[sp.Basic]:
+    """The declared range of each premise variable, as a hypothesis on what it was bound to (a premise
+    ``eps`` declared positive bound to ``eps - 1/2`` keeps ``eps - 1/2 > 0``)."""
+    out: list[sp.Basic] = []
+    for var, val in binding.items():
+        if isinstance(val, sp.Symbol) and val.name == var.name:
+            continue
+        if var.is_positive:
+            h = sp.StrictGreaterThan(val, 0)
+        elif var.is_nonnegative:
+            h = sp.GreaterThan(val, 0)
+        else:
+            continue
+        if _nontrivial(h):
+            out.append(h)
+    return out
+
+
+def _conclusion_ranges(c: P.Prop) -> list[sp.Basic]:
+    """Probabilities in [0, 1] and gaps / epsilons >= 0: a printed conclusion outside them is no bound."""
+    ps = P.canonical(c).params()
+    kind = P.canonical(c).kind
+    out: list[sp.Basic] = []
+    for name in PROBABILITY_PARAMS.get(kind, ()):
+        out += [sp.GreaterThan(ps[name], 0), sp.LessThan(ps[name], 1)]
+    for name in NONNEGATIVE_PARAMS.get(kind, ()):
+        if name in ps:
+            out.append(sp.GreaterThan(ps[name], 0))
+    return [h for h in out if _nontrivial(h)]
+
+
 def _step_hypotheses(imp: Implication, th: Theorem) -> tuple[sp.Basic, ...]:
     return tuple(imp.hypotheses) if imp.replaces_hypotheses else (*th.hypotheses, *imp.hypotheses)
 
@@ -279,12 +374,16 @@ def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify
     steps = [Step(first.id, _citation(ths[0]), ths[0].evidence.verdict, (), first.approximate, first.note)]
     approximate = first.approximate
     notes: list[str] = [first.note] if first.note else []
+    adjacency = P.adjacency_of(conclusion) or P.ANY_ADJACENCY
     for imp, th in zip(imps[1:], ths[1:]):
         if not imp.premises:
             raise InvalidParameterError(f"chain step {imp.id!r} has no premise to unify with")
         fwd, back = _rename_apart(imp, conclusion.free_symbols)
         need = imp.premises[0].xreplace(fwd)
         binding = _unify(conclusion, need, fwd, imp.id)
+        adjacency, adj_note = _adjacency(conclusion, need, imp.id, adjacency)
+        if adj_note:
+            notes.append(adj_note)
         unbound = {d: v for d, v in back.items() if d not in binding}
         full: dict[sp.Basic, sp.Basic] = {**binding, **unbound}
         subst = {**fwd}
@@ -293,14 +392,22 @@ def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify
             return e.xreplace(subst).xreplace(full)
 
         conclusion = imp.conclusion.xreplace(fwd).xreplace(full)
+        own = P.adjacency_of(conclusion)
+        if own == P.ANY_ADJACENCY:
+            conclusion = P.with_adjacency(conclusion, adjacency)
+        elif own is not None:
+            adjacency = own
         premises = premises + tuple(p.xreplace(fwd).xreplace(full) for p in imp.premises[1:])
         for h in _step_hypotheses(imp, th):
             hyps.append((tr(h), imp.id))
+        hyps += [(h, f"{imp.id} (premise ranges)") for h in _range_hypotheses(
+            {back[d]: v for d, v in binding.items()})]
         steps.append(Step(imp.id, _citation(th), th.evidence.verdict,
                           tuple((back[d].name, sp.sstr(v)) for d, v in binding.items()), imp.approximate, imp.note))
         approximate = approximate or imp.approximate
         if imp.note:
             notes.append(imp.note)
+    hyps += [(h, "range of the conclusion") for h in _conclusion_ranges(conclusion)]
     # drop hypotheses that became trivially true, keep everything else (with provenance)
     kept: list[tuple[sp.Basic, str]] = []
     seen: set[tuple[str, str]] = set()
@@ -329,7 +436,86 @@ def _replace_params(p: P.Prop, ps: Mapping[str, sp.Expr]) -> P.Prop:
     return replace(p, **dict(ps))
 
 
+#: digits of the numbers bound into a chain (floats, not exact rationals: ``(1 - delta)**T`` at T = 1e4 with a
+#: rational delta is a 10^4-digit exact number, the cause of the SGLD chain's 8 minutes and 17 GB)
+BIND_DIGITS = 60
+#: digits a hypothesis and a conclusion value are evaluated with
+EVAL_DIGITS = 40
+
+
+def _numeric(v: sp.Expr) -> sp.Expr:
+    if v.is_Integer or not v.is_number:
+        return v
+    return sp.Float(v, BIND_DIGITS)
+
+
+def _opaque_functions(e: sp.Basic) -> dict[str, Any]:
+    """mpmath stand-ins for the library's opaque functions in ``e`` (GDPEpsilon, SGMRDP, ...): their own
+    ``evalf`` at :data:`EVAL_DIGITS` digits."""
+    import mpmath
+
+    out: dict[str, Any] = {}
+    for f in e.atoms(sp.Function):
+        cls = type(f)
+        if cls.__module__.startswith("sympy") or cls.__name__ in out:
+            continue
+
+        def call(*args: Any, cls: Any = cls) -> Any:
+            v = cls(*(sp.Float(mpmath.nstr(a, EVAL_DIGITS + 5), EVAL_DIGITS + 5) for a in args)).evalf(EVAL_DIGITS)
+            if not v.is_Number:
+                raise InvalidParameterError(f"{cls.__name__}{tuple(float(a) for a in args)} cannot be evaluated; "
+                                            "allowed: arguments inside its domain")
+            return mpmath.mpf(str(v))
+
+        out[cls.__name__] = call
+    return out
+
+
+def evaluate(e: sp.Expr, env: Mapping[sp.Symbol, sp.Expr]) -> Any:
+    """``e`` at ``env`` (every free symbol bound) in mpmath at :data:`EVAL_DIGITS` digits (lambdify: SymPy never
+    auto-evaluates a large tree of numbers); an mpc when the value is not real."""
+    import mpmath
+
+    syms = sorted((x for x in e.free_symbols if isinstance(x, sp.Symbol)), key=lambda x: x.name)
+    f = sp.lambdify(syms, e, modules=[_opaque_functions(e), "mpmath"])
+    with mpmath.workdps(EVAL_DIGITS):
+        args = [mpmath.mpf(str(sp.Float(env[x], EVAL_DIGITS + 5))) if not sp.sympify(env[x]).is_Integer
+                else mpmath.mpf(int(env[x])) for x in syms]
+        try:
+            return f(*args)
+        except (ZeroDivisionError, ValueError, OverflowError) as exc:
+            return mpmath.mpc(mpmath.nan, mpmath.nan) if str(exc) else mpmath.nan
+
+
+def decide(h: sp.Basic, env: Mapping[sp.Symbol, sp.Expr] | None = None) -> tuple[bool | None, str]:
+    """Whether hypothesis ``h`` holds at ``env`` (every free symbol bound), evaluated in mpmath at
+    :data:`EVAL_DIGITS` digits, and the values of its sides; None when a symbol is unbound, a side is not
+    real, or the sides tie within rounding on a strict comparison."""
+    import mpmath
+
+    if h is sp.true or h is True:
+        return True, ""
+    if h is sp.false or h is False:
+        return False, ""
+    env = env or {}
+    if not isinstance(h, sp.core.relational.Relational) or not h.free_symbols <= set(env):
+        return None, ""
+    a, b = evaluate(h.lhs, env), evaluate(h.rhs, env)
+    with mpmath.workdps(EVAL_DIGITS):
+        shown = f"{sp.sstr(h.lhs)[:80]} = {mpmath.nstr(a, 8)}, {sp.sstr(h.rhs)[:80]} = {mpmath.nstr(b, 8)}"
+        if any(isinstance(x, mpmath.mpc) or not mpmath.isfinite(x) for x in (a, b)):
+            return None, shown + " (not a real number)"
+        diff = a - b
+        tol = mpmath.mpf(10) ** (8 - EVAL_DIGITS) * max(abs(a), abs(b), mpmath.mpf(10) ** -300)
+        if abs(diff) <= tol:  # a tie within rounding: holds for <=, >=, undecided for <, >
+            return (None if h.rel_op in ("<", ">") else True), shown
+        holds = {"<": diff < 0, "<=": diff < 0, ">": diff > 0, ">=": diff > 0, "==": False, "!=": True}[h.rel_op]
+        return bool(holds), shown
+
+
 def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
+    import mpmath
+
     by_name: dict[str, sp.Symbol] = {}
     for s in d.free_symbols | {s for p in d.premises for s in p.free_symbols}:
         by_name.setdefault(s.name, s)
@@ -345,22 +531,40 @@ def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
             for assumption, ok, allowed in checks:
                 if getattr(sym, f"is_{assumption}") and ok is not True:
                     raise InvalidParameterError(f"bind {name}={sp.sstr(v)} is out of range; allowed: {allowed}")
-        m[sym] = v
+        m[sym] = _numeric(v)
+    at = ", ".join(f"{k}={sp.sstr(v)}" for k, v in values.items())
     hyps: list[tuple[sp.Basic, str]] = []
     for h, s in d.hypotheses:
-        try:
-            hv = h.xreplace(m)
-        except TypeError:  # e.g. a comparison that became complex at these values
-            raise InvalidParameterError(
-                f"bind {', '.join(f'{k}={sp.sstr(v)}' for k, v in values.items())}: hypothesis {sp.sstr(h)[:200]} of "
-                f"{s} cannot be decided at these values (not real)") from None
-        if hv is sp.false:
-            raise InvalidParameterError(
-                f"bind {', '.join(f'{k}={sp.sstr(v)}' for k, v in values.items())}: violates hypothesis "
-                f"{sp.sstr(h)} of {s}")
-        if hv is not sp.true:
-            hyps.append((hv, s))
-    return Derivation(d.ids, tuple(p.xreplace(m) for p in d.premises), d.conclusion.xreplace(m), tuple(hyps),
+        if not isinstance(h, sp.core.relational.Relational):
+            hyps.append((h.xreplace(m), s))
+            continue
+        if h.free_symbols <= set(m):
+            ok, shown = decide(h, m)
+            if ok is False:
+                raise InvalidParameterError(f"bind {at}: violates hypothesis {sp.sstr(h)[:200]} of {s} ({shown})")
+            if ok is None:
+                raise InvalidParameterError(
+                    f"bind {at}: hypothesis {sp.sstr(h)[:200]} of {s} cannot be decided at these values ({shown})")
+            continue
+        # partly bound: substitute without letting SymPy decide a comparison of large numeric trees
+        hyps.append((sp.Rel(h.lhs.xreplace(m), h.rhs.xreplace(m), h.rel_op, evaluate=False), s))
+
+    def value(e: sp.Expr) -> sp.Expr:
+        if not e.free_symbols <= set(m):
+            return e.xreplace(m)
+        v = evaluate(e, m)
+        with mpmath.workdps(EVAL_DIGITS):
+            if isinstance(v, mpmath.mpc) or not mpmath.isfinite(v):
+                raise InvalidParameterError(f"bind {at}: the conclusion {sp.sstr(e)[:120]} is not a real number "
+                                            f"there ({mpmath.nstr(v, 8)}); allowed: values inside every hypothesis")
+            return sp.Float(mpmath.nstr(v, EVAL_DIGITS), EVAL_DIGITS)
+
+    concl = d.conclusion
+    if not isinstance(concl, (P.Mechanism, P.OtherProperty)):
+        concl = _replace_params(concl, {n: value(e) for n, e in concl.params().items()})
+    else:
+        concl = concl.xreplace(m)
+    return Derivation(d.ids, tuple(p.xreplace(m) for p in d.premises), concl, tuple(hyps),
                       d.steps, d.approximate, tuple((k, sp.sstr(v)) for k, v in values.items()), d.notes)
 
 

@@ -31,12 +31,21 @@ from typing import Any, ClassVar
 
 import sympy as sp
 
+from .errors import InvalidParameterError
+
 __all__ = [
-    "PROPERTY_TYPES", "ApproxDP", "GDP", "Generalization", "MaxInformation", "Mechanism",
+    "ADJACENCIES", "ADJACENCY_TEXT", "ANY_ADJACENCY", "PROPERTY_TYPES", "ApproxDP", "GDP", "Generalization", "MaxInformation", "Mechanism",
     "OnAverageKL", "OtherProperty", "PrivacyProfile", "Prop", "PureDP", "RDP", "TradeOff", "ZCDP",
-    "canonical", "property_type",
+    "adjacency_of", "canonical", "property_type", "with_adjacency",
 ]
 
+
+#: the neighbouring relations a privacy property can be stated for (those :mod:`symdp.mechanisms` and the
+#: accountants model); ``"any"`` marks a statement that holds for whichever relation its premise (or the
+#: sensitivity of its mechanism) is measured in, and inherits that relation when chained
+ADJACENCIES: tuple[str, ...] = ("add_remove", "replace_one")
+ANY_ADJACENCY = "any"
+ADJACENCY_TEXT = {"add_remove": "add/remove", "replace_one": "replace-one", ANY_ADJACENCY: "any neighbouring relation"}
 
 _EPS = sp.Symbol("epsilon", positive=True)
 _ALPHA = sp.Symbol("alpha", positive=True)
@@ -83,28 +92,40 @@ class Prop:
 
     def __repr__(self) -> str:
         ps = ", ".join(f"{n}={sp.sstr(e)}" for n, e in self.params().items())
+        adj = adjacency_of(self)
+        if adj not in (None, ANY_ADJACENCY):
+            ps += f", adjacency={adj!r}"
         return f"{type(self).__name__}({ps})"
 
     def __str__(self) -> str:
         ps = ", ".join(f"{n}={sp.sstr(e)}" for n, e in self.params().items())
-        return f"{self.subject_of()} is {self.kind}({ps})"
+        adj = adjacency_of(self)
+        tail = f" under {ADJACENCY_TEXT[adj]} adjacency" if adj not in (None, ANY_ADJACENCY) else ""
+        return f"{self.subject_of()} is {self.kind}({ps}){tail}"
 
     def latex(self) -> str:
         ps = ", ".join(sp.latex(e) for e in self.params().values())
         return rf"\text{{{self.subject_of()} is }}\left({ps}\right)\text{{-{self.kind}}}"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "property": self.kind,
             "subject": self.subject_of(),
             "params": {n: sp.sstr(e) for n, e in self.params().items()},
         }
+        adj = adjacency_of(self)
+        if adj is not None:
+            out["adjacency"] = adj
+        return out
 
 
 def _init_exprs(obj: Prop) -> None:
     for f in fields(obj):
         if f.name in obj.param_names:
             object.__setattr__(obj, f.name, _expr(getattr(obj, f.name)))
+    adj = getattr(obj, "adjacency", None)
+    if adj is not None and adj not in (*ADJACENCIES, ANY_ADJACENCY):
+        raise InvalidParameterError(f"adjacency={adj!r} is not allowed; allowed: {', '.join((*ADJACENCIES, ANY_ADJACENCY))}")
 
 
 @dataclass(frozen=True, repr=False)
@@ -113,6 +134,7 @@ class PureDP(Prop):
 
     eps: Any
     subject: str = "A"
+    adjacency: str = ANY_ADJACENCY
     kind: ClassVar[str] = "PureDP"
     param_names: ClassVar[tuple[str, ...]] = ("eps",)
 
@@ -120,7 +142,7 @@ class PureDP(Prop):
         _init_exprs(self)
 
     def as_approx(self) -> ApproxDP:
-        return ApproxDP(self.eps, sp.Integer(0), self.subject)
+        return ApproxDP(self.eps, sp.Integer(0), self.subject, self.adjacency)
 
 
 @dataclass(frozen=True, repr=False)
@@ -130,6 +152,7 @@ class ApproxDP(Prop):
     eps: Any
     delta: Any
     subject: str = "A"
+    adjacency: str = ANY_ADJACENCY
     kind: ClassVar[str] = "ApproxDP"
     param_names: ClassVar[tuple[str, ...]] = ("eps", "delta")
 
@@ -146,6 +169,7 @@ class PrivacyProfile(Prop):
     delta_of_eps: Any
     eps: Any = _EPS
     subject: str = "A"
+    adjacency: str = ANY_ADJACENCY
     kind: ClassVar[str] = "PrivacyProfile"
     param_names: ClassVar[tuple[str, ...]] = ("delta_of_eps",)
 
@@ -154,7 +178,7 @@ class PrivacyProfile(Prop):
         object.__setattr__(self, "eps", _expr(self.eps))
 
     def as_approx(self) -> ApproxDP:
-        return ApproxDP(self.eps, self.delta_of_eps, self.subject)
+        return ApproxDP(self.eps, self.delta_of_eps, self.subject, self.adjacency)
 
 
 @dataclass(frozen=True, repr=False)
@@ -164,6 +188,7 @@ class GDP(Prop):
     mu: Any
     subject: str = "A"
     approximate: bool = False
+    adjacency: str = ANY_ADJACENCY
     kind: ClassVar[str] = "GDP"
     param_names: ClassVar[tuple[str, ...]] = ("mu",)
 
@@ -178,6 +203,7 @@ class TradeOff(Prop):
     f: Any
     alpha: Any = _ALPHA
     subject: str = "A"
+    adjacency: str = ANY_ADJACENCY
     kind: ClassVar[str] = "TradeOff"
     param_names: ClassVar[tuple[str, ...]] = ("f",)
 
@@ -192,6 +218,7 @@ class RDP(Prop):
     alpha: Any
     eps_alpha: Any
     subject: str = "A"
+    adjacency: str = ANY_ADJACENCY
     kind: ClassVar[str] = "RDP"
     param_names: ClassVar[tuple[str, ...]] = ("alpha", "eps_alpha")
 
@@ -205,6 +232,7 @@ class ZCDP(Prop):
 
     rho: Any
     subject: str = "A"
+    adjacency: str = ANY_ADJACENCY
     kind: ClassVar[str] = "zCDP"
     param_names: ClassVar[tuple[str, ...]] = ("rho",)
 
@@ -294,6 +322,8 @@ class Mechanism(Prop):
               for n, e in self.args}
         if self.name == "gaussian":
             return M.Gaussian(sensitivity=ps["sensitivity"], sigma=ps["sigma"])
+        if self.name == "subsampled_gaussian":
+            return M.Subsampled(M.Gaussian(sensitivity=1.0, sigma=ps["sigma"]), ps["rate"])
         if self.name == "dp_sgd":
             return M.dp_sgd(noise_multiplier=ps["sigma"], sample_rate=ps["rate"], steps=round(ps["steps"]))
         raise NotImplementedError(f"mechanism {self.name!r} has no runtime description")
@@ -332,6 +362,19 @@ PROPERTY_TYPES: dict[str, type[Prop]] = {
     for c in (PureDP, ApproxDP, PrivacyProfile, GDP, TradeOff, RDP, ZCDP, OnAverageKL, MaxInformation,
               Generalization, Mechanism)
 }
+
+
+def adjacency_of(p: Prop) -> str | None:
+    """The neighbouring relation ``p`` is stated for (``"any"``: inherited), None for a property without one
+    (generalization, max-information, a mechanism, ...)."""
+    return getattr(p, "adjacency", None)
+
+
+def with_adjacency(p: Prop, adjacency: str) -> Prop:
+    """``p`` stated for ``adjacency`` (unchanged when ``p`` carries no neighbouring relation)."""
+    if adjacency_of(p) is None:
+        return p
+    return replace(p, adjacency=adjacency)  # type: ignore[call-arg]
 
 
 def canonical(p: Prop) -> Prop:

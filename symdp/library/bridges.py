@@ -18,6 +18,14 @@ lives in :mod:`symdp.library.implications` like every other entry's.
 * Basic composition: Dwork and Roth 2014, Thm 3.16 (advanced composition,
   Thm 3.20, and Kairouz-Oh-Viswanath's optimal composition are the library's
   ``classical.dwork_roth_advanced_composition_*`` and ``classical.kairouz2017_*``).
+* Group privacy (groups of two: a replace-one neighbour is a remove followed by an add), the bridge
+  from add/remove to replace-one adjacency with its cost: (eps, delta) -> (2 eps, (1 + e^eps) delta)
+  (Dwork and Roth 2014, Thm 2.2's argument, two hops), mu-GDP -> 2 mu-GDP (Dong, Roth, Su 2022,
+  Thm 2.14), rho-zCDP -> 4 rho-zCDP (Bun and Steinke 2016, Prop. 1.9).
+* RDP of the Poisson-subsampled Gaussian (Mironov, Talwar, Zhang 2019, Sec. 3.3, integer orders: the
+  sum the accountants evaluate; a fractional order is bounded by the next integer order, RDP being
+  nondecreasing in the order), T-fold RDP composition (Mironov 2017, Prop. 1) and zCDP composition
+  (Bun and Steinke 2016, Lemma 2.3).
 * Dwork et al. 2015 Thm 20 in nats (max-information of pure DP on i.i.d. data).
 * PAC-Bayes with a DP prior: Dziugaite and Roy 2018, "Data-dependent PAC-Bayes
   priors via differential privacy", Sec. 4 (with Dwork et al. 2015 Thm 20).
@@ -45,6 +53,11 @@ rho = sp.Symbol("rho", positive=True)
 eps_T = sp.Symbol("epsilon_T", positive=True)
 delta_T = sp.Symbol("delta_T", positive=True)
 k_nat = sp.Symbol("k_nat", positive=True)
+eps_grp = sp.Symbol("epsilon_group", positive=True)
+mu_grp = sp.Symbol("mu_group", positive=True)
+rho_grp = sp.Symbol("rho_group", positive=True)
+eps_alpha_T = sp.Symbol("epsilon_alpha_T", positive=True)
+rho_T = sp.Symbol("rho_T", positive=True)
 k_mi = sp.Symbol("k_MI", positive=True)
 KL_QP = sp.Symbol("KL_QP", nonnegative=True)
 c_pb = sp.Symbol("c_PB", positive=True)
@@ -54,6 +67,8 @@ MIRONOV = "Mironov 2017, 'Renyi differential privacy'"
 BUN_STEINKE = "Bun and Steinke 2016, 'Concentrated differential privacy: simplifications, extensions, and lower bounds'"
 DWORK_ROTH = "Dwork and Roth 2014, 'The algorithmic foundations of differential privacy'"
 DWORK2015 = "Dwork, Feldman, Hardt, Pitassi, Reingold, Roth 2015, 'Generalization in adaptive data analysis and holdout reuse'"
+MTZ = "Mironov, Talwar, Zhang 2019, 'Renyi differential privacy of the sampled Gaussian mechanism'"
+DRS = "Dong, Roth, Su 2022, 'Gaussian differential privacy' (JRSS-B)"
 DZIUGAITE_ROY = "Dziugaite and Roy 2018, 'Data-dependent PAC-Bayes priors via differential privacy'"
 
 
@@ -123,6 +138,51 @@ class GDPEpsilon(sp.Function):
                     hi = mid
             # round up (the safe side) past the conversion to ``prec`` bits
             return sp.Float(hi * (1 + mpmath.mpf(2) ** (10 - prec)), precision=prec)
+
+
+class SGMRDP(sp.Function):
+    r"""RDP of order ``alpha`` of one Poisson-subsampled Gaussian step (sensitivity 1, noise multiplier
+    ``sigma``, rate ``q``), add/remove adjacency: at an integer order ``a >= 2`` the exact value
+    :math:`\frac{1}{a-1}\log\sum_{k=0}^{a}\binom{a}{k}(1-q)^{a-k}q^k e^{(k^2-k)/(2\sigma^2)}`
+    (Mironov, Talwar, Zhang 2019, Sec. 3.3; the sum the accountants evaluate); at a fractional order
+    the value at the next integer order, an upper bound because RDP is nondecreasing in the order
+    (Mironov 2017, Prop. 9).  Increasing in ``q`` and ``alpha``, decreasing in ``sigma``.  Evaluated
+    in mpmath at the working precision plus guard digits, rounded up.
+
+    >>> abs(float(SGMRDP(1, 2, 3).evalf(20)) - 3 / 8) < 1e-15  # q = 1: the Gaussian's alpha / (2 sigma^2)
+    True
+    """
+
+    nargs = 3
+    #: the largest integer order evaluated (the sum has ``alpha + 1`` terms)
+    MAX_ORDER = 100_000
+
+    @classmethod
+    def eval(cls, q: sp.Expr, sigma: sp.Expr, alpha: sp.Expr) -> sp.Expr | None:
+        return None
+
+    def _eval_is_nonnegative(self) -> bool:
+        return True
+
+    def _eval_evalf(self, prec: int) -> sp.Expr | None:
+        import mpmath
+
+        q_e, s_e, a_e = (a.evalf(prec + 30) for a in self.args)
+        if not (q_e.is_Number and s_e.is_Number and a_e.is_Number):
+            return None
+        with mpmath.workprec(prec + 40):
+            qq, ss, aa = mpmath.mpf(str(q_e)), mpmath.mpf(str(s_e)), mpmath.mpf(str(a_e))
+            if not (0 < qq <= 1 and ss > 0 and aa > 1):
+                return None
+            a = max(int(mpmath.ceil(aa)), 2)
+            if a > self.MAX_ORDER:
+                return None
+            terms = [mpmath.log(mpmath.binomial(a, k)) + (a - k) * (mpmath.log1p(-qq) if qq < 1 else 0)
+                     + k * mpmath.log(qq) + (k * k - k) / (2 * ss * ss)
+                     for k in range(a + 1) if qq < 1 or k == a]
+            top = max(terms)
+            val = (top + mpmath.log(mpmath.fsum(mpmath.exp(t - top) for t in terms))) / (a - 1)
+            return sp.Float(max(val, mpmath.mpf(0)) * (1 + mpmath.mpf(2) ** (10 - prec)), precision=prec)
 
 
 THEOREMS: list[Theorem] = [
@@ -254,6 +314,94 @@ THEOREMS: list[Theorem] = [
         tags=("bridge", "composition"),
     ),
     theorem(
+        "bridge.group_privacy_dp",
+        "Group privacy, add/remove to replace-one: (eps, delta)-DP under add/remove is (2 eps, (1 + e^eps) delta)-DP "
+        "under replace-one",
+        Kind.BOUND,
+        _src("Thm 2.2's argument for groups of two (a replacement is a removal then an addition)", DWORK_ROTH),
+        lhs=eps_grp,
+        rhs=2 * eps,
+        hypotheses=[*_dp_hyps()],
+        domain={eps: (_R(1, 100), 10), delta: (sp.Float("1e-12"), _R(1, 2))},
+        quantity="epsilon of M under replace-one adjacency, given (eps, delta)-DP under add/remove",
+        premises=(Property("DP", (eps, delta), "M"),),
+        conclusion=Property("DP", (2 * eps, (1 + sp.exp(eps)) * delta), "M"),
+        notes=("P[M(S) in E] <= e^eps P[M(S - x) in E] + delta <= e^eps (e^eps P[M(S - x + x') in E] + delta) + delta: "
+               "two add/remove hops give (2 eps, (1 + e^eps) delta), at most Dwork-Roth's (2 eps, 2 e^eps delta)."),
+        tags=("bridge", "adjacency", "group-privacy"),
+    ),
+    theorem(
+        "bridge.group_privacy_gdp",
+        "Group privacy, add/remove to replace-one: mu-GDP under add/remove is 2 mu-GDP under replace-one",
+        Kind.BOUND,
+        _src("Thm 2.14 (group privacy, groups of two)", DRS),
+        lhs=mu_grp,
+        rhs=2 * mu,
+        hypotheses=[mu > 0],
+        domain={mu: (_R(1, 100), 10)},
+        quantity="GDP parameter of M under replace-one adjacency, given mu-GDP under add/remove",
+        premises=(Property("GDP", (mu,), "M"),),
+        conclusion=Property("GDP", (2 * mu,), "M"),
+        tags=("bridge", "adjacency", "group-privacy"),
+    ),
+    theorem(
+        "bridge.group_privacy_zcdp",
+        "Group privacy, add/remove to replace-one: rho-zCDP under add/remove is 4 rho-zCDP under replace-one",
+        Kind.BOUND,
+        _src("Prop. 1.9 (group privacy, k = 2)", BUN_STEINKE),
+        lhs=rho_grp,
+        rhs=4 * rho,
+        hypotheses=[rho > 0],
+        domain={rho: (_R(1, 10**4), 100)},
+        quantity="zCDP parameter of M under replace-one adjacency, given rho-zCDP under add/remove",
+        premises=(Property("zCDP", (rho,), "M"),),
+        conclusion=Property("zCDP", (4 * rho,), "M"),
+        tags=("bridge", "adjacency", "group-privacy"),
+    ),
+    theorem(
+        "bridge.mtz2019_sgm_rdp",
+        "RDP of one Poisson-subsampled Gaussian step (noise multiplier sigma, rate q), add/remove adjacency",
+        Kind.BOUND,
+        _src("Sec. 3.3 (integer orders; fractional orders bounded by the next integer order)", MTZ),
+        lhs=eps_alpha,
+        rhs=SGMRDP(q, sigma, alpha),
+        hypotheses=[alpha > 1, q > 0, q <= 1, sigma > 0],
+        domain={alpha: (2, 256), q: (sp.Float("1e-6"), 1), sigma: (_R(3, 10), 100)},
+        quantity="Renyi divergence of order alpha of one DP-SGD step (clipping norm 1, noise multiplier sigma)",
+        premises=(Property("Poisson-subsampled-Gaussian-step", (q, sigma), "M"),),
+        conclusion=Property("RDP", (alpha, SGMRDP(q, sigma, alpha)), "M"),
+        notes="An opaque function evaluated numerically (mpmath, rounded up); no generated kernel.",
+        tags=("bridge", "rdp", "subsampling"),
+    ),
+    theorem(
+        "bridge.mironov2017_rdp_composition",
+        "T-fold adaptive composition of (alpha, eps_alpha)-RDP steps is (alpha, T eps_alpha)-RDP",
+        Kind.BOUND,
+        _src("Prop. 1", MIRONOV),
+        lhs=eps_alpha_T,
+        rhs=T * eps_alpha,
+        hypotheses=[alpha > 1, eps_alpha > 0],
+        domain={alpha: (_R(11, 10), 256), eps_alpha: (_R(1, 10**4), 10), T: (1, 10**6)},
+        quantity="RDP of order alpha of the T-fold adaptive composition",
+        premises=(Property("RDP", (alpha, eps_alpha), "M_i"),),
+        conclusion=Property("RDP", (alpha, T * eps_alpha), "A"),
+        tags=("bridge", "rdp", "composition"),
+    ),
+    theorem(
+        "bridge.bun_steinke2016_zcdp_composition",
+        "T-fold adaptive composition of rho-zCDP steps is T rho-zCDP",
+        Kind.BOUND,
+        _src("Lemma 2.3", BUN_STEINKE),
+        lhs=rho_T,
+        rhs=T * rho,
+        hypotheses=[rho > 0],
+        domain={rho: (_R(1, 10**4), 10), T: (1, 10**6)},
+        quantity="zCDP parameter of the T-fold adaptive composition",
+        premises=(Property("zCDP", (rho,), "M_i"),),
+        conclusion=Property("zCDP", (T * rho,), "A"),
+        tags=("bridge", "zcdp", "composition"),
+    ),
+    theorem(
         "bridge.dwork2015_thm20_nats",
         "eps-DP on i.i.d. data: beta-approximate max-information in nats (Thm 20 times ln 2)",
         Kind.BOUND,
@@ -288,4 +436,4 @@ THEOREMS: list[Theorem] = [
     ),
 ]
 
-__all__ = ["THEOREMS"]
+__all__ = ["THEOREMS", "GDPEpsilon", "SGMRDP"]

@@ -22,7 +22,7 @@ next entry's premise.  A few entries need more than a reading:
 
 >>> from symdp.library.implications import implication
 >>> implication("bridge.bbg2018_poisson_eps").conclusion
-ApproxDP(eps=log(q*(exp(epsilon) - 1) + 1), delta=delta*q)
+ApproxDP(eps=log(q*(exp(epsilon) - 1) + 1), delta=delta*q, adjacency='add_remove')
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ import sympy as sp
 
 from .. import properties as P
 from ..errors import InvalidParameterError, UnknownTheoremError
-from ..theorem import Property, Theorem
+from ..theorem import Kind, Property, Theorem
 
-__all__ = ["Implication", "implication", "implications", "from_legacy", "BRIDGES_FOR"]
+__all__ = ["ADJACENCY", "ADJACENCY_BRIDGES", "BRIDGES_FOR", "Implication", "from_legacy", "implication", "implications"]
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,8 @@ def from_legacy(p: Property, *, bits: bool = False) -> P.Prop:
         return P.TradeOff(ps[0], subject=subj)
     if name in ("Gaussian", "Gaussian mechanism") and len(ps) == 2:
         return P.Mechanism("gaussian", (("sensitivity", ps[0]), ("sigma", ps[1])), subj)
+    if name == "Poisson-subsampled-Gaussian-step" and len(ps) == 2:
+        return P.Mechanism("subsampled_gaussian", (("rate", ps[0]), ("sigma", ps[1])), subj)
     if name == "Poisson-subsampled-Gaussian" and len(ps) == 3:
         return P.Mechanism("dp_sgd", (("rate", ps[0]), ("sigma", ps[1]), ("steps", ps[2])), subj)
     return P.OtherProperty(name, ps, subj)
@@ -104,9 +106,61 @@ def _auto(th: Theorem) -> Implication | None:
     bits = th.id.startswith("dwork2015.")
     prem = tuple(from_legacy(p, bits=bits) for p in th.premises)
     concl = from_legacy(th.conclusion, bits=bits)
+    if th.kind is Kind.BOUND and th.relation == "<=" and isinstance(th.lhs, sp.Symbol) and th.rhs is not None:
+        # a conclusion written with the bound's own lhs symbol (e.g. CKS's "(eps', delta)-DP") holds at the bound
+        concl = concl.xreplace({th.lhs: th.rhs})
     approx = isinstance(concl, P.GDP) and concl.approximate
     return Implication(th.id, prem, concl, approximate=approx,
                        note="max-information converted from bits to nats" if bits else "")
+
+
+#: neighbouring relation of each entry's (premise, conclusion); unlisted entries hold for any relation
+#: (their conclusion inherits the premise's).  He et al. (000/001: "S and S' differ by only one example",
+#: fixed sample size N), Dwork et al. 2015 and the generalization results quoting it, and Wang et al.
+#: (004, Hamming distance one) use replace-one; Balle-Barthe-Gaboardi's Poisson theorem and 003's NoisySGD
+#: ("derived by discarding an individual") use add/remove.
+_REPLACE_ONE_PREMISE = (
+    "he2021uai.thm1_", "he2021uai.thm3_", "he2021long.thm1", "he2021long.thm3", "he2021long.quote_dwork2015",
+    "classical.dwork2015_", "classical.nissim_stemmer2015_", "classical.oneto2017_", "dwork2015.thm19", "dwork2015.thm20",
+    "bridge.dwork2015_thm20_nats", "bridge.pac_bayes_dp_prior",
+)
+ADJACENCY: dict[str, tuple[str, str]] = {
+    "bridge.bbg2018_poisson_eps": ("add_remove", "add_remove"),
+    "bridge.bbg2018_poisson_delta": ("add_remove", "add_remove"),
+    "bridge.bbg2018_wor_eps": ("replace_one", "replace_one"),
+    "he2021long.thm7_subsampling": ("replace_one", "replace_one"),
+    "bu2020.clt_mu": ("any", "add_remove"),
+    "bu2020.clt_convergence": ("any", "add_remove"),
+    "bridge.mtz2019_sgm_rdp": ("any", "add_remove"),
+    "bridge.group_privacy_dp": ("add_remove", "replace_one"),
+    "bridge.group_privacy_gdp": ("add_remove", "replace_one"),
+    "bridge.group_privacy_zcdp": ("add_remove", "replace_one"),
+}
+
+#: (property type, have, need) -> the bridges that convert the neighbouring relation, with their cost
+ADJACENCY_BRIDGES: dict[tuple[str, str, str], tuple[str, ...]] = {
+    ("ApproxDP", "add_remove", "replace_one"): ("bridge.group_privacy_dp",),
+    ("GDP", "add_remove", "replace_one"): ("bridge.group_privacy_gdp",),
+    ("zCDP", "add_remove", "replace_one"): ("bridge.group_privacy_zcdp",),
+}
+
+
+def _adjacency_of_entry(id: str) -> tuple[str, str]:
+    if id in ADJACENCY:
+        return ADJACENCY[id]
+    if id.startswith(_REPLACE_ONE_PREMISE):
+        return ("replace_one", "any")
+    return ("any", "any")
+
+
+def _with_adjacency(imp: Implication) -> Implication:
+    from dataclasses import replace
+
+    prem_adj, concl_adj = _adjacency_of_entry(imp.id)
+    if (prem_adj, concl_adj) == ("any", "any") or not imp.premises and concl_adj == "any":
+        return imp
+    prems = tuple(P.with_adjacency(p, prem_adj) if i == 0 else p for i, p in enumerate(imp.premises))
+    return replace(imp, premises=prems, conclusion=P.with_adjacency(imp.conclusion, concl_adj))
 
 
 def _gaussian_calibration(th: Theorem) -> Implication:
@@ -143,10 +197,19 @@ def _sgld_subsampling(th: Theorem) -> Implication:
     return Implication(
         th.id, (P.ApproxDP(eps_t, delta, "M_t"),),
         P.ApproxDP(2 * eps_t * tau / N, delta * tau / N, "M_t on a tau-of-N mini-batch"),
-        hypotheses=(tau <= N,),
-        note="001 App. C.1 as used in Thm 7: amplification by a tau-of-N mini-batch, linearised; the ledger "
-             "verdict of this comparison is the step's verdict",
+        hypotheses=(tau <= N, eps_t <= 1),
+        note="001 App. C.1 as used in Thm 7: amplification by a tau-of-N mini-batch (Beimel, Kasiviswanathan, "
+             "Nissim 2010, Lemma 4.4, which needs eps~ <= 1), linearised; the ledger verdict of this comparison is "
+             "the step's verdict",
     )
+
+
+def _gaussian_rdp(th: Theorem) -> Implication:
+    from ..symbols import alpha, sigma
+
+    return Implication(th.id, (P.Mechanism("gaussian", (("sensitivity", sp.Integer(1)), ("sigma", sigma)), "M"),),
+                       P.RDP(alpha, th.rhs, "M"), variables=(sigma,),
+                       note="the Gaussian mechanism of sensitivity 1 (noise multiplier sigma)")
 
 
 def _thm7_pattern(th: Theorem) -> Implication:
@@ -162,6 +225,7 @@ def _thm7_pattern(th: Theorem) -> Implication:
 _OVERRIDES = {
     "classical.gaussian_mechanism_calibration": _gaussian_calibration,
     "bu2020.clt_mu": _clt,
+    "accounting.gaussian_rdp": _gaussian_rdp,
     "he2021long.thm7_subsampling": _sgld_subsampling,
     "he2021long.thm7_eps": _thm7_pattern,
     "he2021long.thm7_delta": _thm7_pattern,
@@ -172,7 +236,8 @@ _OVERRIDES = {
 #: (have, need) -> entry ids that connect them (named in chaining's mismatch errors)
 BRIDGES_FOR: dict[tuple[str, str], tuple[str, ...]] = {
     ("GDP", "ApproxDP"): ("bu2020.delta_of_eps_gdp", "bridge.gdp_eps_of_delta"),
-    ("RDP", "ApproxDP"): ("bridge.mironov2017_rdp_to_dp",),
+    ("RDP", "ApproxDP"): ("accounting.rdp_to_dp_cks", "bridge.mironov2017_rdp_to_dp"),
+    ("Mechanism:subsampled_gaussian", "RDP"): ("bridge.mtz2019_sgm_rdp",),
     ("zCDP", "ApproxDP"): ("bridge.bun_steinke2016_zcdp_to_dp",),
     ("Mechanism:gaussian", "ApproxDP"): ("classical.gaussian_mechanism_calibration", "balle2018.gaussian_profile"),
     ("Mechanism:gaussian", "GDP"): ("bu2020.gaussian_mechanism_gdp",),
@@ -193,9 +258,8 @@ def _library_implication(id: str) -> Implication | None:
     from . import get
 
     th = get(id, with_evidence=False)
-    if id in _OVERRIDES:
-        return _OVERRIDES[id](th)
-    return _auto(th)
+    imp = _OVERRIDES[id](th) if id in _OVERRIDES else _auto(th)
+    return None if imp is None else _with_adjacency(imp)
 
 
 _USER_IMPLICATIONS: dict[str, Implication] = {}
