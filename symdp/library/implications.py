@@ -157,7 +157,7 @@ def _with_adjacency(imp: Implication) -> Implication:
     from dataclasses import replace
 
     prem_adj, concl_adj = _adjacency_of_entry(imp.id)
-    if (prem_adj, concl_adj) == ("any", "any") or not imp.premises and concl_adj == "any":
+    if (prem_adj, concl_adj) == ("any", "any") or (not imp.premises and concl_adj == "any"):
         return imp
     prems = tuple(P.with_adjacency(p, prem_adj) if i == 0 else p for i, p in enumerate(imp.premises))
     return replace(imp, premises=prems, conclusion=P.with_adjacency(imp.conclusion, concl_adj))
