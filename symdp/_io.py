@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -119,20 +120,53 @@ def atomic_dir(path: str | Path, owned: tuple[str, ...] = ()) -> Iterator[Path]:
             shutil.rmtree(stage, ignore_errors=True)
 
 
-__all__ = ["atomic_dir", "atomic_write_bytes", "atomic_write_text"]
+__all__ = ["atomic_dir", "atomic_write_bytes", "atomic_write_text", "read_bytes_limited", "read_text_limited"]
+
+
+def read_bytes_limited(path: str | Path, *, limit: int, what: str, error: type[Exception]) -> bytes:
+    """At most ``limit`` bytes of a regular file, else ``error`` (one line naming the file).
+
+    The file is opened without blocking (a FIFO does not hang the open) and checked to be a regular
+    file on the open descriptor (``/dev/zero``, a FIFO, a directory or a socket is refused before any
+    read); then at most ``limit + 1`` bytes are read, so a file that grows while it is read cannot
+    make the read unbounded either.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(os.fspath(path), flags)
+    except OSError as exc:
+        raise error(f"{what} {str(path)!r}: cannot read ({exc.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise error(f"{what} {str(path)!r}: not a regular file")
+        if st.st_size > limit:
+            raise error(f"{what} {str(path)!r}: {st.st_size} bytes; the limit is {limit}")
+        chunks: list[bytes] = []
+        got = 0
+        while got <= limit:
+            try:
+                b = os.read(fd, min(1 << 20, limit + 1 - got))
+            except OSError as exc:
+                raise error(f"{what} {str(path)!r}: cannot read ({exc.strerror})") from None
+            if not b:
+                break
+            chunks.append(b)
+            got += len(b)
+    finally:
+        os.close(fd)
+    if got > limit:
+        raise error(f"{what} {str(path)!r}: more than {limit} bytes; the limit is {limit}")
+    return b"".join(chunks)
 
 
 def read_text_limited(path: str | Path, *, limit: int, what: str, error: type[Exception]) -> str:
     """The UTF-8 text of an untrusted input file (a claim or theorem file), read once and checked before anything
-    parses it: unreadable, larger than ``limit`` bytes or not UTF-8 raises ``error`` with one line naming the file."""
-    p = Path(path)
+    parses it: unreadable, not a regular file, larger than ``limit`` bytes or not UTF-8 raises ``error`` with one line
+    naming the file.  One leading UTF-8 byte-order mark (as some editors write) is dropped."""
+    data = read_bytes_limited(path, limit=limit, what=what, error=error)
     try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise error(f"{what} {str(path)!r}: cannot read ({exc.strerror})") from None
-    if len(data) > limit:
-        raise error(f"{what} {str(path)!r}: {len(data)} bytes; the limit is {limit}")
-    try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise error(f"{what} {str(path)!r}: not UTF-8 text") from None
+    return text[1:] if text.startswith("\ufeff") else text  # a UTF-8 byte-order mark is not part of the text

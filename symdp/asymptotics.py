@@ -21,6 +21,7 @@ epsilon**2/2
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable
@@ -97,7 +98,11 @@ def parse_point(point: Any, symbols: dict[str, sp.Symbol] | None = None) -> sp.E
     if s in ("-oo", "-inf", "-infinity"):
         return -sp.oo
     if len(s) <= 40 and _NUMBER.match(s):
-        return sp.Rational(s) if ("e" not in s.lower()) else sp.nsimplify(float(s), rational=True)
+        f = float(s)
+        if not math.isfinite(f) or (f == 0 and any(c in "123456789" for c in s.lower().split("e")[0])):
+            raise InvalidParameterError(f"at={point!r} is outside the float range (about 1e-308 to 1.8e308 in "
+                                        "magnitude); write oo or -oo for an infinite point")
+        return sp.Rational(s) if ("e" not in s.lower()) else sp.nsimplify(f, rational=True)
     if symbols and _NAME.match(s) and s in symbols:
         return symbols[s]
     raise InvalidParameterError(f"at={point!r} is not a point; allowed: oo, -oo, a decimal number"
@@ -108,12 +113,26 @@ def _point(point: Any) -> sp.Expr:
     return parse_point(point)
 
 
+def _expr(expr: Any, name: str = "expr") -> sp.Expr:
+    """``expr`` as a SymPy expression; text is refused (``sympify`` of a string runs it), numbers are
+    converted exactly (``sympify(..., strict=True)`` accepts no string)."""
+    if isinstance(expr, sp.Basic):
+        return expr
+    if isinstance(expr, (bool, str, bytes)) or not isinstance(expr, (int, float)):
+        raise InvalidParameterError(
+            f"{name}={str(expr)[:60]!r} ({type(expr).__name__}) is not a SymPy expression; text is never evaluated: "
+            "parse it with symdp.audit.parse_expression(text, symbols) first")
+    return sp.sympify(expr, strict=True)
+
+
 def _var(expr: sp.Expr, var: sp.Symbol | str) -> sp.Symbol:
     """``var`` as a symbol of ``expr``: a name resolves to the free symbol of that name (with its
     assumptions), so does a symbol of the same name with other assumptions; a *name* that ``expr``
     does not contain is an error, not a silent constant."""
+    if not isinstance(var, (str, sp.Symbol)):
+        raise InvalidParameterError(f"var={var!r} is not a symbol or a symbol name")
     name = var if isinstance(var, str) else var.name
-    for s in sp.sympify(expr).free_symbols:
+    for s in _expr(expr).free_symbols:
         if isinstance(s, sp.Symbol) and s.name == name:
             return s
     if not isinstance(var, str):
@@ -148,6 +167,7 @@ def series(expr: sp.Expr, var: sp.Symbol | str, point: Any = 0, order: int = 3, 
     them (e.g. ``tanh`` at infinity).  Raises :class:`AsymptoticsTimeout` past ``seconds``.
     """
     _check_order(order)
+    expr = _expr(expr, 'expr')
     p0 = _point(point)
     var = _var(expr, var)
 
@@ -298,6 +318,7 @@ def _generic_point(f: sp.Expr, v: sp.Symbol, which: int) -> dict[sp.Symbol, sp.E
 def rate(expr: sp.Expr, var: sp.Symbol | str, at: Any = "oo", *, seconds: float = DEFAULT_TIMEOUT) -> Rate:
     """The order of ``expr`` as ``var -> at`` (``oo`` or ``0``), see :func:`_rate_impl`; the whole
     computation runs under one hard time limit and answers "unknown" past it."""
+    expr = _expr(expr, 'expr')
     p0 = _point(at)
     v = _var(expr, var)
     if p0 not in (sp.oo, sp.S.Zero):
@@ -432,6 +453,7 @@ def leading_term(expr: sp.Expr, var: sp.Symbol | str, point: Any = 0, *, seconds
     under the time limit.  Raises :class:`InvalidParameterError` (with the reason) when neither
     answers.
     """
+    expr = _expr(expr, 'expr')
     p0 = _point(point)
     var = _var(expr, var)
     budget = _Budget(seconds)
@@ -468,6 +490,8 @@ def leading_term(expr: sp.Expr, var: sp.Symbol | str, point: Any = 0, *, seconds
 def ratio_limit(a: sp.Expr, b: sp.Expr, var: sp.Symbol | str, point: Any = 0, *,
                 seconds: float = DEFAULT_TIMEOUT) -> sp.Expr | None:
     """``lim a/b`` as ``var -> point`` (from above at finite points); None when unknown in time."""
+    a = _expr(a, 'a')
+    b = _expr(b, 'b')
     p0 = _point(point)
     v = _var(a / b, var) if not isinstance(var, sp.Symbol) else var
     return _lim(a / b, v, p0, seconds)
@@ -477,6 +501,8 @@ def is_big_o(a: sp.Expr, b: sp.Expr, var: sp.Symbol | str, point: Any = 0, *,
              seconds: float = DEFAULT_TIMEOUT) -> bool | None:
     """Tri-state ``a = O(b)`` as ``var -> point``: True, False, or None ("unknown"; never False for
     that).  Decided by the limit of ``|a/b|`` (finite: True; infinite: False), then by the rates."""
+    a = _expr(a, 'a')
+    b = _expr(b, 'b')
     p0 = _point(point)
     v = _var(a / b, var) if not isinstance(var, sp.Symbol) else var
     lim = _lim(sp.Abs(a / b), v, p0, seconds)
@@ -510,6 +536,8 @@ def is_big_o(a: sp.Expr, b: sp.Expr, var: sp.Symbol | str, point: Any = 0, *,
 def compare(a: sp.Expr, b: sp.Expr, var: sp.Symbol | str, point: Any = "oo", *,
             seconds: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
     """"Bound A is O(bound B)" and the reverse, with the ratio's limit (each None when unknown)."""
+    a = _expr(a, 'a')
+    b = _expr(b, 'b')
     p0 = _point(point)
     lim = ratio_limit(a, b, var, p0, seconds=seconds)
     return {"a_is_O_b": is_big_o(a, b, var, p0, seconds=seconds), "b_is_O_a": is_big_o(b, a, var, p0, seconds=seconds),

@@ -58,6 +58,7 @@ x <= 1
 from __future__ import annotations
 
 import ast
+import unicodedata
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
@@ -411,6 +412,10 @@ def _tree(text: object, where: str, what: str) -> tuple[ast.Expression, str]:
     if _nesting_depth(text) > MAX_DEPTH:
         raise ClaimFileError(f"{where}: {what} nested deeper than {MAX_DEPTH}")
     src = text.strip()
+    for ch in src:  # Python folds identifiers by NFKC ("ｅｐｓ" would read as "eps"): a look-alike is refused, not folded
+        if ord(ch) > 127 and unicodedata.normalize("NFKC", ch) != ch:
+            raise ClaimFileError(f"{where}: character {ch!r} (U+{ord(ch):04X}) in the {what} is a compatibility "
+                                 f"variant of {unicodedata.normalize('NFKC', ch)!r}; write the plain character")
     try:
         return ast.parse(src, mode="eval"), src
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:

@@ -183,7 +183,21 @@ def discretize_step_pairs(sigma: float, q: float, h: float, *, tail: float = 1e-
     return out
 
 
+#: the most grid points a discretised step or a composed window (FFT length) may have: checked before anything of
+#: that size is allocated (a composed window costs about 12 arrays of this length across both directions and grids,
+#: 2^22 points about 400 MB); past it :class:`ConvergenceError` is raised and the callers fall back (coarser grid, RDP)
+MAX_POINTS = 1 << 22
+
+
 def _grid_range(lo_val: float, hi_val: float, h: float, with_coarse: bool) -> tuple[int, int]:
+    """``(j0, j1)`` of the grid ``j h`` covering ``[lo_val, hi_val]``; ConvergenceError when the range is not finite
+    or needs more than :data:`MAX_POINTS` points (checked before any array is allocated)."""
+    if not (math.isfinite(lo_val) and math.isfinite(hi_val) and math.isfinite(h) and h > 0):
+        raise ConvergenceError(f"tight accountant: the loss range [{lo_val:.3g}, {hi_val:.3g}] is not finite "
+                               "in floating point; a rigorous fallback answers")
+    if (hi_val - lo_val) / h + 4 > MAX_POINTS:
+        raise ConvergenceError(f"tight accountant: the loss range [{lo_val:.3g}, {hi_val:.3g}] needs more than "
+                               f"{MAX_POINTS} grid points at h={h:.3g}")
     if with_coarse:  # even end points: the 2h grid is every other point of the h grid
         j0 = 2 * math.floor(lo_val / (2 * h))
         return j0, max(2 * math.ceil(hi_val / (2 * h)), j0 + 2)
@@ -467,7 +481,7 @@ def _window(steps: Sequence[tuple[DiscretePLD, int]], tail_tol: float) -> tuple[
     return lo, up, float(np.exp(np.minimum(lm_pos - lam * up, 0.0)).min()), float(np.exp(np.minimum(lm_neg + lam * lo, 0.0)).min())
 
 
-def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15, max_fft: int = 1 << 24,
+def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15, max_fft: int = MAX_POINTS,
             window: tuple[float, float] | None = None) -> ComposedPLD:
     """Compose discrete PLDs (each with a step count) on a common grid by one FFT.
 
@@ -486,6 +500,11 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     else:
         lo, up = window
         upper_tail = lower_tail = 0.0
+    if not (math.isfinite(lo) and math.isfinite(up)):
+        raise ConvergenceError(f"tight accountant: the composed loss window [{lo:.3g}, {up:.3g}] is not finite")
+    if min(up / h, s_max) - max(lo / h, s_min) > max_fft:  # checked before any allocation
+        raise ConvergenceError(f"tight accountant: the composed loss range needs an FFT longer than {max_fft}; "
+                               "use a coarser grid (discretization=...) or the RDP accountant")
     s0 = max(math.floor(lo / h), s_min)
     s1 = min(math.ceil(up / h), s_max)
     s1 = max(s1, s0)
@@ -593,6 +612,9 @@ def gdp_log_delta(epsilon: np.ndarray | float, mu: np.ndarray | float) -> np.nda
         rr = np.minimum(r - err, 0.0)
         out = la + 4 * _U * np.abs(la) + np.log(-np.expm1(rr))
         out = np.where(rr < 0, np.minimum(out, la + 4 * _U * np.abs(la)), la + 4 * _U * np.abs(la))
+        # huge epsilon/mu: Phi(a) itself underflows the log (delta <= Phi(a), far below the smallest float);
+        # any other NaN (overflowed intermediate) is answered by the trivial bound delta <= 1
+        out = np.where(np.isneginf(la), -np.inf, np.where(np.isnan(out), 0.0, out))
     return np.minimum(out, 0.0)
 
 
@@ -635,10 +657,116 @@ def gdp_epsilon(mu: np.ndarray | float, delta: np.ndarray | float, *, max_iter: 
     return out.reshape(mu_b.shape)
 
 
+#: the most inclusion counts :func:`inclusion_count_delta` sums one by one (beyond, every count up to the Chernoff
+#: quantile is rounded up to that quantile: still an upper bound, cost bounded)
+MAX_COUNT_TERMS = 4096
+
+
+def _binom_log_sf(k: int, n: int, q: float) -> float:
+    """Upper bound on ``log P(Bin(n, q) >= k)``: the Chernoff bound ``-n KL(k/n || q)`` for ``k > nq`` (0 below)."""
+    if k <= n * q:
+        return 0.0
+    if k > n:
+        return -math.inf
+    a = k / n
+    with np.errstate(divide="ignore"):
+        kl = a * math.log(a / q) + ((1 - a) * (math.log1p(-a) - math.log1p(-q)) if a < 1 else -math.log1p(-q) * 0.0)
+    v = -n * kl
+    return v + 8 * _U * abs(v) if math.isfinite(v) else v  # rounded up
+
+
+def _inclusion_counts(segs: Sequence[tuple[float, float, int]], tail: float) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """``(k, log w_k, sigma_min, tail_bound)``: counts ``k`` of included steps with weights ``w_k`` (rounded up) of
+    ``Bin(N, q_max)`` on ``0..k1`` and a bound ``tail_bound <= tail`` on ``P(K > k1)`` (Chernoff).  Past
+    :data:`MAX_COUNT_TERMS` counts the whole mass up to ``k1`` sits at ``k1`` (weight 1)."""
+    act = [(float(sg), float(qq), int(T)) for sg, qq, T in segs if T > 0]
+    n = sum(T for *_, T in act)
+    q = max(qq for _, qq, _ in act)
+    s = min(sg for sg, _, _ in act)
+    if q >= 1.0:
+        return np.array([float(n)]), np.array([0.0]), s, 0.0
+    log_tail = math.log(tail)
+    lo, hi = int(math.floor(n * q)), n  # smallest k1 in [lo, hi] with P(K >= k1 + 1) <= tail
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _binom_log_sf(mid + 1, n, q) <= log_tail:
+            hi = mid
+        else:
+            lo = mid + 1
+    k1 = lo
+    tb = min(math.exp(_binom_log_sf(k1 + 1, n, q)), 1.0) if k1 < n else 0.0
+    if k1 + 1 > MAX_COUNT_TERMS:
+        return np.array([float(k1)]), np.array([0.0]), s, tb
+    k = np.arange(k1 + 1, dtype=float)
+    lq, l1q = math.log(q), math.log1p(-q)
+    lg_n = math.lgamma(n + 1)
+    lg = np.array([lg_n - math.lgamma(kk + 1) - math.lgamma(n - kk + 1) for kk in range(k1 + 1)])
+    logw = lg + k * lq + (n - k) * l1q
+    err = 16 * _U * (abs(lg_n) + 2 * np.abs(lg) + k * abs(lq) + (n - k) * abs(l1q) + 1)
+    return k, logw + err, s, tb
+
+
+def _count_delta(eps: float, k: np.ndarray, logw: np.ndarray, s: float, tb: float) -> float:
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        mu = np.sqrt(k) / s
+        ld = np.where(k > 0, gdp_log_delta(eps, np.where(k > 0, mu, 1.0)), -np.inf)
+        terms = np.exp(ld + logw)
+    terms = np.where(np.isnan(terms), 1.0, terms)
+    tot = float(np.sum(terms)) * (1 + 4 * _U * (len(k) + 2)) + tb
+    return min(tot, 1.0)
+
+
+def inclusion_count_delta(epsilon: float, segs: Sequence[tuple[float, float, int]], *, tail: float = 1e-300) -> float:
+    r"""Upper bound on delta(epsilon) of Poisson-subsampled Gaussian steps ``segs = [(sigma, q, T), ...]`` (add/remove).
+
+    Conditioned on which steps include the record, the composition is a Gaussian mechanism, exactly
+    ``mu_S``-GDP with ``mu_S^2 = sum_{i in S} 1/sigma_i^2 <= |S| / sigma_min^2``; the hockey-stick divergence is
+    jointly convex, so (both directions) ``delta(eps) <= E[delta_{GDP(sqrt(K)/sigma_min)}(eps)]`` over the
+    number ``K`` of inclusions, and ``K`` (Poisson-binomial, rates ``<= q_max``) is stochastically below
+    ``Bin(N, q_max)`` while the GDP profile grows with ``mu``.  Exact at ``q = 1``, tight as sigma -> 0 (where
+    the loss of each inclusion dominates), computed in log space for any sigma > 0 and any T (at most
+    :data:`MAX_COUNT_TERMS` terms).
+    """
+    k, logw, s, tb = _inclusion_counts(segs, max(tail, 1e-300))
+    return _count_delta(float(epsilon), k, logw, s, tb)
+
+
+def inclusion_count_epsilon(delta: float, segs: Sequence[tuple[float, float, int]]) -> float:
+    """Smallest safe epsilon with :func:`inclusion_count_delta` ``<= delta`` (bisection, upper end returned);
+    ``inf`` when even the largest float is not enough (the true epsilon then exceeds the float range)."""
+    d = float(delta)
+    k, logw, s, tb = _inclusion_counts(segs, d / 2)
+    big = float(np.finfo(float).max)
+    if _count_delta(0.0, k, logw, s, tb) <= d:
+        return 0.0
+    if _count_delta(big, k, logw, s, tb) > d:
+        return math.inf
+    lo, hi = 0.0, big
+    # geometric bisection first (the answer may lie anywhere in [0, 1.8e308]), then plain
+    for _ in range(64):  # log2(log2(1.8e308 / 1e-300)) < 11: converges long before
+        if hi <= 4 * max(lo, 1e-300):
+            break
+        mid = math.exp(0.5 * (math.log(hi) + math.log(max(lo, 1e-300))))
+        if _count_delta(mid, k, logw, s, tb) <= d:
+            hi = mid
+        else:
+            lo = mid
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if _count_delta(mid, k, logw, s, tb) <= d:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= 4 * _U * hi:
+            break
+    return float(np.nextafter(hi, np.inf)) if hi < big else big
+
+
 def default_interval(total_steps: int, delta: float = 1e-5) -> float:
     """Grid spacing for a run of ``total_steps`` steps: the connect-the-dots error per step is O(h^2)."""
     return float(min(2e-2, max(2e-4, 0.05 / math.sqrt(total_steps))))
 
 
-__all__ = ["ComposedPLD", "DiscretePLD", "compose", "default_interval", "discretize_step", "discretize_step_pair", "discretize_step_pairs",
-           "gdp_delta", "gdp_epsilon", "gdp_log_delta"]
+__all__ = ["ComposedPLD", "DiscretePLD", "MAX_POINTS", "compose", "default_interval", "discretize_step", "discretize_step_pair",
+           "discretize_step_pairs", "gdp_delta", "gdp_epsilon", "gdp_log_delta", "inclusion_count_delta",
+           "inclusion_count_epsilon"]
