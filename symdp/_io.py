@@ -120,9 +120,6 @@ def atomic_dir(path: str | Path, owned: tuple[str, ...] = ()) -> Iterator[Path]:
             shutil.rmtree(stage, ignore_errors=True)
 
 
-__all__ = ["atomic_dir", "atomic_write_bytes", "atomic_write_text", "read_bytes_limited", "read_text_limited"]
-
-
 def read_bytes_limited(path: str | Path, *, limit: int, what: str, error: type[Exception]) -> bytes:
     """At most ``limit`` bytes of a regular file, else ``error`` (one line naming the file).
 
@@ -170,3 +167,6 @@ def read_text_limited(path: str | Path, *, limit: int, what: str, error: type[Ex
     except UnicodeDecodeError:
         raise error(f"{what} {str(path)!r}: not UTF-8 text") from None
     return text[1:] if text.startswith("\ufeff") else text  # a UTF-8 byte-order mark is not part of the text
+
+
+__all__ = ["atomic_dir", "atomic_write_bytes", "atomic_write_text", "read_bytes_limited", "read_text_limited"]

@@ -38,16 +38,24 @@ from typing import Any
 
 import sympy as sp
 
-from ._io import atomic_write_text
+from ._io import atomic_write_text, read_text_limited
+from .errors import InvalidParameterError
 
 #: bump when the layout of a cache entry changes
 CACHE_FORMAT = 1
+#: the largest cache entry read back (bigger ones are misses)
+MAX_ENTRY_BYTES = 64 << 20
 
 
 def cache_dir() -> Path:
     """``$SYMDP_CACHE_DIR``, else ``$XDG_CACHE_HOME/symdp``, else ``~/.cache/symdp``."""
     env = os.environ.get("SYMDP_CACHE_DIR")
     if env:
+        from ._paths import PACKAGE_DIR, inside_package
+
+        if inside_package(env):
+            raise InvalidParameterError(f"SYMDP_CACHE_DIR={env!r} is inside the installed symdp package "
+                                        f"({PACKAGE_DIR}); allowed: a directory of your own")
         return Path(env)
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "symdp"
@@ -107,9 +115,9 @@ class VerdictCache:
 
     def get(self, namespace: str, key: str) -> Any:
         p = self._path(namespace, key)
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        try:  # bounded, regular files only: a planted FIFO or /dev/zero link is a miss, not a hang
+            doc = json.loads(read_text_limited(p, limit=MAX_ENTRY_BYTES, what="cache entry", error=ValueError))
+        except (OSError, ValueError, RecursionError):
             self.misses += 1
             return None
         if not isinstance(doc, dict) or doc.get("key") != key or doc.get("format") != CACHE_FORMAT:

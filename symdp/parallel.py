@@ -170,12 +170,21 @@ class TaskMap:
         return out
 
 
+#: address schemes of Dask's communication back-ends (checked before a Client is built: a Client that fails on an
+#: unknown scheme prints a traceback when it is collected at exit)
+_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
+
+
 def connect(address: str, timeout: float | None = None) -> Any:
     """A ``distributed.Client`` on ``address``; :class:`InvalidParameterError` (one line) when it cannot be reached
     within ``timeout`` seconds (default :data:`CONNECT_TIMEOUT`)."""
     timeout = CONNECT_TIMEOUT if timeout is None else timeout
     if not isinstance(address, str) or not address.strip():
         raise InvalidParameterError(f"scheduler={address!r} is not a scheduler address; expected e.g. 'tcp://HOST:8786'")
+    scheme = address.split("://", 1)[0] if "://" in address else "tcp"
+    if scheme not in _SCHEMES or not address.split("://", 1)[-1].strip():
+        raise InvalidParameterError(f"scheduler={address!r} is not a scheduler address (scheme {scheme!r}); allowed: "
+                                    f"[{'|'.join(_SCHEMES)}://]HOST:PORT, e.g. 'tcp://HOST:8786'")
     try:
         from distributed import Client
     except ImportError as exc:  # pragma: no cover - distributed is a dependency of the [dev] extra

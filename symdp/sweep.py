@@ -10,9 +10,13 @@ bounds (``upper_bound`` true) except the CLT accountant, an approximation (``upp
 the accountants label it.  The rows do not depend on the chunking or the number of workers.
 
 Resuming: the chunks are written to ``OUT.parts/`` (one file per chunk, atomic writes) with a
-``manifest.json`` naming the grid; a rerun with the same grid skips every chunk already written and
-only then assembles ``OUT`` (Parquet when OUT ends in ``.parquet``, else CSV), atomically.  A
-``OUT.parts/`` of a different grid is refused (one line, exit 2) rather than mixed.
+``manifest.json`` naming the grid and the SHA-256 of every finished chunk; a rerun with the same grid
+skips every chunk whose file still has its recorded checksum and parses with the sweep's typed schema
+(a missing, empty, edited or renamed chunk is recomputed), and only then assembles ``OUT`` (Parquet
+when OUT ends in ``.parquet``, else CSV; every column typed, so CSV values read back as written),
+atomically.  A ``OUT.parts/`` of a different grid is refused (one line, exit 2) rather than mixed;
+``OUT.parts/.lock`` (``flock``) refuses a second sweep into the same directory while one runs; a run
+that fails before any chunk is finished removes the ``OUT.parts/`` it created.
 
 Grid values (one option each): ``0.8,1.0,1.2`` (a list), ``lin:0.5:2:16`` (16 evenly spaced values,
 ends included) or ``log:1e-4:1e-1:10`` (log-spaced); steps must be integers.
@@ -44,7 +48,7 @@ SWEEP_ACCOUNTANTS = ("tight", "rdp", "clt", "advanced", "he2021", "tight-batched
 MAX_CONFIGS = 10**9
 #: most values one grid option may expand to
 MAX_VALUES = 10**6
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2  # 2: done is {chunk: SHA-256 of its file}
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _RANGE = re.compile(rf"^(lin|log):({_NUM}):({_NUM}):(\d+)$")
 _LIST = re.compile(rf"^{_NUM}(?:,{_NUM})*$")
@@ -207,13 +211,23 @@ def compute_chunk(task: tuple[dict[str, Any], int, int]) -> dict[str, list[Any]]
     }
 
 
-def _table(cols: dict[str, list[Any]]) -> Any:
+def _schema(mode: str) -> Any:
+    """The typed schema of a sweep's rows (``mode`` names the computed column): written and read back with it,
+    so a CSV chunk whose values happen to be integers is still float64 (no int64/double mismatch on assembly)."""
     import pyarrow as pa
 
-    return pa.table(cols)
+    tgt, out = ("delta", "epsilon") if mode == "epsilon" else ("epsilon", "delta")
+    return pa.schema([("accountant", pa.string()), ("noise_multiplier", pa.float64()), ("sample_rate", pa.float64()),
+                      ("steps", pa.int64()), (tgt, pa.float64()), (out, pa.float64()), ("upper_bound", pa.bool_())])
 
 
-def _write_table(path: Path, table: Any) -> None:
+def _table(cols: dict[str, list[Any]], mode: str) -> Any:
+    import pyarrow as pa
+
+    return pa.table(cols, schema=_schema(mode))
+
+
+def _encode(path: Path, table: Any) -> bytes:
     import io
 
     import pyarrow.csv as pacsv
@@ -224,14 +238,93 @@ def _write_table(path: Path, table: Any) -> None:
         pq.write_table(table, buf)
     else:
         pacsv.write_csv(table, buf)
-    atomic_write_bytes(path, buf.getvalue())
+    return buf.getvalue()
 
 
-def _read_table(path: Path) -> Any:
+def _write_table(path: Path, table: Any) -> str:
+    """Write ``table`` atomically; return the SHA-256 of the bytes written."""
+    data = _encode(path, table)
+    atomic_write_bytes(path, data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _decode(data: bytes, suffix: str, mode: str) -> Any:
+    import io
+
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
-    return pq.read_table(path) if path.suffix == ".parquet" else pacsv.read_csv(path)
+    schema = _schema(mode)
+    if suffix == ".parquet":
+        t = pq.read_table(io.BytesIO(data))
+        if not t.schema.equals(schema):
+            raise ValueError("schema differs")
+        return t
+    opts = pacsv.ConvertOptions(column_types=schema, include_columns=schema.names)
+    t = pacsv.read_csv(io.BytesIO(data), convert_options=opts)
+    if t.column_names != schema.names:
+        raise ValueError("columns differ")
+    return t
+
+
+#: largest chunk file read back (a chunk of 10^7 rows is ~1 GB of CSV)
+MAX_CHUNK_BYTES = 4 << 30
+
+
+def _read_chunk(path: Path, digest: str | None, mode: str) -> Any:
+    """The chunk's table when the file exists, is a regular file, has the SHA-256 ``digest`` recorded in the
+    manifest and parses with the schema; else ``None`` (the chunk is recomputed)."""
+    from ._io import read_bytes_limited
+
+    if not digest:
+        return None
+    try:
+        data = read_bytes_limited(path, limit=MAX_CHUNK_BYTES, what="sweep chunk", error=ValueError)
+    except ValueError:
+        return None
+    if hashlib.sha256(data).hexdigest() != digest:
+        return None
+    try:
+        return _decode(data, path.suffix, mode)
+    except (ValueError, OSError, TypeError, KeyError):
+        return None
+
+
+class _DirLock:
+    """An exclusive, non-blocking ``flock`` on ``DIR/.lock`` for the life of a sweep: a second sweep into the
+    same ``OUT.parts/`` is refused with one line instead of racing (results of one grid lost or mixed)."""
+
+    def __init__(self, d: Path) -> None:
+        self.path = d / ".lock"
+        self.fd: int | None = None
+
+    def __enter__(self) -> _DirLock:
+        import os
+
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            self.fd = os.open(self.path, flags, 0o644)
+        except OSError as exc:
+            raise InvalidParameterError(f"--out: cannot create the lock {str(self.path)!r} ({exc.strerror})") from None
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no advisory locks
+            return self
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self.fd)
+            self.fd = None
+            raise InvalidParameterError(f"--out: another sweep is writing {str(self.path.parent)!r} (locked); wait for "
+                                        "it to finish or use another --out") from None
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        import os
+
+        if self.fd is not None:
+            os.close(self.fd)  # releases the lock
+            self.fd = None
 
 
 @dataclass
@@ -273,34 +366,66 @@ def run_sweep(grid: Grid, out: str | Path, *, chunk_size: int = 1024, workers: i
 
 def _run(grid: Grid, out: Path, chunk_size: int, ex: Any, progress: Callable[[int, int], None] | None,
          max_chunks: int | None, t0: float) -> SweepReport:
-    import time
+    import shutil
 
     parts = out.with_name(out.name + ".parts")
+    created = not parts.exists()
+    try:
+        parts.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameterError(f"--out={str(out)!r}: cannot create {str(parts)!r} ({exc.strerror})") from None
+    if parts.is_symlink() or not parts.is_dir():
+        raise InvalidParameterError(f"--out={str(out)!r}: {str(parts)!r} is not a directory")
+    done: dict[int, str] = {}
+    try:
+        with _DirLock(parts):
+            return _run_locked(grid, out, parts, chunk_size, ex, progress, max_chunks, t0, done)
+    finally:
+        if created and not done and parts.is_dir():  # nothing finished: leave no .parts/ behind
+            shutil.rmtree(parts, ignore_errors=True)
+
+
+def _run_locked(grid: Grid, out: Path, parts: Path, chunk_size: int, ex: Any,
+                progress: Callable[[int, int], None] | None, max_chunks: int | None, t0: float,
+                done: dict[int, str]) -> SweepReport:
+    """The sweep with ``parts`` locked; ``done`` (chunk -> SHA-256 of its file) is filled as chunks finish."""
+    import time
+
     n = grid.size
     nchunks = max(1, -(-n // chunk_size))
     spec = json.loads(json.dumps({"version": MANIFEST_VERSION, "grid": asdict(grid), "digest": grid.digest(),
                                   "chunk_size": chunk_size, "chunks": nchunks, "format": out.suffix[1:]}))
     man_path = parts / "manifest.json"
-    done: set[int] = set()
-    if man_path.exists():
+    recorded: dict[int, str] = {}
+    if man_path.exists() or man_path.is_symlink():
+        from ._io import read_text_limited
+
         try:
-            man = json.loads(man_path.read_text())
-        except (OSError, ValueError):
+            man = json.loads(read_text_limited(man_path, limit=64 << 20, what="sweep manifest", error=ValueError))
+        except (ValueError, RecursionError):
             man = {}
-        if {k: man.get(k) for k in spec} != spec:
-            raise InvalidParameterError(f"--out={str(out)!r}: {parts} holds chunks of a different grid or chunk size; "
-                                        "use another --out or delete that directory")
-        done = {int(c) for c in man.get("done", []) if (parts / _chunk_name(int(c), out.suffix)).exists()}
-    parts.mkdir(parents=True, exist_ok=True)
+        if not isinstance(man, dict) or {k: man.get(k) for k in spec} != spec:
+            raise InvalidParameterError(f"--out={str(out)!r}: {parts} holds chunks of a different grid, chunk size or "
+                                        "manifest version; use another --out or delete that directory")
+        raw = man.get("done", {})
+        if isinstance(raw, dict):
+            for c, h in raw.items():
+                if isinstance(h, str) and str(c).isdigit() and 0 <= int(c) < nchunks:
+                    recorded[int(c)] = h
+    # a recorded chunk counts only when its file still has the recorded checksum and parses with the schema
+    # (a 0-byte, edited or renamed chunk is recomputed, never trusted)
+    for c, h in sorted(recorded.items()):
+        if _read_chunk(parts / _chunk_name(c, out.suffix), h, grid.mode) is not None:
+            done[c] = h
 
     def save_manifest() -> None:
-        atomic_write_text(man_path, json.dumps({**spec, "done": sorted(done)}, indent=1))
+        atomic_write_text(man_path, json.dumps({**spec, "done": {str(c): done[c] for c in sorted(done)}}, indent=1))
 
     save_manifest()
     todo = [c for c in range(nchunks) if c not in done]
+    skipped = nchunks - len(todo)
     if max_chunks is not None:
         todo = todo[:max_chunks]
-    skipped = nchunks - len([c for c in range(nchunks) if c not in done])
     gd = asdict(grid)
     tasks = [(gd, c * chunk_size, min(n, (c + 1) * chunk_size)) for c in todo]
     if progress:
@@ -308,8 +433,7 @@ def _run(grid: Grid, out: Path, chunk_size: int, ex: Any, progress: Callable[[in
 
     def finished(j: int, cols: dict[str, list[Any]]) -> None:
         c = todo[j]
-        _write_table(parts / _chunk_name(c, out.suffix), _table(cols))
-        done.add(c)
+        done[c] = _write_table(parts / _chunk_name(c, out.suffix), _table(cols, grid.mode))
         save_manifest()
         if progress:
             progress(len(done), nchunks)
@@ -318,8 +442,16 @@ def _run(grid: Grid, out: Path, chunk_size: int, ex: Any, progress: Callable[[in
     if len(done) == nchunks:
         import pyarrow as pa
 
-        table = pa.concat_tables([_read_table(parts / _chunk_name(c, out.suffix)) for c in range(nchunks)])
-        _write_table(out, table)
+        tables = []
+        for c in range(nchunks):
+            t = _read_chunk(parts / _chunk_name(c, out.suffix), done[c], grid.mode)
+            if t is None:  # changed under us after it was written: recompute it here
+                cols = compute_chunk((gd, c * chunk_size, min(n, (c + 1) * chunk_size)))
+                t = _table(cols, grid.mode)
+                done[c] = _write_table(parts / _chunk_name(c, out.suffix), t)
+                save_manifest()
+            tables.append(t)
+        _write_table(out, pa.concat_tables(tables))
     return SweepReport(out, n, nchunks, len(todo), skipped, time.monotonic() - t0, sum(b - a for _, a, b in tasks))
 
 
@@ -336,6 +468,17 @@ def sweep_rows(grid: Grid, chunk_size: int = 1024) -> dict[str, list[Any]]:
         for k, v in cols.items():
             out.setdefault(k, []).extend(v)
     return out
+
+
+def _check_cuda(device: str) -> None:
+    """One line (exit 2) instead of torch's assertion when ``--device cuda[:N]`` has no such CUDA device."""
+    import torch
+
+    n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    idx = int(device.split(":", 1)[1]) if ":" in device else 0
+    if idx >= n:
+        raise InvalidParameterError(f"--device={device!r}: this machine has {n} CUDA device(s) visible to torch; "
+                                    "allowed: cpu" + (f", cuda, cuda:0..cuda:{n - 1}" if n else ""))
 
 
 def _cli() -> Any:
@@ -365,6 +508,8 @@ def _cli() -> Any:
         if device not in ("cpu", "cuda") and not re.match(r"^cuda:\d{1,3}$", device):
             raise InvalidParameterError(f"--device={device!r} is not one of cpu, cuda, cuda:N")
         grid = make_grid(sigma=sigma, q=q, steps=steps, delta=delta, epsilon=epsilon, accountant=accountant, device=device)
+        if device != "cpu" and "tight-batched" in grid.accountants:
+            _check_cuda(device)
         if Path(out).suffix not in (".parquet", ".csv"):
             raise InvalidParameterError(f"--out={out!r} must end in .parquet or .csv")
         show = not quiet and sys.stderr.isatty()

@@ -20,6 +20,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -220,18 +221,44 @@ class RDPOdometer:
         return {"rdp": self._rdp.detach().clone(), "steps": self.steps, "orders": self.orders.tolist()}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore :meth:`state_dict`'s output.  Everything is checked before anything changes: a mapping with
+        ``orders`` equal to this odometer's, ``steps`` an integer >= 0 and ``rdp`` (or an older state's
+        ``rdp_int``) of the right shape, every value finite or +inf and >= 0 (a negative RDP would lower
+        every epsilon reported after it)."""
         import torch
 
-        if list(map(float, state["orders"])) != list(map(float, self.orders)):
+        if not isinstance(state, Mapping):
+            raise InvalidParameterError(f"state_dict must be a mapping, got {type(state).__name__}")
+        missing = [k for k in ("orders", "steps") if k not in state] + ([] if ("rdp" in state or "rdp_int" in state)
+                                                                          else ["rdp"])
+        if missing:
+            raise InvalidParameterError(f"state_dict lacks {', '.join(repr(k) for k in missing)}; allowed: the "
+                                        "mapping RDPOdometer.state_dict() returns")
+        try:
+            orders = [float(o) for o in state["orders"]]
+        except (TypeError, ValueError):
+            raise InvalidParameterError(f"state_dict orders={state['orders']!r} is not a list of numbers") from None
+        if orders != list(map(float, self.orders)):
             raise InvalidParameterError("state_dict orders differ from this odometer's orders")
-        if "rdp" in state:
-            r = torch.as_tensor(state["rdp"], device=self.device, dtype=self.dtype)
+        steps = check_int("steps", state["steps"], 0)
+        key = "rdp" if "rdp" in state else "rdp_int"
+        try:
+            raw = torch.as_tensor(state[key], dtype=torch.float64).detach().cpu()
+        except (TypeError, ValueError, RuntimeError):
+            raise InvalidParameterError(f"state_dict {key} is not an array of numbers") from None
+        if bool(torch.any(torch.isnan(raw))) or bool(torch.any(raw < 0)):
+            raise InvalidParameterError(f"state_dict {key} has a negative or NaN value; allowed: RDP values in [0, inf]")
+        if key == "rdp":
+            r = raw.to(device=self.device, dtype=self.dtype)
         else:  # an older state (integer orders only): bound the fractional orders by convexity
-            r = self._core.interpolate(torch.as_tensor(state["rdp_int"], device=self.device, dtype=self.dtype))
+            if raw.ndim != 1 or raw.shape[0] != len(self._core.ints_np):
+                raise InvalidParameterError(f"state_dict rdp_int has shape {tuple(raw.shape)}, expected "
+                                            f"({len(self._core.ints_np)},)")
+            r = self._core.interpolate(raw.to(device=self.device, dtype=self.dtype))
         if r.shape != self._rdp.shape:
             raise InvalidParameterError(f"state_dict rdp has shape {tuple(r.shape)}, expected {tuple(self._rdp.shape)}")
         self._rdp = r.clone()
-        self.steps = check_int("steps", state["steps"], 0)
+        self.steps = steps
 
 
 def rdp_torch(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None, device: Any = None) -> Any:

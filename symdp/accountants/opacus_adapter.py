@@ -25,6 +25,7 @@ target and within Opacus's ``places=2`` of it).  Other accountants go to Opacus'
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -161,6 +162,21 @@ def _symdp_noise(target_epsilon: float, target_delta: float, sample_rate: float,
     )
 
 
+def _steps_for_epochs(epochs: Any, sample_rate: float) -> int:
+    """Steps that ``epochs`` epochs at ``sample_rate`` run: ``epochs * len(data_loader)`` when
+    ``sample_rate = 1 / len(data_loader)`` (Opacus's ``make_private_with_epsilon``).
+
+    Opacus takes ``int(epochs / sample_rate)``, which truncates a quotient that rounding left just below
+    the integer (``3 / (1 / 75) = 224.99999999999997``): one step fewer than training runs, and a final
+    epsilon above the target.  Rounded up here (a quotient within ``1e-9`` relative of an integer is
+    that integer), so the calibrated run never has more steps than accounted for.
+    """
+    x = check_real("epochs", epochs, 0.0, float("inf"), lo_open=True, hi_open=True) / sample_rate
+    if not x < 2**62:
+        raise InvalidParameterError(f"epochs={epochs!r} / sample_rate={sample_rate!r} steps is too many; allowed: < 2**62")
+    return max(1, math.ceil(x * (1 - 1e-9)))
+
+
 def _wrap_get_noise_multiplier(orig: Callable[..., float]) -> Callable[..., float]:
     if getattr(orig, "_symdp_wrapped", False):
         return orig
@@ -175,7 +191,7 @@ def _wrap_get_noise_multiplier(orig: Callable[..., float]) -> Callable[..., floa
         if (steps is None) == (epochs is None):
             raise ValueError("get_noise_multiplier takes as input EITHER a number of steps or a number of epochs")
         if steps is None:
-            steps = int(epochs / sample_rate)  # type: ignore[operator]  # Opacus's convention
+            steps = _steps_for_epochs(epochs, sample_rate)
         return _symdp_noise(target_epsilon, target_delta, sample_rate, steps, _NAMES[name])
 
     get_noise_multiplier._symdp_wrapped = True  # type: ignore[attr-defined]

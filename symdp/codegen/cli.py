@@ -52,6 +52,10 @@ def codegen(check: bool, out: Path | None, theorem_file: str | None, module: str
     if not check:
         try:
             _paths.refuse_inside_package("out", out)
+            proofs = _paths.shipped_proofs().resolve()
+            if out.resolve() == proofs or proofs in out.resolve().parents:
+                raise SymdpError(f"out={str(out)!r} is inside the library's proofs/ ({proofs}), which only "
+                                 "`symdp verify` writes; allowed: generated/ or a directory of your own")
         except SymdpError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)

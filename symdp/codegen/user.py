@@ -53,15 +53,30 @@ def render_user(p: G.Plan) -> dict[str, str]:
 
 
 def _refuse(out: Path) -> None:
+    """Refuse ``''``, the installed package (and anything below it), the library's ``generated/`` and ``proofs/``."""
+    from .. import _paths
+
+    _paths.refuse_inside_package("out", out)
     o = out.resolve()
-    gen = G.DEFAULT_OUT.resolve()
-    if o in (gen, PACKAGE_DIR) or gen in o.parents or PACKAGE_DIR in o.parents:
-        raise InvalidParameterError(f"out={str(out)!r} is inside symdp's own package or generated/; allowed: a "
-                                    "directory of your own (user plans never write the library's kernels)")
+    for name, lib in (("generated/", G.DEFAULT_OUT), ("generated/", _paths.shipped_generated()),
+                      ("proofs/", _paths.shipped_proofs())):
+        d = Path(lib).resolve()
+        if o == d or d in o.parents:
+            raise InvalidParameterError(f"out={str(out)!r} is inside the library's {name} ({d}); allowed: a "
+                                        "directory of your own (user plans never write the library's files)")
 
 
 def write_user(theorems: Sequence[Theorem], out: str | Path, module: str = "user") -> dict[str, Any]:
-    """Write the user plan into ``out`` (created if needed) and nowhere else; atomic per file."""
+    """Write the user plan into ``out`` (created if needed) and nowhere else.
+
+    Everything is rendered first, then the files are built in a staging directory created exclusively
+    (``mkdtemp``: a fresh name, mode 0700, no symlink followed) and moved into ``out`` with
+    :func:`os.replace` (a symlink planted at a destination name is replaced, never written through).  A
+    failure anywhere removes the staging directory: nothing (no ``__init__.py``, no ``MANIFEST.json``)
+    is left behind, and ``out`` is not created.
+    """
+    from .._io import atomic_dir
+
     out = Path(out)
     _refuse(out)
     p = plan_user(theorems, module)
@@ -69,14 +84,11 @@ def write_user(theorems: Sequence[Theorem], out: str | Path, module: str = "user
         reasons = "; ".join(f"{s.theorem_id}: {s.reason}" for s in p.skipped) or "no theorems"
         raise InvalidParameterError(f"theorems: no kernel could be generated ({reasons})")
     files = render_user(p)
-    out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in sorted(files.items()):
-        dest = out / name
-        tmp = dest.with_name(f".{name}.tmp")
-        tmp.write_text(text)
-        tmp.replace(dest)
-        written.append(str(dest))
+    with atomic_dir(out) as stage:
+        for name, text in sorted(files.items()):
+            (stage / name).write_text(text, encoding="utf-8")
+            written.append(str(out / name))
     return {"written": written, "kernels": len(p.kernels), "skipped": [(s.theorem_id, s.side, s.reason) for s in p.skipped]}
 
 
