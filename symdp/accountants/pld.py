@@ -686,7 +686,7 @@ def _inclusion_counts(segs: Sequence[tuple[float, float, int]], tail: float) -> 
     if q >= 1.0:
         return np.array([float(n)]), np.array([0.0]), s, 0.0
     log_tail = math.log(tail)
-    lo, hi = int(math.floor(n * q)), n  # smallest k1 in [lo, hi] with P(K >= k1 + 1) <= tail
+    lo, hi = math.floor(n * q), n  # smallest k1 in [lo, hi] with P(K >= k1 + 1) <= tail
     while lo < hi:
         mid = (lo + hi) // 2
         if _binom_log_sf(mid + 1, n, q) <= log_tail:

@@ -10,18 +10,23 @@ import click
 
 @click.command("codegen")
 @click.option("--check", is_flag=True, help="exit non-zero, naming the stale files, if DIR differs from the library")
-@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", "out_text", type=click.Path(file_okay=False), default=None,
               help="output directory (default: generated/ of the source checkout, else ./generated; the library's own "
                    "kernels for --check; required with --theorems)")
 @click.option("--theorems", "theorem_file", default=None,
               help="a TOML theorem file: write a standalone numpy/torch/mpmath module of its theorems into --out")
 @click.option("--module", "module", default="user", help="with --theorems: module name suffix (default: user)")
 @click.option("--verbose", "-v", is_flag=True, help="list skipped entries with their reasons")
-def codegen(check: bool, out: Path | None, theorem_file: str | None, module: str, verbose: bool) -> None:
+def codegen(check: bool, out_text: str | None, theorem_file: str | None, module: str, verbose: bool) -> None:
     """Generate numpy/torch/mpmath kernels from the theorem library into generated/, or from a
     user theorem file into a directory of your own (--theorems FILE --out DIR)."""
     from ..errors import SymdpError
     from . import generate
+
+    if out_text is not None and not out_text.strip():  # Path('') would be '.', the working directory
+        click.echo("error: --out='' is empty; allowed: a directory of your own", err=True)
+        sys.exit(2)
+    out = Path(out_text) if out_text is not None else None
 
     if theorem_file is not None:
         try:

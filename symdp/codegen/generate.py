@@ -12,6 +12,7 @@ a header per kernel naming the theorem id and :meth:`Theorem.expr_hash`.
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import json
 import keyword
@@ -244,25 +245,40 @@ _PRELUDE = {
 _COERCE = {"numpy": "_rt.np_arg({0})", "mpmath": "_rt.mp_arg({0})"}
 
 
+#: names the printed kernels use besides their arguments: a symbol of that name is renamed inside the body
+_RESERVED = frozenset({"np", "sc", "torch", "mp", "math", "_rt"}) | frozenset(dir(builtins))
+
+
+def _local(name: str) -> str:
+    return f"_arg_{name}" if name in _RESERVED else name
+
+
 def _render_kernel(k: KernelSpec, backend: str) -> str:
     # map by identity of the actual symbols (assumptions differ between Symbol('x') and Symbol('x', positive=True))
-    names = {s: s.name for s in k.stable.free_symbols if isinstance(s, sp.Symbol)}
+    # a symbol named like a module or helper the printed code uses (np, torch, mp, sc, math, a builtin) is renamed
+    # inside the body; the signature keeps the public names, bound to the internal ones on the first line
+    names = {s: _local(s.name) for s in k.stable.free_symbols if isinstance(s, sp.Symbol)}
     if k.symbols:
         temps, body = print_block(k.stable, backend, names)
     else:
         temps, body = [], print_expr(k.stable, backend, names)
     args = ", ".join(k.symbols)
+    local = ", ".join(_local(a) for a in k.symbols)
+    doc = f'    """{k.theorem_id} ({k.side}): {sp.sstr(k.expr)[:300].replace(chr(92), "/")}"""'
     lines = [
         f"# theorem: {k.theorem_id} | side: {k.side} | hash: {k.hash}",
         f"# rules: {', '.join(k.rules) if k.rules else 'none'}" + (f" | guards: {', '.join(k.guards)}" if k.guards else ""),
-        f"def {k.name}({args}):",
-        f'    """{k.theorem_id} ({k.side}): {sp.sstr(k.expr)[:300].replace(chr(92), "/")}"""',
     ]
+    if local != args:  # the public signature (names that shadow a module) only forwards to the body
+        lines += [f"def {k.name}({args}):", doc, f"    return _{k.name}_body({args})", "", "",
+                  f"def _{k.name}_body({local}):"]
+    else:
+        lines += [f"def {k.name}({args}):", doc]
     if k.symbols:
         if backend == "torch":
-            lines.append(f"    {args}, = _rt.torch_args({args})")
+            lines.append(f"    {local}, = _rt.torch_args({local})")
         else:
-            lines.append(f"    {args}, = " + "(" + ", ".join(_COERCE[backend].format(a) for a in k.symbols) + ",)")
+            lines.append(f"    {local}, = " + "(" + ", ".join(_COERCE[backend].format(a) for a in map(_local, k.symbols)) + ",)")
     if backend == "numpy" and k.stable.has(sp.Piecewise):
         lines.append("    with np.errstate(all='ignore'):")
         lines.extend(f"        {t}" for t in temps)
