@@ -76,3 +76,40 @@ def test_order_ladder_equals_the_full_grid_on_a_sweep(kind):
     finally:
         R._default_grid_pruned = orig
     assert np.array_equal(new, old)
+
+
+def test_batched_tight_start_grid_is_the_single_accountants_and_has_no_host_loop():
+    """``batched._guess_h`` (vectorised) gives every configuration the grid ``api._initial_h`` starts from (to the last
+    bits: numpy's and libm's expm1 may differ by an ulp; any grid gives an upper bound, this one only sizes it);
+    ``_bucket`` (vectorised) gives the smallest allowed FFT length >= need."""
+    from symdp.accountants import api
+    from symdp.accountants import batched as B
+
+    rng = np.random.default_rng(5)
+    n = 200
+    s, q = rng.uniform(0.3, 8.0, n), 10 ** rng.uniform(-5, -0.01, n)
+    T, d = rng.integers(1, 10 ** 6, n), rng.choice([1e-5, 1e-8, 1e-12], n)
+    h = B._guess_h(s, q, T, d)
+    for i in range(n):
+        segs = [(float(s[i]), float(q[i]), int(T[i]))]
+        assert h[i] == pytest.approx(api._initial_h(segs, api._rdp_guess(segs, float(d[i]))), rel=1e-14)
+    need = np.concatenate([np.arange(1, 5000), rng.integers(1, 1 << 24, 2000)])
+    got = B._bucket(need)
+    allowed = np.array(sorted({1 << k for k in range(4, 27)} | {3 << (k - 2) for k in range(4, 27)}))
+    want = allowed[np.searchsorted(allowed, need)]  # the smallest allowed length >= need
+    assert np.array_equal(got, want)
+
+
+def test_batched_tight_on_cpu_torch_is_an_upper_bound_near_the_single_accountant():
+    """The device path (run on CPU torch here): every value at or above the single accountant's lower end and within
+    1% above its value (the batch skips the grid refinement: a little higher, never lower than the truth)."""
+    pytest.importorskip("torch")
+    from symdp.accountants.batched import epsilon_batch
+
+    s = np.array([0.8, 1.1, 2.0, 1.5])
+    q = np.array([0.01, 256 / 60000, 0.05, 0.002])
+    T = np.array([1000, 2340, 500, 20000])
+    r = epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=1e-5, device="cpu")
+    one = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=1e-5).epsilon
+    assert r.is_upper_bound and r.fallbacks == 0
+    assert np.all(r.epsilon >= one * (1 - 3e-3)) and np.all(r.epsilon <= one * 1.01)

@@ -41,10 +41,9 @@ import numpy as np
 from ..validation import check_probability
 from . import api as _api
 from . import pld as _pld
-from . import rdp as _rdp
+from . import tight as _tight
 
 _U = float(np.finfo(float).eps)
-_GUESS_ORDERS = np.array([2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256], dtype=float)  # integer: cheap, only sizes the grid
 _MAX_ELEMS = 1 << 24  # float64 elements per stacked FFT batch (memory cap)
 
 
@@ -61,18 +60,32 @@ class BatchResult:
 
 
 def _guess_h(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """Start grid of the tight accountant for every configuration (one vectorised RDP evaluation)."""
-    curve = np.asarray(_rdp.sgm_rdp(noise_multiplier=s, sample_rate=np.minimum(q, 1 - 1e-12), orders=_GUESS_ORDERS), dtype=float)
-    e, _ = _rdp.rdp_to_epsilon(rdp=curve * T[:, None], orders=_GUESS_ORDERS, delta=d)
-    e = np.where(np.isfinite(e), e, 1e3)
-    return np.array([_api._initial_h([(float(a), float(b), int(c))], float(g)) for a, b, c, g in zip(s, q, T, e)])
+    """Start grid of the tight accountant for every configuration, with no loop over configurations: the
+    single accountant's RDP guess (``tight._guess_step_rdp`` / ``tight._guess_epsilon``, one vectorised call for
+    the distinct (sigma, q)) and ``tight._initial_h``'s formula elementwise (:func:`_initial_h_rows`)."""
+    pairs, inv = np.unique(np.stack([s, q], 1), axis=0, return_inverse=True)
+    tot = T.astype(float)[:, None] * _tight._guess_step_rdp(pairs[:, 0], pairs[:, 1])[inv.ravel()]
+    return _initial_h_rows(s, q, T.astype(float), _tight._guess_epsilon(tot, d))
 
 
-def _bucket(need: int) -> int:
-    """FFT length >= need from {2^k, 3 * 2^(k-1)}: at most a third of padding, few distinct lengths to stack."""
-    k = max(math.ceil(math.log2(max(need, 16))), 4)
-    n = 1 << k
-    return 3 * (n >> 2) if 3 * (n >> 2) >= need else n
+def _initial_h_rows(s: np.ndarray, q: np.ndarray, T: np.ndarray, eps_guess: np.ndarray) -> np.ndarray:
+    """``tight._initial_h([(s, q, T)], eps_guess)`` for arrays of single-segment configurations (the same
+    operations elementwise: equal values up to an ulp of numpy's expm1, ``tests/test_batched_speed.py``)."""
+    with np.errstate(over="ignore"):
+        s1 = q * np.sqrt(np.expm1(np.minimum(1 / s**2, 700.0)))
+    h = np.sqrt(_tight._TARGET_REL * np.maximum(eps_guess, 0.05) * np.maximum(s1, 1e-12) / (0.005 * T))
+    h = h * np.where(T < 1000, 0.35, np.where(T < 8000, 0.6, 0.9))
+    return np.minimum(np.maximum(h, 2e-5), 2e-2)
+
+
+def _bucket(need: Any) -> Any:
+    """FFT lengths >= need (array) from {2^k, 3 * 2^(k-1)}: at most a third of padding, few distinct lengths to stack."""
+    need = np.asarray(need, dtype=np.int64)
+    k = np.maximum(np.ceil(np.log2(np.maximum(need, 16))), 4).astype(np.int64)
+    k = np.where((np.int64(1) << k) < need, k + 1, k)  # log2 rounding
+    n = np.int64(1) << k
+    three = 3 * (n >> 2)
+    return np.where(three >= need, three, n)
 
 
 def _discretize_torch(direction: str, sigma: Any, q: Any, h: Any, tail: Any) -> dict[str, Any]:
@@ -222,7 +235,7 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
         utail = np.where(up >= s_max * h, 0.0, utail)
         s0 = np.maximum(np.floor(lo / h), s_min)
         s1 = np.maximum(np.minimum(np.ceil(up / h), s_max), s0)
-        n = np.array([_bucket(int(v)) for v in (s1 - s0 + 1)])
+        n = _bucket(s1 - s0 + 1)
         with np.errstate(divide="ignore"):
             inf_tot = np.where(inf_n < 1, -np.expm1(T * np.log1p(-np.minimum(inf_n, 1.0))), 1.0)
         const = inf_tot + utail + T * ro_n

@@ -40,11 +40,7 @@ from ..errors import ClaimFileError, SymdpError
 def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, seed, claim_seconds, run_seconds,
           fail_on, workers, scheduler, no_cache) -> None:
     """Audit bound claims: HOLDS (proved or supported), FAILS (counterexample), PARTIAL (where), UNDECIDED (why)."""
-    from .engine import (
-        _plot,  # noqa: PLC2701
-        library_claims,
-        quick_from_ledger,
-    )
+    from .engine import library_claims
     from .report import enrich, make_console, print_table, write_html, write_json, write_markdown
 
     console = make_console(stderr=json_path == "-")
@@ -80,22 +76,12 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
                 from ..library import get
 
                 ths = [get(i, with_evidence=False) for i in ids] if ids else library_claims(source)
-                results = []
-                todo = ths
-                if quick:
-                    done, todo = quick_from_ledger(ths)
-                    for r in done:
-                        if plots and r.verdict in ("FAILS", "PARTIAL"):
-                            try:
-                                _plot(get(r.id, with_evidence=False), r, out / "plots", out)
-                            except Exception as exc:  # noqa: BLE001
-                                r.extra["plot_error"] = str(exc)[:200]
-                    results += done
                 from .parallel import run_library_audit  # --workers / --scheduler / cache (issue 15)
 
-                results += run_library_audit([t.id for t in todo], workers=workers, scheduler=scheduler,
-                                             use_cache=not no_cache, deep=deep, seed=seed, plots=plots, report_dir=out,
-                                             progress=sys.stderr.isatty())
+                # --quick: current ledger verdicts are read (and plotted) in the workers, the rest verified there
+                results = run_library_audit([t.id for t in ths], workers=workers, scheduler=scheduler,
+                                            use_cache=not no_cache, deep=deep, seed=seed, plots=plots, report_dir=out,
+                                            progress=sys.stderr.isatty(), quick=quick)
                 order = {t.id: i for i, t in enumerate(ths)}
                 results.sort(key=lambda r: order.get(r.id, len(order)))  # mechanism-level (algo.*) results last
                 theorems = {t.id: t for t in ths}

@@ -454,6 +454,20 @@ def audit_user_claim(uc: UserClaim, *, limit: float, which: str = "per claim", d
         return _undecided(uc, f"could not be checked ({type(exc).__name__}: {str(exc)[:160]})")
 
 
+def ledger_result(th: Theorem, e: dict[str, Any]) -> AuditResult:
+    """The audit result of ``th`` from its current ledger row ``e`` (``--quick``), annotated."""
+    verdict, strength = _VERDICT_MAP[Verdict(e["verdict"])]
+    res = AuditResult(
+        id=th.id, kind=_kind_label(th), title=th.title, source=th.source.cite(), statement=_statement(th),
+        verdict=verdict, strength=strength, rung=e.get("rung"), detail=str(e.get("evidence") or ""),
+        certificate=e.get("certificate"), counterexample=e.get("counterexample"), claimed=e.get("claimed"),
+        actual=e.get("actual"), margin=e.get("margin"), region=e.get("region"), cases=e.get("cases"),
+        extra={"from_ledger": True},
+    )
+    annotate(th, res)
+    return res
+
+
 def quick_from_ledger(ths: list[Theorem]) -> tuple[list[AuditResult], list[Theorem]]:
     """Results for entries whose recorded ledger evidence is current (same statement hash); the rest to run."""
     from ..verify import load_ledger
@@ -465,15 +479,7 @@ def quick_from_ledger(ths: list[Theorem]) -> tuple[list[AuditResult], list[Theor
         if e is None or e.get("hash") != th.expr_hash():
             todo.append(th)
             continue
-        verdict, strength = _VERDICT_MAP[Verdict(e["verdict"])]
-        done.append(AuditResult(
-            id=th.id, kind=_kind_label(th), title=th.title, source=th.source.cite(), statement=_statement(th),
-            verdict=verdict, strength=strength, rung=e.get("rung"), detail=str(e.get("evidence") or ""),
-            certificate=e.get("certificate"), counterexample=e.get("counterexample"), claimed=e.get("claimed"),
-            actual=e.get("actual"), margin=e.get("margin"), region=e.get("region"), cases=e.get("cases"),
-            extra={"from_ledger": True},
-        ))
-        annotate(th, done[-1])
+        done.append(ledger_result(th, e))
     todo_ids = {t.id for t in todo}
     from .algorithms import algorithm_claims_for
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -49,10 +49,13 @@ def _as_payload(results: list[AuditResult], d: Path) -> Payload:
 
 def run_task(task: Task) -> Payload:
     """Audit one task in this process (module-level, so a process pool or Dask can call it)."""
+    import time
+
     kind, ref, deep, seed, plots = task
     from .engine import _kind_label, audit_theorem
     from .severity import annotate
 
+    t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="symdp-task-") as tmp:
         d = Path(tmp)
         plot_dir = d / "plots" if plots else None
@@ -60,6 +63,19 @@ def run_task(task: Task) -> Payload:
             from ..library import get
 
             out = [audit_theorem(get(ref, with_evidence=False), deep=deep, seed=seed, plot_dir=plot_dir, report_dir=d)]
+        elif kind == "ledger":  # --quick: the verdict recorded in the ledger, plotted here beside it
+            from ..library import get
+            from ..verify import load_ledger
+            from .engine import _plot, ledger_result
+
+            th = get(ref, with_evidence=False)
+            res = ledger_result(th, load_ledger()[ref])
+            if plot_dir is not None and res.verdict in ("FAILS", "PARTIAL"):
+                try:
+                    _plot(th, res, plot_dir, d)
+                except Exception as exc:  # noqa: BLE001 - a plot must never sink the audit; say so instead
+                    res.extra["plot_error"] = f"{type(exc).__name__}: {exc}"[:200]
+            out = [res]
         elif kind == "algo":
             from .algorithms import ALGORITHM_CLAIMS, audit_algorithm
 
@@ -80,8 +96,8 @@ def run_task(task: Task) -> Payload:
             for res in out:
                 annotate(None, res)
         else:
-            raise ValueError(f"task kind={kind!r} not in ('claim', 'algo', 'reading', 'experiments')")
-        return _as_payload(out, d)
+            raise ValueError(f"task kind={kind!r} not in ('claim', 'ledger', 'algo', 'reading', 'experiments')")
+        return _as_payload(out, d) | {"seconds": round(time.monotonic() - t0, 3)}
 
 
 def _safe_rel(rel: str) -> PurePosixPath:
@@ -91,8 +107,9 @@ def _safe_rel(rel: str) -> PurePosixPath:
     return p
 
 
-def _tasks(ids: Sequence[str], deep: bool, seed: int, plots: bool, algorithms: bool) -> list[Task]:
-    tasks: list[Task] = [("claim", i, deep, seed, plots) for i in ids]
+def _tasks(ids: Sequence[str], deep: bool, seed: int, plots: bool, algorithms: bool,
+           ledger_ids: Collection[str] = ()) -> list[Task]:
+    tasks: list[Task] = [("ledger" if i in ledger_ids else "claim", i, deep, seed, plots) for i in ids]
     if algorithms:
         from .algorithms import algorithm_claims_for
         from .experiments import experiments_for
@@ -113,6 +130,8 @@ def _cost(task: Task, ledger: dict[str, Any]) -> float:
     if kind == "algo":
         return 5.0
     row = ledger.get(ref) or {}
+    if kind == "ledger":  # the result is read; a refuted or partial one is plotted
+        return 2.0 if task[4] and row.get("verdict") in ("REFUTED", "PARTIAL") else 0.1
     try:
         return float(row.get("seconds", 1.0)) + 0.5
     except (TypeError, ValueError):
@@ -122,25 +141,33 @@ def _cost(task: Task, ledger: dict[str, Any]) -> float:
 def _cache_parts(task: Task) -> dict[str, Any]:
     kind, ref, deep, seed, plots = task
     parts: dict[str, Any] = {"kind": kind, "ref": ref, "deep": deep, "seed": seed, "plots": plots}
-    if kind == "claim":
+    if kind in ("claim", "ledger"):
         from ..library import get
 
         parts["theorem"] = theorem_fingerprint(get(ref, with_evidence=False))
+    if kind == "ledger":
+        from ..verify import load_ledger
+
+        parts["ledger_row"] = json.dumps(load_ledger().get(ref), sort_keys=True, default=str)
     return parts  # algorithm claims, readings, experiments: fixed by the code version in the key
 
 
 def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed: int = 0, plots: bool = True,
                    report_dir: Path | None = None, algorithms: bool = True, cache: VerdictCache | None = None,
-                   progress: Callable[[str], None] | None = None) -> list[AuditResult]:
+                   progress: Callable[[str], None] | None = None, ledger_ids: Collection[str] = (),
+                   stats: dict[str, Any] | None = None) -> list[AuditResult]:
     """The audit of the library entries ``ids`` (and their mechanism-level claims, readings and experiments
     when ``algorithms``), mapped over ``ex``; the same results, in the same order, as
     :func:`symdp.audit.engine.audit_theorems` (library entries first, then the mechanism-level results).
 
     ``cache``: reuse and store verdicts (:class:`symdp.cache.VerdictCache`); ``progress(label)`` after each task.
+    ``ledger_ids`` (``--quick``): entries whose current ledger verdict is reused instead of verified (their
+    plots drawn in the workers, cached with the results).  ``stats`` (a dict) receives, per task kind, the
+    number of tasks, of cache hits and the seconds the computed ones took in their workers.
     """
     ids = list(ids)
     plots = plots and report_dir is not None
-    tasks = _tasks(ids, deep, seed, plots, algorithms)
+    tasks = _tasks(ids, deep, seed, plots, algorithms, ledger_ids)
     payloads: list[Payload | None] = [None] * len(tasks)
     keys: list[str | None] = [None] * len(tasks)
     if cache is not None:
@@ -169,13 +196,22 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
     computed = ex.map(run_task, [tasks[i] for i in todo], cost=[_cost(tasks[i], ledger) for i in todo], progress=done)
     for i, got in zip(todo, computed):
         payloads[i] = got
+    if stats is not None:
+        fresh = set(todo)
+        for i, t in enumerate(tasks):
+            row = stats.setdefault(t[0], {"tasks": 0, "cached": 0, "seconds": 0.0})
+            row["tasks"] += 1
+            if i in fresh:
+                row["seconds"] += float((payloads[i] or {}).get("seconds", 0.0))
+            else:
+                row["cached"] += 1
     results_per_task: list[list[AuditResult]] = []
     for pl in payloads:
         assert pl is not None
         results_per_task.append([AuditResult(**row) for row in pl["results"]])
         if report_dir is not None:
             _write_files(report_dir, pl)
-    main = [rs[0] for t, rs in zip(tasks, results_per_task) if t[0] == "claim"]
+    main = [rs[0] for t, rs in zip(tasks, results_per_task) if t[0] in ("claim", "ledger")]
     extra: list[AuditResult] = []
     by_id = {r.id: r for r in main}
     for t, rs in zip(tasks, results_per_task):
@@ -209,18 +245,30 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
 
 
 
+def current_ledger_ids(ids: Sequence[str]) -> set[str]:
+    """The entries among ``ids`` whose ledger row is current (recorded for the same statement hash)."""
+    from ..library import get
+    from ..verify import load_ledger
+
+    led = load_ledger()
+    return {i for i in ids if (e := led.get(i)) is not None and e.get("hash") == get(i, with_evidence=False).expr_hash()}
+
+
 def run_library_audit(ids: Sequence[str], *, workers: int | None = None, scheduler: str | None = None,
                       use_cache: bool = True, deep: bool = False, seed: int = 0, plots: bool = True,
-                      report_dir: Path | None = None, progress: bool = False, algorithms: bool = True) -> list[AuditResult]:
+                      report_dir: Path | None = None, progress: bool = False, algorithms: bool = True,
+                      quick: bool = False, stats: dict[str, Any] | None = None) -> list[AuditResult]:
     """:func:`audit_parallel` on ``workers`` local processes (None: all cores) or a Dask ``scheduler``, with the
-    verdict cache in the user cache directory unless ``use_cache`` is False, and a progress bar when ``progress``."""
+    verdict cache in the user cache directory unless ``use_cache`` is False, and a progress bar when ``progress``.
+    ``quick``: entries whose ledger verdict is current (same statement hash) are read from it, not verified."""
     from ..parallel import executor
 
     cache = VerdictCache() if use_cache else None
+    ledger_ids = current_ledger_ids(ids) if quick else set()
     with executor(workers, scheduler, preload=PRELOAD) as ex:
         if not progress:
             return audit_parallel(ids, ex, deep=deep, seed=seed, plots=plots, report_dir=report_dir,
-                                  algorithms=algorithms, cache=cache)
+                                  algorithms=algorithms, cache=cache, ledger_ids=ledger_ids, stats=stats)
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         ntasks = len(_tasks(list(ids), deep, seed, plots, algorithms))
@@ -233,7 +281,8 @@ def run_library_audit(ids: Sequence[str], *, workers: int | None = None, schedul
                 bar.advance(task)
 
             return audit_parallel(ids, ex, deep=deep, seed=seed, plots=plots, report_dir=report_dir,
-                                  algorithms=algorithms, cache=cache, progress=tick)
+                                  algorithms=algorithms, cache=cache, progress=tick, ledger_ids=ledger_ids,
+                                  stats=stats)
 
 
 #: a claim-file task: (file text, path as given, claim index, deep, seed, plots, claim seconds, run seconds,
@@ -332,4 +381,4 @@ def _write_files(report_dir: Path, pl: Payload) -> None:
         dest.write_bytes(data)
 
 
-__all__ = ["PRELOAD", "audit_parallel", "run_claim_file_audit", "run_library_audit", "run_task", "run_user_task"]
+__all__ = ["PRELOAD", "audit_parallel", "current_ledger_ids", "run_claim_file_audit", "run_library_audit", "run_task", "run_user_task"]

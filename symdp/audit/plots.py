@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,27 @@ def _safe(f: Fn, pt: Mapping[str, Any]) -> float:
         return math.nan
 
 
+#: seconds one sweep (or one region map) may spend evaluating points; past it the points not yet evaluated
+#: are left out (at least :data:`MIN_POINTS` are always evaluated) and the plot says how many were drawn
+PLOT_SECONDS = 12.0
+MIN_POINTS = 5
+
+
+def _coarse_to_fine(n: int) -> list[int]:
+    """Indices ``0..n-1`` in coarse-to-fine order (ends, middle, quarters, ...): a sweep cut short covers the range."""
+    out: list[int] = []
+    seen: set[int] = set()
+    k = 1
+    while len(out) < n:
+        for j in range(k + 1):
+            i = round(j * (n - 1) / k)
+            if i not in seen:
+                seen.add(i)
+                out.append(i)
+        k *= 2
+    return out
+
+
 def sweep(
     f_claim: Fn,
     f_true: Fn,
@@ -114,16 +136,23 @@ def sweep(
     *,
     integer: bool = False,
     n: int = 60,
+    seconds: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Evaluate both functions along ``var`` in [lo, hi] with the other parameters at ``point``."""
+    """Evaluate both functions along ``var`` in [lo, hi] with the other parameters at ``point``.
+
+    Points are evaluated coarse to fine; with ``seconds``, evaluation stops once that time is spent (after at
+    least :data:`MIN_POINTS` points) and the points left out are NaN in both returned arrays.
+    """
     xs = _grid(lo, hi, n, integer)
-    yc, yt = [], []
-    for x in xs:
+    yc, yt = np.full(len(xs), np.nan), np.full(len(xs), np.nan)
+    t0 = time.monotonic()
+    for done, k in enumerate(_coarse_to_fine(len(xs))):
+        if seconds is not None and done >= MIN_POINTS and time.monotonic() - t0 > seconds:
+            break
         pt = dict(point)
-        pt[var] = int(x) if integer else mpmath.mpf(float(x))
-        yc.append(_safe(f_claim, pt))
-        yt.append(_safe(f_true, pt))
-    return xs, np.array(yc), np.array(yt)
+        pt[var] = int(xs[k]) if integer else mpmath.mpf(float(xs[k]))
+        yc[k], yt[k] = _safe(f_claim, pt), _safe(f_true, pt)
+    return xs, yc, yt
 
 
 _REGION = re.compile(r"holds for (?P<var>[A-Za-z_][A-Za-z0-9_]*) (?P<op><=|>=|<|>) (?P<x>[-+0-9.eE]+)")
@@ -160,19 +189,25 @@ def plot_claim(
     ylabel: str | None = None,
     region: str | None = None,
     fixed: Mapping[str, Any] | None = None,
+    seconds: float | None = PLOT_SECONDS,
 ) -> Path:
     """Draw the claim's side vs the other side along one parameter and save a PNG.
 
     ``f_claim`` must stay above ``f_true`` for the claim to hold (an upper bound; for a comparison
     ``a <= b`` pass ``b`` as the claim side).  ``region`` (a PARTIAL verdict's text) draws the
-    boundary it names.  ``fixed`` (the other parameters) is printed under the title.
+    boundary it names.  ``fixed`` (the other parameters) is printed under the title.  ``seconds`` bounds the
+    time spent evaluating points (:func:`sweep`); a plot cut short says how many points it draws.
     """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    xs, yc, yt = sweep(f_claim, f_true, point, var, lo, hi, integer=integer)
+    xs, yc, yt = sweep(f_claim, f_true, point, var, lo, hi, integer=integer, seconds=seconds)
+    n_all = len(xs)
+    drawn = ~(np.isnan(yc) & np.isnan(yt))
+    xs, yc, yt = xs[drawn], yc[drawn], yt[drawn]
+    cut = f"\n({len(xs)} of {n_all} points: plot time limit {seconds:g} s)" if len(xs) < n_all else ""
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.0, 5.2), dpi=110, sharex=True,
                                   gridspec_kw={"height_ratios": [2.2, 1.0]})
     ylab = textwrap.shorten(ylabel or "value", width=56, placeholder=" …")
@@ -231,7 +266,7 @@ def plot_claim(
     if lo > 0 and hi / lo > 50:
         ax.set_xscale("log")
     sub = ", ".join(f"{k} = {_fmt(v)}" for k, v in (fixed or {}).items() if k != var)
-    ax.set_title(title + (f"\n(other parameters: {sub})" if sub else ""), fontsize=9)
+    ax.set_title(title + (f"\n(other parameters: {sub})" if sub else "") + cut, fontsize=9)
     ax.legend(fontsize=7, loc="upper left")
     ax2.legend(fontsize=7, loc="lower right")
     # fixed margins (room for a two-line y label and a three-line title): tight_layout would cost a second draw
@@ -275,10 +310,12 @@ def plot_region_2d(
     yinteger: bool = False,
     mark: tuple[float, float] | None = None,
     n: int = 24,
+    seconds: float | None = PLOT_SECONDS,
 ) -> tuple[Path, float, int]:
     """Where the claim holds (``f_claim >= f_true``) over two free parameters: a labelled region map.
 
-    Returns the path, the fraction of evaluated grid points where the claim holds, and their number."""
+    Returns the path, the fraction of evaluated grid points where the claim holds, and their number.  Points are
+    evaluated coarse to fine in both parameters; past ``seconds`` the rest are left out (white)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -288,14 +325,20 @@ def plot_region_2d(
     xs = _grid(*xrange, n, xinteger)
     ys = _grid(*yrange, n, yinteger)
     z = np.full((len(ys), len(xs)), np.nan)
-    for j, y in enumerate(ys):
-        for i, x in enumerate(xs):
-            pt = dict(point)
-            pt[xvar] = int(x) if xinteger else mpmath.mpf(float(x))
-            pt[yvar] = int(y) if yinteger else mpmath.mpf(float(y))
-            c, t = _safe(f_claim, pt), _safe(f_true, pt)
-            if math.isfinite(c) and math.isfinite(t):
-                z[j, i] = 1.0 if c >= t else 0.0
+    rx = {i: r for r, i in enumerate(_coarse_to_fine(len(xs)))}
+    ry = {j: r for r, j in enumerate(_coarse_to_fine(len(ys)))}
+    cells = sorted(((j, i) for j in range(len(ys)) for i in range(len(xs))), key=lambda c: (max(ry[c[0]], rx[c[1]]), c))
+    t0 = time.monotonic()
+    for done, (j, i) in enumerate(cells):
+        if seconds is not None and done >= MIN_POINTS and time.monotonic() - t0 > seconds:
+            break
+        x, y = xs[i], ys[j]
+        pt = dict(point)
+        pt[xvar] = int(x) if xinteger else mpmath.mpf(float(x))
+        pt[yvar] = int(y) if yinteger else mpmath.mpf(float(y))
+        c, t = _safe(f_claim, pt), _safe(f_true, pt)
+        if math.isfinite(c) and math.isfinite(t):
+            z[j, i] = 1.0 if c >= t else 0.0
     fig, ax = plt.subplots(figsize=(6.4, 4.6), dpi=110)
     cmap = ListedColormap(["#f2b8b5", "#b9dfc4"])
     ax.pcolormesh(xs, ys, np.ma.masked_invalid(z), cmap=cmap, vmin=0, vmax=1, shading="nearest")

@@ -1,0 +1,106 @@
+"""How long users wait for ``symdp audit`` (issue 25): cold and warm, full and ``--quick``, with their stages.
+
+    python bench/audit.py                 # full cold, full warm, quick cold, quick warm (minutes on 2 cores)
+    python bench/audit.py --modes quick-cold,quick-warm
+    python bench/audit.py --json out.json
+
+Each mode runs in a fresh interpreter (so imports count, as for a user) what ``symdp audit`` runs: the
+library audit on all cores with plots and the verdict cache, then the reports.  "cold" starts from an
+empty cache directory, "warm" reuses the one the cold run of the same kind filled.  Stages: start-up
+(imports, the library), the audit (wall; per task kind the tasks, cache hits and the seconds the computed
+ones took in their workers), the reports (enrich, JSON, Markdown, HTML).  The machine is shared: the
+1-minute load average is printed before and after every run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+MODES = ("full-cold", "full-warm", "quick-cold", "quick-warm")
+
+
+def _one(mode: str, cache: str, workers: int | None) -> dict:
+    """Run one mode in this process (called in a fresh interpreter by :func:`main`)."""
+    t0 = time.perf_counter()
+    os.environ["SYMDP_CACHE_DIR"] = cache
+    from pathlib import Path
+
+    from symdp.audit.engine import library_claims
+    from symdp.audit.parallel import run_library_audit
+    from symdp.audit.report import enrich, write_html, write_json, write_markdown
+
+    ths = library_claims(None)
+    t1 = time.perf_counter()
+    stats: dict = {}
+    with tempfile.TemporaryDirectory(prefix="symdp-bench-audit-") as out:
+        res = run_library_audit([t.id for t in ths], workers=workers, plots=True, report_dir=Path(out),
+                                quick=mode.startswith("quick"), stats=stats)
+        t2 = time.perf_counter()
+        order = {t.id: i for i, t in enumerate(ths)}
+        res.sort(key=lambda r: order.get(r.id, len(order)))
+        enrich(res, {t.id: t for t in ths}, {})
+        meta = {"mode": mode}
+        write_json(res, Path(out) / "audit.json", meta=meta)
+        write_markdown(res, Path(out) / "audit.md", title="bench", meta=meta)
+        write_html(res, Path(out) / "audit.html", title="bench", meta=meta)
+        n_plots = len(list(Path(out).rglob("*.png")))
+    t3 = time.perf_counter()
+    verdicts: dict[str, int] = {}
+    for r in res:
+        verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
+    return {"mode": mode, "total_s": t3 - t0, "startup_s": t1 - t0, "audit_s": t2 - t1, "reports_s": t3 - t2,
+            "results": len(res), "plots": n_plots, "verdicts": verdicts, "tasks": stats}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--_run", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--_cache", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args._run:
+        print(json.dumps(_one(args._run, args._cache, args.workers)))
+        return
+    modes = [m for m in args.modes.split(",") if m]
+    bad = [m for m in modes if m not in MODES]
+    if bad:
+        print(f"error: --modes {bad[0]!r} not in {', '.join(MODES)}", file=sys.stderr)
+        sys.exit(2)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="symdp-bench-cache-") as root:
+        for m in modes:
+            cache = os.path.join(root, m.split("-")[0])  # warm reuses the cold run's cache of the same kind
+            before = os.getloadavg()[0]
+            cmd = [sys.executable, os.path.abspath(__file__), "--_run", m, "--_cache", cache]
+            if args.workers:
+                cmd += ["--workers", str(args.workers)]
+            t = time.perf_counter()
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+            wall = time.perf_counter() - t
+            if r.returncode:
+                raise RuntimeError(f"{m} failed: {r.stderr[-800:]}")
+            row = json.loads(r.stdout.strip().splitlines()[-1])
+            row.update({"wall_s": wall, "load_before": before, "load_after": os.getloadavg()[0]})
+            rows.append(row)
+            kinds = ", ".join(f"{k} {v['tasks']} ({v['cached']} cached, {v['seconds']:.1f} s in workers)"
+                              for k, v in sorted(row["tasks"].items()))
+            print(f"{m:10s} {wall:7.1f} s wall (start-up {row['startup_s']:.1f}, audit {row['audit_s']:.1f}, reports "
+                  f"{row['reports_s']:.1f}); {row['results']} results, {row['plots']} plots; load {before:.2f} -> "
+                  f"{row['load_after']:.2f}; tasks: {kinds}", flush=True)
+    out = {"cores": os.cpu_count(), "workers": args.workers, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "runs": rows}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

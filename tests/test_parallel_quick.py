@@ -1,0 +1,75 @@
+"""Issue 25: ``symdp audit --quick`` reads the ledger's verdicts and draws their plots in the workers, cached
+with the verdicts; a plot's evaluation time is bounded and a plot cut short says so."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import mpmath
+import numpy as np
+from PIL import Image
+
+from symdp.audit import plots as P
+from symdp.audit.engine import quick_from_ledger
+from symdp.audit.parallel import audit_parallel, current_ledger_ids
+from symdp.cache import VerdictCache
+from symdp.library import get
+from symdp.parallel import executor
+
+#: two refuted entries whose ledger rows are current (plotted), one that holds (not plotted)
+IDS = ["he2021long.thm7_eps_tilde", "he2021long.lemma4_hoeffding_step", "he2021.lemma_kl"]
+
+
+def _rows(results) -> list[dict]:
+    return json.loads(json.dumps([asdict(r) for r in results], default=str))
+
+
+def test_quick_reads_the_ledger_in_workers_plots_there_and_caches(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYMDP_CACHE_DIR", str(tmp_path / "cache"))
+    current = current_ledger_ids(IDS)
+    assert current == set(IDS)  # the shipped ledger is current for these entries
+    ref, todo = quick_from_ledger([get(i, with_evidence=False) for i in IDS])
+    assert not todo
+    c1 = VerdictCache()
+    with executor(1) as ex:
+        stats: dict = {}
+        got = audit_parallel(IDS, ex, plots=True, report_dir=tmp_path / "a", algorithms=False, cache=c1,
+                             ledger_ids=current, stats=stats)
+        assert stats["ledger"]["tasks"] == 3 and stats["ledger"]["cached"] == 0
+        by_id = {r.id: r for r in got}
+        for r in ref:  # the ledger's verdicts, as the serial --quick reads them
+            g = by_id[r.id]
+            assert (g.verdict, g.counterexample, g.claimed, g.actual, g.rung) == (r.verdict, r.counterexample, r.claimed,
+                                                                                  r.actual, r.rung)
+            assert g.extra.get("from_ledger") is True
+        plotted = [r for r in got if r.verdict in ("FAILS", "PARTIAL")]
+        assert len(plotted) == 2 and all(r.plot and (tmp_path / "a" / r.plot).is_file() for r in plotted)
+        assert not by_id["he2021.lemma_kl"].plot
+        c2 = VerdictCache()
+        stats2: dict = {}
+        again = audit_parallel(IDS, ex, plots=True, report_dir=tmp_path / "b", algorithms=False, cache=c2,
+                               ledger_ids=current, stats=stats2)
+    assert c2.hits == 3 and stats2["ledger"]["cached"] == 3
+    assert _rows(again) == _rows(got)
+    assert all((tmp_path / "b" / r.plot).is_file() for r in plotted)  # the plots come from the cache
+
+
+def test_sweep_time_limit_keeps_coarse_points_and_the_plot_says_so(tmp_path):
+    calls = []
+
+    def slow(pt):
+        calls.append(float(pt["x"]))
+        return mpmath.mpf(pt["x"]) ** 2
+
+    xs, yc, _yt = P.sweep(slow, lambda pt: mpmath.mpf(1), {}, "x", 0.0, 2.0, n=60, seconds=0.0)
+    done = ~np.isnan(yc)
+    assert done.sum() == P.MIN_POINTS and done[0] and done[-1] and done[len(xs) // 2]  # ends and middle first
+    np.testing.assert_allclose(yc[done], xs[done] ** 2)
+    full = P.sweep(slow, lambda pt: mpmath.mpf(1), {}, "x", 0.0, 2.0, n=60, seconds=None)
+    assert not np.isnan(full[1]).any()
+    assert sorted(P._coarse_to_fine(60)) == list(range(60))
+    path = P.plot_claim(tmp_path / "p.png", title="t", f_claim=slow, f_true=lambda pt: mpmath.mpf(1), point={}, var="x",
+                        lo=0.0, hi=2.0, seconds=0.0)
+    meta = json.loads(Image.open(path).info["Description"])
+    assert f"{P.MIN_POINTS} of 60 points: plot time limit" in meta["axes"][0]["title"]
