@@ -141,3 +141,20 @@ def test_extra_hypothesis_special_case_is_detected() -> None:
                  rhs=sp.Rational(1, 2), hypotheses=(x > 0, x < 1), domain={x: (sp.Rational(1, 1000), 1000)})
     pairs = {(p.general, p.special) for p in special_cases([g, s2])}
     assert pairs == {("t.general", "t.restricted")}
+
+
+def test_verify_theorem_consults_the_ledger_for_its_special_cases() -> None:
+    """One consistency rule (issue 21): verify_theorem itself applies the ledger's verdict of an entry's special
+    case (the equal-steps Thm 4 reading, REFUTED at T = 270 in the ledger); with ledger=False (how run() calls it,
+    applying the rule to the whole run afterwards) the entry keeps its own search's verdict."""
+    from symdp.library import get
+    from symdp.verify import special_case_rows, verify_theorem
+
+    th = get("he2021.thm4_eps2_sum", with_evidence=False)
+    rows = special_case_rows(th)
+    assert rows.get("he2021.thm4_eps2", {}).get("verdict") == "REFUTED"
+    own = verify_theorem(th, ledger=False)
+    assert own.evidence.rung != "consistency"
+    r = verify_theorem(th)
+    assert r.verdict is Verdict.REFUTED and r.evidence.rung == "consistency"
+    assert r.counterexample is not None and r.counterexample.get("r_spread") == "1"

@@ -288,36 +288,27 @@ def apply_audit_consistency(results: list[AuditResult], *, seed: int = 0) -> lis
     """Issue 12 item 3 at the audit level: an entry whose special case FAILS (or is PARTIAL) cannot HOLD.
 
     The special-case relation is the verifier's (:func:`symdp.verify.special_cases`: declared tags,
-    ``X_sum`` / ``X`` heterogeneous-step pairs, the same statement on a sub-box).  A special case not
-    audited in this run is looked up in the shipped ledger.  A HOLDS that rests on a numerical search
+    ``X_sum`` / ``X`` heterogeneous-step pairs, the same statement on a sub-box).  Only special cases
+    audited in this run are used here: the ledger's verdicts of an entry's special cases were applied by
+    :func:`symdp.verify.verify_theorem` itself (the one consistency rule).  A HOLDS that rests on a numerical search
     becomes FAILS (rung ``consistency``) with the special case's counterexample; a HOLDS that is *proved*
     is kept and flagged (a proof is never overridden by a numerical result; the encodings must be
     re-read).  Results are changed in place; one line per change is returned.
     """
     from ..library import all_theorems, get
-    from ..verify import load_ledger, special_cases
+    from ..verify import special_cases
 
     by_id = {r.id: r for r in results}
-    # the special case may be outside this run (then its ledger verdict is used): relate against the whole library
     ths = list(all_theorems(None, with_evidence=False))
-    try:
-        ledger = {k: dict(v) for k, v in (load_ledger() or {}).items()}
-    except Exception:  # noqa: BLE001 - no ledger: only this run's results are used
-        ledger = {}
     notes: list[str] = []
     for sc in special_cases(ths):
         g = by_id.get(sc.general)
         if g is None or g.verdict != "HOLDS":
             continue
         s = by_id.get(sc.special)
-        if s is not None:
-            s_verdict, s_cx, s_claimed, s_actual = s.verdict, s.counterexample, s.claimed, s.actual
-        elif sc.special in ledger and ledger[sc.special].get("hash") in (None, get(sc.special).expr_hash()):
-            row = ledger[sc.special]
-            s_verdict = {"REFUTED": "FAILS", "PARTIAL": "PARTIAL"}.get(str(row.get("verdict")), "")
-            s_cx, s_claimed, s_actual = row.get("counterexample"), row.get("claimed"), row.get("actual")
-        else:
+        if s is None:
             continue
+        s_verdict, s_cx, s_claimed, s_actual = s.verdict, s.counterexample, s.claimed, s.actual
         if s_verdict not in ("FAILS", "PARTIAL") or not s_cx:
             continue
         if g.strength == "proved":

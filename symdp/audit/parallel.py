@@ -143,8 +143,11 @@ def _cache_parts(task: Task) -> dict[str, Any]:
     parts: dict[str, Any] = {"kind": kind, "ref": ref, "deep": deep, "seed": seed, "plots": plots}
     if kind in ("claim", "ledger"):
         from ..library import get
+        from ..verify.consistency import special_case_rows
 
-        parts["theorem"] = theorem_fingerprint(get(ref, with_evidence=False))
+        th = get(ref, with_evidence=False)
+        parts["theorem"] = theorem_fingerprint(th)
+        parts["special_cases"] = special_case_rows(th)  # the ledger rows verify_theorem's consistency rule read
     if kind == "ledger":
         from ..verify import load_ledger
 

@@ -40,7 +40,7 @@ from . import (  # noqa: F401
     oracles_finite,
 )
 from .compile import compile_expr, hyp_checker, sampling_box
-from .consistency import apply_consistency, special_cases
+from .consistency import apply_consistency, consult_ledger, recorded_rows, special_case_rows, special_cases
 from .core import Timeout, VerificationResult, time_limit
 from .engine import verify_theorem
 from .ledger import evidence_for, load_ledger, load_ledger_file, proofs_dir, replay, write_ledger
@@ -98,16 +98,14 @@ def run(
             task = bar.add_task("", total=len(ths))
             for th in ths:
                 bar.update(task, description=th.id)
-                results.append(verify_theorem(th, deep=deep, seed=seed))
+                results.append(verify_theorem(th, deep=deep, seed=seed, ledger=False))
                 bar.advance(task)
     else:
-        results = [verify_theorem(th, deep=deep, seed=seed) for th in ths]
+        results = [verify_theorem(th, deep=deep, seed=seed, ledger=False) for th in ths]
     # a general entry whose special case fails cannot hold (issue 12 item 3); the special case may come from
     # this run or, for a partial run, from the ledger
     every = all_theorems(with_evidence=False) if ids else ths
-    hashes = {t.id: t.expr_hash() for t in every}
-    recorded = {k: row for k, row in load_ledger().items() if row.get("hash") == hashes.get(k)}  # not stale
-    apply_consistency(results, every, recorded=recorded)
+    apply_consistency(results, every, recorded=recorded_rows(every))  # ledger rows for current statements only
     if write:
         write_ledger(results, full=ids is None)
     return results
@@ -118,5 +116,6 @@ __all__ = [
     "VerificationResult", "Verdict", "verify_theorem", "run",
     "replay", "evidence_for", "proofs_dir", "write_ledger", "load_ledger", "load_ledger_file",
     "compile_expr", "hyp_checker", "sampling_box", "time_limit", "Timeout",
-    "Oracle", "ORACLES", "register", "get_oracle", "oracle_functions", "apply_consistency", "special_cases",
+    "Oracle", "ORACLES", "register", "get_oracle", "oracle_functions", "apply_consistency", "consult_ledger", "recorded_rows", "special_case_rows",
+    "special_cases",
 ]

@@ -14,6 +14,12 @@ Rule: when S is REFUTED or PARTIAL (a rigorous counterexample, re-confirmed in h
 arithmetic), a SUPPORTED or UNCHECKED G becomes REFUTED with rung ``consistency``; the counterexample is S's
 point (plus how S sits inside G).  A PROVED G is never downgraded by a numerical result: the contradiction is
 recorded in ``attempts`` (and :func:`apply_consistency` returns it) so that the encoding is re-read.
+
+One rule, one lookup: :func:`apply_consistency` is the rule; :func:`recorded_rows` reads the special cases'
+verdicts from the ledger (only rows made for their current statements).  :func:`~symdp.verify.verify_theorem`
+applies both to the entry it verified (:func:`consult_ledger`); :func:`symdp.verify.run` applies the rule to
+its whole run, a special case verified in the run taking precedence over its ledger row; the audit applies the
+rule only to special cases audited in its own run (the ledger's were consulted by ``verify_theorem``).
 """
 
 from __future__ import annotations
@@ -66,6 +72,21 @@ def _inside(inner: Mapping[str, tuple[float | None, float | None]], outer: Mappi
     return True
 
 
+_KEYS: dict[int, tuple[Theorem, tuple[Any, ...] | None]] = {}
+
+
+def _key(th: Theorem) -> tuple[Any, ...] | None:
+    """:func:`_statement_key`, computed once per theorem object (srepr of every statement is the slow part)."""
+    hit = _KEYS.get(id(th))
+    if hit is not None and hit[0] is th:
+        return hit[1]
+    if len(_KEYS) > 20000:
+        _KEYS.clear()
+    k = _statement_key(th)
+    _KEYS[id(th)] = (th, k)
+    return k
+
+
 def _statement_key(th: Theorem) -> tuple[Any, ...] | None:
     """The statement without its hypotheses and box (those may only narrow in a special case)."""
     if th.lhs is None or th.rhs is None:
@@ -100,7 +121,7 @@ def special_cases(theorems: Iterable[Theorem]) -> list[SpecialCase]:
                                 (("r_spread", "1"),)))
     groups: dict[tuple[Any, ...], list[Theorem]] = {}
     for t in ths:
-        key = _statement_key(t)
+        key = _key(t)
         if key is not None and t.domain:
             groups.setdefault(key, []).append(t)
     for members in groups.values():
@@ -167,4 +188,36 @@ def apply_consistency(results: list[VerificationResult], theorems: Iterable[Theo
     return notes
 
 
-__all__ = ["SpecialCase", "SPECIAL_TAG", "special_cases", "apply_consistency"]
+def recorded_rows(theorems: Iterable[Theorem], ids: Iterable[str] | None = None) -> dict[str, Mapping[str, Any]]:
+    """Ledger rows (id -> row) of ``ids`` (default: every theorem) made for the theorem's current statement."""
+    from ..ledger_json import load_ledger
+
+    by_id = {t.id: t for t in theorems}
+    want = set(by_id) if ids is None else set(ids) & set(by_id)
+    return {k: row for k, row in load_ledger().items() if k in want and row.get("hash") == by_id[k].expr_hash()}
+
+
+def _with_library(th: Theorem, theorems: Iterable[Theorem] | None) -> list[Theorem]:
+    if theorems is None:
+        from ..library import all_theorems
+
+        theorems = all_theorems(with_evidence=False)
+    return [t for t in theorems if t.id != th.id] + [th]
+
+
+def special_case_rows(th: Theorem, theorems: Iterable[Theorem] | None = None) -> dict[str, Mapping[str, Any]]:
+    """The ledger rows :func:`consult_ledger` uses for ``th``: those of its special cases (``theorems``: where
+    they are looked for, default the library), for their current statements.  A cache of verdicts keys on them."""
+    ths = _with_library(th, theorems)
+    specials = [sc.special for sc in special_cases(ths) if sc.general == th.id]
+    return recorded_rows(ths, specials) if specials else {}
+
+
+def consult_ledger(res: VerificationResult, th: Theorem, theorems: Iterable[Theorem] | None = None) -> list[str]:
+    """The rule for one verified entry against the ledger's verdicts of its special cases.  Changes ``res``."""
+    rows = special_case_rows(th, theorems)
+    return apply_consistency([res], _with_library(th, theorems), recorded=rows) if rows else []
+
+
+__all__ = ["SpecialCase", "SPECIAL_TAG", "special_cases", "apply_consistency", "consult_ledger", "recorded_rows",
+           "special_case_rows"]

@@ -28,6 +28,7 @@ from dataclasses import replace
 
 from ..theorem import Evidence, Kind, Theorem, Verdict
 from .compile import is_quantity
+from .consistency import consult_ledger
 from .core import ENTRY_BUDGET, Timeout, VerificationResult, time_limit
 from .registry import oracle_for
 from .rungs.direct import verify_direct
@@ -36,8 +37,12 @@ from .rungs.ranges import verify_range
 from .rungs.symbolic import verify_expansion
 
 
-def verify_theorem(th: Theorem, *, deep: bool = False, seed: int = 0) -> VerificationResult:
-    """Run the ladder on one entry; never raises on an entry it cannot handle (UNCHECKED with the reason)."""
+def verify_theorem(th: Theorem, *, deep: bool = False, seed: int = 0, ledger: bool = True) -> VerificationResult:
+    """Run the ladder on one entry; never raises on an entry it cannot handle (UNCHECKED with the reason).
+
+    ``ledger``: then apply the consistency rule against the ledger's verdicts of the entry's special cases
+    (:func:`~symdp.verify.consistency.consult_ledger`); :func:`symdp.verify.run` passes False and applies the
+    rule to its whole run instead (its own special cases first)."""
     t0 = time.monotonic()
     try:
         h = th.expr_hash()
@@ -55,6 +60,11 @@ def verify_theorem(th: Theorem, *, deep: bool = False, seed: int = 0) -> Verific
             res.evidence = Evidence(Verdict.UNCHECKED, None, f"verification exceeded the {ENTRY_BUDGET[1 if deep else 0]:.0f}s budget per entry (use --deep for more)")
     except Exception as exc:  # noqa: BLE001 - a library entry must never crash the run
         res.evidence = Evidence(Verdict.UNCHECKED, None, f"verifier error: {type(exc).__name__}: {str(exc)[:200]}")
+    if ledger:
+        try:
+            consult_ledger(res, th)
+        except Exception as exc:  # noqa: BLE001 - no ledger or an unreadable one: the ladder's verdict stands
+            res.attempts.append(f"consistency with the ledger not checked: {type(exc).__name__}: {str(exc)[:120]}")
     res.seconds = time.monotonic() - t0
     return res
 
