@@ -73,3 +73,18 @@ def test_sweep_time_limit_keeps_coarse_points_and_the_plot_says_so(tmp_path):
                         lo=0.0, hi=2.0, seconds=0.0)
     meta = json.loads(Image.open(path).info["Description"])
     assert f"{P.MIN_POINTS} of 60 points: plot time limit" in meta["axes"][0]["title"]
+
+
+def test_one_slow_evaluation_is_interrupted_and_an_empty_plot_still_says_why(tmp_path):
+    import time
+
+    def stuck(pt):
+        time.sleep(60)
+        return mpmath.mpf(1)
+
+    t0 = time.monotonic()
+    path = P.plot_claim(tmp_path / "s.png", title="t", f_claim=stuck, f_true=lambda pt: mpmath.mpf(1), point={}, var="x",
+                        lo=0.0, hi=2.0, seconds=0.2)
+    assert time.monotonic() - t0 < 20  # the hard limit (2 s + 5 s) interrupted the first evaluation
+    meta = json.loads(Image.open(path).info["Description"])
+    assert "0 of 60 points: plot time limit" in meta["axes"][0]["title"]

@@ -23,6 +23,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from ..limits import time_limit
+
 Fn = Callable[[Mapping[str, Any]], Any]
 
 #: parameter name (prefix) -> axis label with its unit
@@ -111,6 +113,15 @@ PLOT_SECONDS = 12.0
 MIN_POINTS = 5
 
 
+class _PlotTimeUp(BaseException):
+    """The hard time limit of one plot's evaluations (a BaseException: the per-point handlers do not catch it)."""
+
+
+def _hard(seconds: float | None) -> float:
+    """The hard limit of a sweep or region map: one slow evaluation is interrupted (main thread, SIGALRM)."""
+    return 1e9 if seconds is None else 2.0 * seconds + 5.0
+
+
 def _coarse_to_fine(n: int) -> list[int]:
     """Indices ``0..n-1`` in coarse-to-fine order (ends, middle, quarters, ...): a sweep cut short covers the range."""
     out: list[int] = []
@@ -141,17 +152,23 @@ def sweep(
     """Evaluate both functions along ``var`` in [lo, hi] with the other parameters at ``point``.
 
     Points are evaluated coarse to fine; with ``seconds``, evaluation stops once that time is spent (after at
-    least :data:`MIN_POINTS` points) and the points left out are NaN in both returned arrays.
+    least :data:`MIN_POINTS` points, unless the hard limit ``2 seconds + 5`` interrupts an evaluation) and the
+    points left out are NaN in both returned arrays.
     """
     xs = _grid(lo, hi, n, integer)
     yc, yt = np.full(len(xs), np.nan), np.full(len(xs), np.nan)
     t0 = time.monotonic()
-    for done, k in enumerate(_coarse_to_fine(len(xs))):
-        if seconds is not None and done >= MIN_POINTS and time.monotonic() - t0 > seconds:
-            break
-        pt = dict(point)
-        pt[var] = int(xs[k]) if integer else mpmath.mpf(float(xs[k]))
-        yc[k], yt[k] = _safe(f_claim, pt), _safe(f_true, pt)
+    try:
+        with time_limit(_hard(seconds), error=_PlotTimeUp):
+            for done, k in enumerate(_coarse_to_fine(len(xs))):
+                if seconds is not None and done >= MIN_POINTS and time.monotonic() - t0 > seconds:
+                    break
+                pt = dict(point)
+                pt[var] = int(xs[k]) if integer else mpmath.mpf(float(xs[k]))
+                c = _safe(f_claim, pt)
+                yc[k], yt[k] = c, _safe(f_true, pt)
+    except _PlotTimeUp:
+        pass
     return xs, yc, yt
 
 
@@ -329,16 +346,20 @@ def plot_region_2d(
     ry = {j: r for r, j in enumerate(_coarse_to_fine(len(ys)))}
     cells = sorted(((j, i) for j in range(len(ys)) for i in range(len(xs))), key=lambda c: (max(ry[c[0]], rx[c[1]]), c))
     t0 = time.monotonic()
-    for done, (j, i) in enumerate(cells):
-        if seconds is not None and done >= MIN_POINTS and time.monotonic() - t0 > seconds:
-            break
-        x, y = xs[i], ys[j]
-        pt = dict(point)
-        pt[xvar] = int(x) if xinteger else mpmath.mpf(float(x))
-        pt[yvar] = int(y) if yinteger else mpmath.mpf(float(y))
-        c, t = _safe(f_claim, pt), _safe(f_true, pt)
-        if math.isfinite(c) and math.isfinite(t):
-            z[j, i] = 1.0 if c >= t else 0.0
+    try:
+        with time_limit(_hard(seconds), error=_PlotTimeUp):
+            for done, (j, i) in enumerate(cells):
+                if seconds is not None and done >= MIN_POINTS and time.monotonic() - t0 > seconds:
+                    break
+                x, y = xs[i], ys[j]
+                pt = dict(point)
+                pt[xvar] = int(x) if xinteger else mpmath.mpf(float(x))
+                pt[yvar] = int(y) if yinteger else mpmath.mpf(float(y))
+                c, t = _safe(f_claim, pt), _safe(f_true, pt)
+                if math.isfinite(c) and math.isfinite(t):
+                    z[j, i] = 1.0 if c >= t else 0.0
+    except _PlotTimeUp:
+        pass
     fig, ax = plt.subplots(figsize=(6.4, 4.6), dpi=110)
     cmap = ListedColormap(["#f2b8b5", "#b9dfc4"])
     ax.pcolormesh(xs, ys, np.ma.masked_invalid(z), cmap=cmap, vmin=0, vmax=1, shading="nearest")
