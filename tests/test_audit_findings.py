@@ -351,3 +351,91 @@ def test_finite_instance_oracles_are_exact_and_refute_planted_claims():
     assert verify_theorem(wrong).evidence.verdict.value == "REFUTED"
     grp = get("wang2016.lemma6_group_privacy", with_evidence=False)
     assert verify_theorem(grp).evidence.verdict.value == "SUPPORTED"
+
+
+# ---- 5. symbols bind oracle parameters only when the claim uses them or says so --------------------------------
+
+_KL_FILE = """
+title = "planted"
+[symbols]
+epsilon = {{ range = [0.01, 3.0] }}
+delta = {{ range = [0.001, 0.1] }}
+
+[[claim]]
+id = "kl.tanh"
+kind = "bound"
+quantity = "kl_eps_dp"
+claimed = "epsilon*tanh(epsilon/2)*1.0001"
+direction = "upper"
+{extra}
+"""
+
+
+@pytest.mark.parametrize("extra,verdict", [("", "HOLDS"), ('parameters = ["delta"]', "FAILS")])
+def test_an_unused_declared_symbol_does_not_bind_an_oracle_parameter(tmp_path, extra, verdict):
+    from symdp.audit import audit_claim_file
+
+    f = tmp_path / "c.toml"
+    f.write_text(_KL_FILE.format(extra=extra))
+    (r,) = audit_claim_file(f, plots=False)
+    # kl_eps_dp takes delta: (eps, delta)-DP with delta > 0 has unbounded KL, so binding the declared-but-unused
+    # delta would refute a true claim; the claim binds it only when it says so
+    assert r.verdict == verdict, r.detail
+
+
+def test_parameters_must_name_declared_symbols(tmp_path):
+    from symdp.audit import audit_claim_file
+    from symdp.errors import ClaimFileError
+
+    f = tmp_path / "c.toml"
+    f.write_text(_KL_FILE.format(extra='parameters = ["sigma"]'))
+    with pytest.raises(ClaimFileError, match="parameters must be a list of declared symbol"):
+        audit_claim_file(f, plots=False)
+
+
+# ---- 5. decide instead of sample: narrow dips, tiny differences, unevaluable points -----------------------------
+
+def _claims(tmp_path, body: str, symbols: str):
+    from symdp.audit import audit_claim_file
+
+    f = tmp_path / "c.toml"
+    f.write_text(f'title = "planted"\n[symbols]\n{symbols}\n{body}')
+    return {r.id: r for r in audit_claim_file(f, plots=False)}
+
+
+@pytest.mark.parametrize("centre,width", [("0.6137", "0.0003"), ("0.2071", "0.0002")])
+def test_a_narrow_dip_is_found_by_branch_and_bound(tmp_path, centre, width):
+    # 1 - 1.5 exp(-((x - c)/w)^2) >= 0 fails only on an interval of width ~1e-3 around c
+    rs = _claims(tmp_path, f'[[claim]]\nid = "dip"\nkind = "tighter"\na = "0"\nb = "1 - 1.5*exp(-((x - {centre})/{width})**2)"\n',
+                 'x = { range = [0.0, 1.0] }')
+    r = rs["dip"]
+    assert r.verdict == "FAILS" and r.rung == "interval", r.detail
+    x = float(sp.Rational(r.counterexample["x"]))
+    assert abs(x - float(centre)) < 3 * float(width)
+
+
+def test_tiny_differences_are_decided_exactly(tmp_path):
+    body = "".join(f'[[claim]]\nid = "{i}"\nkind = "bound"\nquantity = "kl_eps_dp"\nclaimed = "{c}"\ndirection = "upper"\n\n'
+                   for i, c in (("abs", "epsilon*tanh(epsilon/2) - 10**(-290)"), ("rel", "epsilon*tanh(epsilon/2)*(1 - 10**(-28))"),
+                                ("ok", "epsilon*tanh(epsilon/2)")))
+    body += '[[claim]]\nid = "direct"\nkind = "tighter"\na = "exp(epsilon) - 1"\nb = "expm1(epsilon) - 10**(-250)"\n'
+    rs = _claims(tmp_path, body, "epsilon = { range = [0.02, 2.5] }")
+    assert rs["abs"].verdict == "FAILS" and rs["rel"].verdict == "FAILS" and rs["direct"].verdict == "FAILS"
+    assert rs["ok"].verdict == "HOLDS" and rs["ok"].strength == "proved"
+
+
+def test_unevaluable_points_are_reported_not_dropped(tmp_path):
+    from symdp.audit.finding import _how
+
+    rs = _claims(tmp_path, '[[claim]]\nid = "s"\nkind = "tighter"\na = "sqrt(epsilon)"\nb = "3"\n', "epsilon = { range = [-2.0, 4.0] }")
+    r = rs["s"]
+    assert r.verdict == "HOLDS" and "not evaluable" in r.detail and "covers only the evaluable part" in r.detail
+    assert "not evaluable" in _how(r)
+
+
+def test_supported_says_over_which_box():
+    from symdp.audit.finding import _how
+
+    r = AuditResult(id="x", kind="k", title="t", source="s", statement="", verdict="HOLDS", strength="supported",
+                    rung="numerical", cases=12, detail="12 points against the closed form on q in [0.1, 0.7] (sampled); no violation")
+    assert _how(r).endswith("over q in [0.1, 0.7]")

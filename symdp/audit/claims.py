@@ -23,6 +23,9 @@ Format (see ``examples/claims/*.toml``)::
     direction = "upper"       # upper: claimed >= quantity; lower: claimed <= quantity
     hypotheses = ["epsilon <= 5"]
 
+A symbol declared under ``[symbols]`` that a claim does not use is left out of that claim: it does not
+bind an oracle parameter of the same name unless the claim lists it under ``parameters = ["delta"]``.
+
 Other kinds take: ``tighter``: ``a``, ``b`` (claims a <= b); ``factor``:
 ``numerator``, ``denominator``, ``factor``, ``mode`` (exact | at_least |
 at_most | asymptotic, with ``var`` and ``at`` for asymptotic); ``expansion``:
@@ -59,7 +62,7 @@ KIND_FIELDS: dict[str, set[str]] = {
     "expansion": {"expr", "series", "var", "at", "order"},
     "identity": {"lhs", "rhs"},
 }
-COMMON_FIELDS = {"id", "kind", "title", "hypotheses", "notes"}
+COMMON_FIELDS = {"id", "kind", "title", "hypotheses", "notes", "parameters"}
 
 
 @dataclass(frozen=True)
@@ -220,11 +223,40 @@ def _one_claim(c: Any, syms, box, text: str, start: int, path: str, seen: set[st
         raise ClaimFileError(f"line {_key_line(text, start, 'hypotheses')}: hypotheses must be a list of strings")
     hyp_line = _key_line(text, start, "hypotheses")
     hyps = [parse_relation(h, syms, where=f"line {hyp_line}: hypothesis") for h in hyps_raw]
-    # box bounds as hypotheses too, so every consumer sees the domain
-    for s, lo, hi in box:
-        hyps.extend([s >= lo, s <= hi])
+    params_raw = c.get("parameters", [])
+    if not isinstance(params_raw, list) or not all(isinstance(x, str) and x in syms for x in params_raw):
+        raise ClaimFileError(f"line {_key_line(text, start, 'parameters')}: parameters must be a list of declared symbol "
+                             f"names (symbols that bind the oracle's parameters although the claim does not use them); "
+                             f"declared: {', '.join(sorted(syms))}; got {params_raw!r}")
     source = Source(paper="user", file=path, version="claim file", locator=f"line {start}")
     common = dict(hypotheses=hyps, domain=box, notes=notes, tags=("user-claim",))
+    uc = _claim_body(c, kind, cid, title, source, common, syms, text, start, where)
+    return _bind_only_used(uc, tuple(hyps), box, {syms[x] for x in params_raw})
+
+
+def _bind_only_used(uc: UserClaim, hyps: tuple[sp.Basic, ...], box: tuple[tuple[sp.Symbol, sp.Expr, sp.Expr], ...],
+                    params: set[sp.Symbol]) -> UserClaim:
+    """Keep in the claim's domain (and as box hypotheses) only the symbols the claim uses, those its hypotheses
+    use, and those it names under ``parameters``: a declared symbol the claim does not use must not bind an
+    oracle parameter by its name (issue 23)."""
+    from dataclasses import replace
+
+    th = uc.theorem
+    used: set[sp.Symbol] = set(params)
+    for e in (th.lhs, th.rhs, uc.ratio, uc.factor):
+        if e is not None:
+            used |= set(sp.sympify(e).free_symbols)
+    for h in hyps:
+        used |= set(h.free_symbols)
+    dom = tuple((s, lo, hi) for s, lo, hi in box if s in used)
+    bounds: list[sp.Basic] = []
+    for s, lo, hi in dom:  # box bounds as hypotheses too, so every consumer sees the domain
+        bounds.extend([s >= lo, s <= hi])
+    return replace(uc, theorem=replace(th, domain=dom, hypotheses=(*hyps, *bounds)))
+
+
+def _claim_body(c: dict[str, Any], kind: str, cid: str, title: str, source: Source, common: dict[str, Any],
+                syms: dict[str, sp.Symbol], text: str, start: int, where: str) -> UserClaim:
     if kind == "bound":
         claimed = _expr(c, "claimed", syms, text, start)
         direction = c.get("direction", "upper")

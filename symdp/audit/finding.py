@@ -214,8 +214,19 @@ def _how(r: AuditResult) -> str:
             s += f" ({r.certificate})"
         if r.cases:
             s += f", {r.cases} cases"
+        if r.strength == "supported":  # supported: say over which box (or instances) the evidence was gathered
+            m = _OVER.search(r.detail or "")
+            if m:
+                s += f" over {m.group(1)}"
+            elif "finite instances" in (r.detail or ""):
+                s += " on finite instances"
+        if "not evaluable" in (r.detail or ""):
+            s += "; some points of the box are not evaluable (not covered; see the verifier log)"
         return s
     return clean_text(r.detail)
+
+
+_OVER = re.compile(r"points against (?:the closed form|\S+) on (.+?)(?: \(|; |$)")
 
 
 # ---------------------------------------------------------------------------- one description, two renderings

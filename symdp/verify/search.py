@@ -98,6 +98,7 @@ class SearchResult:
     violations: list[Point] = field(default_factory=list)
     passes: list[Point] = field(default_factory=list)
     errors: int = 0
+    unevaluable: list[Point] = field(default_factory=list)  # sampled points where a side could not be evaluated
 
 
 def _mp_point(pt: Point) -> dict[str, mpmath.mpf]:
@@ -195,9 +196,13 @@ def find_counterexample(
             r = _evaluate(f_claim, f_true, pt, relation, dps, rtol)
         except (ValueError, ZeroDivisionError, ArithmeticError, TypeError, OverflowError):
             res.errors += 1
+            if len(res.unevaluable) < 3:
+                res.unevaluable.append(pt)
             continue
         if r is None:
             res.errors += 1
+            if len(res.unevaluable) < 3:
+                res.unevaluable.append(pt)
             continue
         res.cases += 1
         c, a, s = r

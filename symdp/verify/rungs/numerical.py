@@ -50,6 +50,61 @@ def fill_from_search(res: VerificationResult, sr: SearchResult, box: Box, what: 
     )
     if extra:
         res.evidence = Evidence(res.evidence.verdict, res.evidence.rung, res.evidence.detail + extra, None, None, sr.cases)
+    if sr.errors:  # never dropped silently: say which part of the box the verdict does not cover
+        res.evidence = Evidence(res.evidence.verdict, res.evidence.rung, res.evidence.detail + unevaluable_note(sr),
+                                None, None, sr.cases)
+
+
+def unevaluable_note(sr: SearchResult) -> str:
+    """The sampled points where the claim or the truth could not be evaluated, as a caveat of the verdict."""
+    eg = f" (e.g. {sr.unevaluable[0]})" if sr.unevaluable else ""
+    return (f"; {sr.errors} sampled points of the box were not evaluable{eg}: the claim is undefined or not real "
+            f"there, and this verdict covers only the evaluable part")
+
+
+#: a supported claim whose smallest relative slack is below this is re-decided in exact arithmetic
+TINY_SLACK = 1e-12
+
+
+def exact_sign_check(th: Theorem, lhs: sp.Expr, rhs: sp.Expr, sr: SearchResult, res: VerificationResult,
+                     seconds: float = 10.0, relation: str | None = None) -> bool:
+    """A difference far below the search's tolerance (1e-300 absolute, 1e-30 relative) is decided, not rounded
+    away: at the search's tightest point (a rational point inside the hypotheses) SymPy evaluates ``rhs - lhs``
+    (for ``<=``) with adaptive precision and ``strict=True`` (it raises rather than guess).  REFUTED when the sign
+    is wrong; True when decided so."""
+    from sympy.core.evalf import PrecisionExhausted
+
+    rel = relation or th.relation
+    if sr.worst_point is None or rel not in ("<=", "<", ">=", ">"):
+        return False
+    if sr.rel_margin is not None and abs(sr.rel_margin) > TINY_SLACK:
+        return False
+    syms = {x.name: x for x in (lhs.free_symbols | rhs.free_symbols | {y for h in th.hypotheses for y in sp.sympify(h).free_symbols})}
+    pt = {syms[k]: sp.Rational(v) for k, v in sr.worst_point.items() if k in syms}
+    g = (rhs - lhs) if rel in ("<=", "<") else (lhs - rhs)
+    try:
+        with time_limit(seconds):
+            if not all(sp.sympify(h).xreplace(pt) is sp.true for h in th.hypotheses):
+                return False
+            v = g.xreplace(pt)
+            val = v if v.is_Rational else sp.N(v, 15, maxn=4000, strict=True)
+    except (Timeout, PrecisionExhausted, ValueError, TypeError, ZeroDivisionError):
+        return False
+    except Exception:  # noqa: BLE001 - an extra check must never sink the verdict
+        return False
+    if not (val.is_number and val.is_real) or not (val < 0 or (rel in ("<", ">") and val == 0)):
+        return False
+    res.counterexample = dict(sr.worst_point)
+    res.region = None
+    res.margin = sp.sstr(val if val.is_Rational and abs(val.q) < 10**6 else sp.N(val, 6))
+    res.evidence = Evidence(
+        Verdict.REFUTED, "exact",
+        f"counterexample {sr.worst_point}: the claimed side misses by {res.margin} (SymPy, adaptive precision, strict) at "
+        f"this rational point inside the hypotheses; the sampled search's tolerance (relative slack {sr.rel_margin:.3g}) "
+        f"could not resolve it",
+        None, cx_dict(sr.worst_point), sr.cases,
+    )
+    return True
 
 
 def _nice(lo: float, hi: float, log: bool) -> str:
@@ -139,4 +194,4 @@ def strict_equality(th: Theorem, lhs: sp.Expr, rhs: sp.Expr, box: Box, fc, ft, r
         res.attempts.append(f"strict claim: {tried} boundary points with lhs ~ rhs to 30 digits, none exactly equal")
     return False
 
-__all__ = ["fill_from_search", "strict_equality"]
+__all__ = ["fill_from_search", "strict_equality", "unevaluable_note", "exact_sign_check", "TINY_SLACK"]

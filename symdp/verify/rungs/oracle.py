@@ -27,7 +27,7 @@ from ..registry import ORACLES, TRADEOFF_COMPANION, Oracle
 from ..search import Box, find_counterexample
 from .direct import verify_direct
 from .interval import interval_rung
-from .numerical import fill_from_search
+from .numerical import exact_sign_check, fill_from_search
 from .smt import z3_rung
 from .symbolic import symbolic_identity
 
@@ -255,6 +255,8 @@ def prove_with_exact(th: Theorem, orc: Oracle, res: VerificationResult, syms, bo
                                     res.evidence.certificate, None, supported.cases)
             return True
     if interval_rung(th, true, rel, claim, res, note=note, time_limit_s=30.0 if deep else 12.0, max_leaves=20000 if deep else 4000):
+        if res.evidence.verdict is Verdict.REFUTED:
+            return True
         res.evidence = Evidence(res.evidence.verdict, res.evidence.rung,
                                 f"{res.evidence.detail}; the true value is {cf_txt}; numerically {supported.cases} points agree",
                                 res.evidence.certificate, None, supported.cases)
@@ -314,6 +316,11 @@ def verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: i
     if caps and not _beyond_caps(th, res, box, caps, orc.name, f_claim, f_true, rel, hyp_checker(th.hypotheses), used,
                                  deep, seed):
         return  # a violation above the cap
+    # a slack below the search's tolerance: decide its sign exactly against the oracle's closed form
+    if used.exact is not None or orc.exact is not None:
+        got = oracle_exact(th, orc, syms)
+        if not isinstance(got, str) and exact_sign_check(th, got[0], got[1], sr, res, relation=got[2]):
+            return
     # the oracle's value has an exact closed form: prove the claim against it
     if (used.exact is not None or orc.exact is not None) and prove_with_exact(th, orc, res, syms, box, f_true, seed, deep):
             return
@@ -321,6 +328,8 @@ def verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: i
     if orc.closed_form and orc.shape == "value" and th.rhs is not None and rel in ("<=", ">=", "<", ">"):
         names = {s.name: s for s in syms}
         cf = sp.sympify(orc.closed_form, locals=names)
+        if exact_sign_check(th, cf, th.rhs, sr, res, relation=rel):  # the worst case is attained: a tiny miss refutes
+            return
         supported = res.evidence
         header = f"reduction (oracle {orc.name}): {orc.reduction}\n" if orc.reduction else ""
         # the bound equals the worst case (tight): SymPy proves it when no certificate rung does
@@ -329,6 +338,8 @@ def verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: i
             _attach_reduction(th, orc, res, supported)
             return
         if interval_rung(th, cf, rel, th.rhs, res, note=orc.reduction or ""):
+            if res.evidence.verdict is Verdict.REFUTED:
+                return
             _attach_reduction(th, orc, res, supported)
             return
         if tight:
