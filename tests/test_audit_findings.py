@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import mpmath
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -439,3 +440,59 @@ def test_supported_says_over_which_box():
     r = AuditResult(id="x", kind="k", title="t", source="s", statement="", verdict="HOLDS", strength="supported",
                     rung="numerical", cases=12, detail="12 points against the closed form on q in [0.1, 0.7] (sampled); no violation")
     assert _how(r).endswith("over q in [0.1, 0.7]")
+
+
+# ---- 4. claims audited for the first time -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("reading", ["a", "b"])
+def test_igmm_step_epsilon_both_readings_fail_on_the_real_step(reading):
+    from symdp.audit.algorithms import ALGORITHM_CLAIMS, audit_algorithm
+
+    ac = ALGORITHM_CLAIMS[f"algo.he2021uai.thm7_igmm_step_reading_{reading}"]
+    # our own point: 50 of 2000 per batch, D = 1, r = D/(tau sigma) = 2, delta = 1e-8
+    h = {"N": 2000, "tau": 50, "T": 1, "delta": 1e-8, "deltatilde": 1e-5, "D": 1.0, "sigma": 1.0 / (50 * 2.0)}
+    r = audit_algorithm(ac, grid=[h])
+    assert r.verdict == "FAILS" and r.extra["lower_is_exact"]
+    assert float(r.actual) > float(r.claimed)
+
+
+def test_privacy_for_free_as_quoted_fails_with_a_large_step():
+    from symdp.audit.algorithms import ALGORITHM_CLAIMS, audit_algorithm
+
+    ac = ALGORITHM_CLAIMS["algo.wang2015.sgld_privacy_for_free_as_quoted"]
+    h = {"N": 5000, "tau": 64, "T": 300, "delta": 1e-6, "epsilon": 2.0, "L": 1.0, "eta": 0.04}
+    assert h["T"] > h["epsilon"] ** 2 * h["N"] / (32 * h["tau"] * np.log(2 / h["delta"]))  # the quoted condition holds
+    r = audit_algorithm(ac, grid=[h])
+    assert r.verdict == "FAILS"
+    far = dict(h, T=1, epsilon=10.0)  # T below the quoted bound (16.8): outside the claim, nothing to check
+    assert audit_algorithm(ac, grid=[far]).extra["points_in_domain"] == 0
+
+
+def test_thm5_as_typeset_is_audited_and_fails():
+    from symdp.audit.engine import audit_theorem
+    from symdp.audit.readings import READINGS
+
+    rd = next(r for r in READINGS if r.theorem.id == "reading.he2021long.thm5_typeset")
+    res = audit_theorem(rd.theorem)
+    assert res.verdict == "FAILS" and res.extra["severity"] == "minor"
+
+
+@pytest.mark.slow
+def test_table1_row3_clt_fails_ma_holds():
+    from symdp.audit.experiments import TABLE1, audit_experiment
+
+    clt, ma = (audit_experiment(e) for e in TABLE1)
+    assert clt.verdict == "FAILS" and 5.07 < clt.extra["eps_lower"] <= clt.extra["eps_tight_upper"] < 5.8
+    assert ma.verdict == "HOLDS"
+
+
+def test_duality_and_f_eps_delta_are_decided_and_a_wrong_f_is_refuted():
+    from dataclasses import replace
+
+    for rid in ("bu2020.duality", "bu2020.dp_iff_f_eps_delta"):
+        assert verify_theorem(get(rid, with_evidence=False)).evidence.verdict.value == "SUPPORTED", rid
+    th = get("bu2020.dp_iff_f_eps_delta", with_evidence=False)
+    e, d, a = (next(s for s in sp.sympify(th.conclusion.params[0]).free_symbols if s.name == n) for n in ("epsilon", "delta", "alpha"))
+    wrong = sp.Max(0, 1 - d - a * sp.exp(e))  # one branch of f_{eps,delta} only
+    bad = replace(th, id="planted.f_eps_delta", oracle="f_eps_delta_pairs", conclusion=replace(th.conclusion, params=(wrong,)))
+    assert verify_theorem(bad).evidence.verdict.value == "REFUTED"

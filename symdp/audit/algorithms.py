@@ -197,6 +197,7 @@ class AlgorithmClaim:
     grid: Callable[[], Iterable[Hyper]]
     notes: str = ""
     tags: tuple[str, ...] = field(default=())
+    grid_text: str = ""  # the grid in words when it is not the common one
 
     def mechanism(self, h: Hyper) -> SelfComposed:
         """The mechanism that runs (symdp.mechanisms types)."""
@@ -229,6 +230,56 @@ def _igmm_claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
     v["deltatildeprime"] = _call("he2021uai.thm7_delta_tilde_p", backend, v)
     dp = _call("he2021uai.thm7_delta", backend, v)
     return (ep, dp) if _ok(ep, dp) else None
+
+
+def _igmm_step_claim(reading: str) -> ClaimFn:
+    """000 Thm 7's per-step guarantee: one IGMM step (T = 1) is (eps~, delta)-DP, eps~ in one of the two readings of
+    the garbled display: ``"A"`` the library's (the whole numerator over 2 sigma^2), ``"B"`` only D^2/tau^2 over
+    2 sigma^2 (the first term sqrt2 D sigma sqrt(log 1/delta)/tau outside the fraction, as the plain text runs)."""
+
+    def claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
+        if int(h["T"]) != 1:
+            return None
+        v: dict[str, Any] = {k_: h[k_] for k_ in ("N", "tau", "D", "sigma", "delta")}
+        if backend == "mpmath":
+            v = {k_: mpmath.mpf(x) for k_, x in v.items()}
+        if reading == "A":
+            et = _call("he2021uai.thm7_eps_tilde", backend, v)
+        else:
+            lib = mpmath if backend == "mpmath" else np
+            inner = (lib.sqrt(2) * v["D"] * v["sigma"] / v["tau"] * lib.sqrt(lib.log(1 / v["delta"]))
+                     + v["D"] ** 2 / (2 * v["sigma"] ** 2 * v["tau"] ** 2))
+            et = lib.log((v["N"] - v["tau"]) / v["N"] + v["tau"] / v["N"] * lib.exp(inner))
+        return (et, v["delta"]) if _ok(et, v["delta"]) else None
+
+    return claim
+
+
+def _one_step(scale: str) -> Callable[[], Iterable[Hyper]]:
+    def gen() -> Iterable[Hyper]:
+        for h in _grid(scale)():
+            if h["T"] == 1 and h["deltatilde"] == GRID_DELTATILDE[0]:
+                yield h
+
+    return gen
+
+
+def _privacy_for_free_claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
+    """001's quote of Wang et al. (2015): SGLD is (eps, delta)-DP if T > eps^2 N/(32 tau log(2/delta)) (library
+    entry classical.wang2015_sgld_privacy_for_free); the claim at hyperparameters that satisfy the quoted condition."""
+    v = {k_: h[k_] for k_ in ("N", "tau", "T", "delta", "epsilon")}
+    if not v["T"] > v["epsilon"] ** 2 * v["N"] / (32 * v["tau"] * math.log(2 / v["delta"])):
+        return None
+    if backend == "mpmath":
+        return mpmath.mpf(v["epsilon"]), mpmath.mpf(v["delta"])
+    return v["epsilon"], v["delta"]
+
+
+def _sgld_step_size_grid() -> Iterable[Hyper]:
+    """SGLD theta <- theta - (eta/2)(N/tau) sum_batch grad l + N(0, eta I): per-step ratio r = sqrt(eta) N L/tau; eta set
+    from r on the grid (the quote states no step-size condition)."""
+    for tau, r, T, d, e in product(GRID_TAU, GRID_R, GRID_T, GRID_DELTA, (0.1, 1.0, 5.0)):
+        yield {"N": GRID_N, "tau": tau, "T": T, "delta": d, "epsilon": e, "L": 1.0, "eta": (r * tau / GRID_N) ** 2}
 
 
 def _sgld_claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
@@ -336,6 +387,45 @@ def _src(paper: str, locator: str) -> Source:
 ALGORITHM_CLAIMS: dict[str, AlgorithmClaim] = {
     c.id: c
     for c in (
+        *(AlgorithmClaim(
+            id=f"algo.he2021uai.thm7_igmm_step_reading_{rd.lower()}",
+            title=f"One IGMM step is (eps~, delta)-DP, eps~ of 000 Thm 7 in reading {rd}: audited on the real mechanism",
+            source=_src("he2021-uai", "Theorem 7, Algorithm 1"),
+            quote=("000 Thm 7: 'eps~ = log[(N - tau)/N + tau/N exp( sqrt2 D sigma (1/tau) sqrt(log 1/delta) + (1/tau^2) D^2 / "
+                   "(2 sigma^2) )]' (plain text; the fraction bars are lost) and 'each iteration ... is (eps~, delta)-DP' "
+                   "(the premise of the composition)"),
+            refines=("he2021uai.thm7_eps",),
+            reading=("A: the whole numerator over 2 sigma^2 (the library's he2021uai.thm7_eps_tilde; dimensionally "
+                     "consistent, 001's eps~ with D = 2L)") if rd == "A" else (
+                     "B: only D^2/tau^2 over 2 sigma^2, the first term sqrt2 D sigma sqrt(log 1/delta)/tau outside "
+                     "the fraction (as the plain text runs; not dimensionally consistent: it grows with sigma)"),
+            pair="g(z, W) = 0 for every example of S; the replaced example has g = D e_1 (diameter D)",
+            sensitivity=lambda h: h["D"] / h["tau"],
+            noise_std=lambda h: h["sigma"],
+            claim=_igmm_step_claim(rd),
+            grid=_one_step("D"),
+            notes="T = 1: the pair's lower bound is the exact delta of the pair (the likelihood ratio is monotone).",
+        ) for rd in ("A", "B")),
+        AlgorithmClaim(
+            id="algo.wang2015.sgld_privacy_for_free_as_quoted",
+            title="SGLD is (eps, delta)-DP if T > eps^2 N/(32 tau log(2/delta)), as 001 quotes Wang et al. (2015): on the "
+                  "real mechanism",
+            source=_src("he2021-long", "Sec. 5 (related work), quoting Wang, Fienberg, Smola 2015"),
+            quote=("001: 'Wang et al. [68] proved that SGLD has privacy for free without injecting noise. Specifically, the "
+                   "authors proved that SGLD is (eps, delta)-differentially private if T > eps^2 N/(32 tau log(2/delta))'"),
+            refines=("classical.wang2015_sgld_privacy_for_free",),
+            reading="SGLD as Welling and Teh define it (step eta: drift (eta/2)(N/tau) sum of batch gradients, noise N(0, "
+                    "eta I)), any step size (the quote states no condition on it), linear losses with ||grad l|| = L",
+            pair="linear losses l(z, theta) = -L theta_1 on S, the replaced example +L theta_1 (||grad l|| = L)",
+            sensitivity=lambda h: h["eta"] * h["N"] * h["L"] / h["tau"],
+            noise_std=lambda h: math.sqrt(h["eta"]),
+            claim=_privacy_for_free_claim,
+            grid=_sgld_step_size_grid,
+            grid_text=(f"N = {GRID_N}, tau in {GRID_TAU}, per-step r = sqrt(eta) N L/tau in {GRID_R} (eta set from r), "
+                       f"T in {GRID_T}, delta in {GRID_DELTA}, eps in (0.1, 1.0, 5.0), only points with T above the quoted bound"),
+            notes="Wang et al.'s theorem also bounds the step size; the quoted condition alone (a lower bound on T) "
+                  "cannot make SGLD private, since a larger step size moves the drift faster than the noise grows.",
+        ),
         AlgorithmClaim(
             id="algo.he2021uai.thm7_igmm",
             title="IGMM (Algorithm 1) is (eps', delta')-DP: audited on the real mechanism",
@@ -478,7 +568,7 @@ def audit_algorithm(ac: AlgorithmClaim, *, confirm: int = 6, grid: Iterable[Hype
                 statement=f"{ac.title.split(':')[0]} is (eps', delta')-DP with eps', delta' of {', '.join(ac.refines)}")
     extra: dict[str, Any] = {
         "origin": "paper", "reading": ac.reading, "quote": ac.quote, "refines": list(ac.refines),
-        "grid": GRID_TEXT if grid is None else f"{len(pts)} given points",
+        "grid": (ac.grid_text or GRID_TEXT) if grid is None else f"{len(pts)} given points",
         "points": len(pts), "points_in_domain": n_in_domain, "points_violating_screen": n_screen_viol,
         "lower_bound_pair": ac.pair, "violations_where": where, "violations_region": region,
     }

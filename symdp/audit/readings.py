@@ -90,6 +90,31 @@ def _readings() -> list[Reading]:
         reading="the square root closes after log(1/delta) and the second term is ||v||^2/(tau^2 L^2) = 4/tau^2",
         quote="001 Thm 8: 'eps~ = 4 sigma (1/tau) sqrt(log 1/delta + 1/tau^2) / (2 sigma^2)'",
     ))
+    # 001 Thm 5 (Composition Theorem IV) as typeset: the square root covers both terms
+    from ..library._sources import src
+    from ..library.he_tao import THM5_EPS
+    from ..symbols import T
+
+    base = get("he2021uai.thm5_eps", with_evidence=False)
+    first = sp.sqrt(2 * sp.log(1 / sp.Symbol("deltaprime", positive=True)) * T * eps**2)
+    rest = sp.simplify(THM5_EPS - first)
+    dp_ = next(s for s in base.symbols if s.name == "deltaprime")
+    rest = rest.xreplace({s: dp_ for s in rest.free_symbols if s.name == "deltaprime"})
+    first = first.xreplace({s: dp_ for s in first.free_symbols if s.name == "deltaprime"})
+    typeset = sp.sqrt(first**2 + rest)
+    assert base.conclusion is not None
+    out.append(Reading(
+        replace(base, id="reading.he2021long.thm5_typeset", rhs=typeset, source=src("he2021-long", "Theorem 5 (as typeset)"),
+                title="Composition Theorem IV as 001 typesets it: eps' = sqrt(2 log(1/delta') sum eps_i^2 + sum eps_i "
+                      "(e^eps_i - 1)/(e^eps_i + 1)) (identical steps)",
+                conclusion=replace(base.conclusion, params=(typeset, base.conclusion.params[1])),
+                notes="001's display puts both terms under one square root; 000's plain text lost the extent of the root "
+                      "(the library reads it as covering the first term, as in Theorem 4's eps'_3).",
+                tags=("composition", "thm5", "reading")),
+        refines="he2021uai.thm5_eps",
+        reading="the square root over both terms, as 001 typesets Theorem 5",
+        quote="001 Thm 5: 'eps' = \\sqrt{2 log(1/delta') (sum_i eps_i^2) + sum_i eps_i (e^{eps_i} - 1)/(e^{eps_i} + 1)}'",
+    ))
     _ = N  # N appears in the first reading's rhs
     return out
 

@@ -104,12 +104,14 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
     ),
     RootCause(
         "he2021long.c1_gaussian_step",
-        "001 Appendix C.1: the per-step Gaussian eps~ lost a factor 2",
+        "000 Thm 7 and 001 Appendix C.1: the per-step Gaussian eps~ lost a factor 2",
         "The Chernoff bound in C.1 gives D <= (4 sqrt2 L sigma sqrt(log 1/delta)/tau + 4 L^2/tau^2)/(2 sigma^2); "
         "the theorem prints 2 sqrt2 in the first term (eps~ = r sqrt(log(1/delta)/2) + r^2/2 instead of "
         "r sqrt(2 log(1/delta)) + r^2/2), so the printed eps~ is below the Gaussian mechanism's true epsilon at the "
-        "same delta. Thm 8's eps~ is a garbled variant of the same step.",
-        short="per-step Gaussian eps~ lost a factor 2 (He et al. 001 C.1, Thm 7-8)",
+        "same delta. Thm 8's eps~ is a garbled variant of the same step, and 000 Thm 7's IGMM eps~ has the same "
+        "inner term (r sqrt(log(1/delta)/2) + r^2/2 with r = D/(tau sigma)) inside the amplification: one IGMM step "
+        "is not (eps~, delta)-DP in either reading of its garbled display.",
+        short="per-step Gaussian eps~ lost a factor 2 (He et al. 000 Thm 7, 001 C.1, Thm 7-8)",
     ),
     RootCause(
         "he2021long.c1_amplification",
@@ -291,6 +293,22 @@ ENTRY_CLASSES: dict[str, Classification] = {
         "minor", "minor", "symdp's implicit step: Theorem 1's sample-size condition at eps = eps'_SGLD(N) fails at "
         "the witness (T = 1, N = 1e6), so Remark 1 cannot apply Theorem 1 there; an asymptotic remark, not a "
         "stated result", "he2021long.remark_fixed_delta", origin="symdp"),
+    # --- issue 23: claims audited for the first time ----------------------------------
+    **{f"algo.he2021uai.thm7_igmm_step_reading_{x}": Classification(
+        "major", "major", "one IGMM step (T = 1, exact delta of the pair) is far less private than eps~ at most grid points: "
+        "the Gaussian step's eps inside the amplification has the lost factor 2", "he2021long.c1_gaussian_step")
+       for x in ("a", "b")},
+    "reading.he2021long.thm5_typeset": Classification(
+        "minor", "minor", "a typesetting slip: 001 puts both terms under the square root, which is far too small for "
+        "large T (eps' ~ sqrt(T) while the mean privacy loss grows like T); the reading the proof supports (root over the "
+        "first term, he2021uai.thm5_eps) is audited separately", None, reading="as typeset in 001"),
+    "algo.wang2015.sgld_privacy_for_free_as_quoted": Classification(
+        "minor", "minor", "a quotation of prior work, used for no result of 001: as quoted (a lower bound on T and no "
+        "step-size condition) SGLD with a larger step is not private at all (delta(eps) = 1 at the witness); Wang et al.'s "
+        "theorem also bounds the step size", None, reading="SGLD with any step size, as the quote allows"),
+    "experiment.bu2020.table1_row3_clt": Classification(
+        "major", "major", "the trained model's epsilon at delta = 1e-5 is about 5.6 (tight bracket), not the printed 5.07",
+        "bu2020.clt_finite_T"),
     # --- 003 experiments (symdp.audit.experiments) ------------------------------------
     **{i: Classification("major", "major", "the trained model's epsilon exceeds the printed one (and the MA model's) "
                          "in the main regime (delta = 1e-5)", "bu2020.clt_finite_T")

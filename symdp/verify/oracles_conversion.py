@@ -128,7 +128,81 @@ def map_wor(th):
     return (lambda pt: f_d(pt)), f_true, "<=", syms
 
 
+def _mech_evidence(th, checks: list[tuple[bool, Any, str]], what: str) -> Any:
+    from ..theorem import Evidence, Verdict
+
+    for ok, _margin, desc in checks:
+        if not ok:
+            return Evidence(Verdict.REFUTED, "mechanism", f"fails: {desc}", None, None, len(checks))
+    worst = min(checks, key=lambda t: t[1])
+    return Evidence(Verdict.SUPPORTED, "mechanism", f"holds on {len(checks)} cases ({what}); closest: {worst[2]}",
+                    None, None, len(checks))
+
+
+def map_duality(th):
+    """003's duality delta(eps) = 1 + f*(-e^eps), checked for f = G_mu: the conjugate sup_a (-e^eps a - G_mu(a)) by
+    golden-section search at 30 digits (concave in a), against the exact Gaussian profile (Balle and Wang 2018)."""
+    from .oracles_tradeoff import gaussian_tradeoff
+
+    checks = []
+    with mpmath.workdps(30):
+        for mu in ("0.3", "1", "2.5"):
+            for e in ("0", "0.5", "2", "4"):
+                m_, y = mpmath.mpf(mu), -mpmath.exp(mpmath.mpf(e))
+                g = lambda a, y=y, m_=m_: y * a - gaussian_tradeoff(mu=m_, alpha=a)  # noqa: E731
+                lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+                for _ in range(160):  # golden section on a concave function
+                    a1, a2 = lo + (hi - lo) * mpmath.mpf("0.381966011250105151795"), hi - (hi - lo) * mpmath.mpf("0.381966011250105151795")
+                    if g(a1) < g(a2):
+                        lo = a1
+                    else:
+                        hi = a2
+                dual = 1 + g((lo + hi) / 2)
+                exact = gaussian_profile(mu=m_, at=mpmath.mpf(e))
+                diff = abs(dual - exact)
+                checks.append((diff <= mpmath.mpf(10) ** -20 * max(exact, mpmath.mpf(10) ** -10), -diff,
+                               f"mu = {mu}, eps = {e}: 1 + f*(-e^eps) = {mpmath.nstr(dual, 15)}, profile {mpmath.nstr(exact, 15)}"))
+    return _mech_evidence(th, checks, "f = G_mu for mu in {0.3, 1, 2.5}, eps in {0, 0.5, 2, 4}: the conjugate by golden-section "
+                          "search at 30 digits against the exact Gaussian profile")
+
+
+def map_dp_iff(th):
+    """003's 'M is (eps, delta)-DP iff M is f_{eps,delta}-DP', checked on the Kairouz-Oh-Viswanath pair (the (eps, delta)-DP
+    pair whose trade-off is exactly f_{eps,delta}) and on random (eps, delta)-DP pairs (their trade-off is >= f_{eps,delta})."""
+    import random
+
+    from .compile import compile_expr
+    from .oracles_pairs import random_dp_pair
+    from .oracles_tradeoff import tradeoff_of_pair
+
+    conc = th.conclusion
+    if conc is None or not conc.params:
+        return "no f-DP conclusion"
+    f = compile_expr(sp.sympify(conc.params[0]))
+    rng = random.Random(7)
+    checks = []
+    with mpmath.workdps(30):
+        for e in ("0.1", "1", "3"):
+            for d in ("0", "1e-6", "0.05"):
+                P, Q = kov_pair(e, d)
+                for a in ("0", "0.001", "0.2", "0.5", "0.9"):
+                    pt = {"epsilon": mpmath.mpf(e), "delta": mpmath.mpf(d), "alpha": mpmath.mpf(a)}
+                    t, fv = tradeoff_of_pair(P, Q, pt["alpha"]), f(pt)
+                    checks.append((abs(t - fv) <= mpmath.mpf(10) ** -25, -abs(t - fv),
+                                   f"KOV pair eps = {e}, delta = {d}, alpha = {a}: T = {mpmath.nstr(t, 12)}, f = {mpmath.nstr(fv, 12)}"))
+                for _ in range(4):
+                    P2, Q2 = random_dp_pair(e, d, k=5, rng=rng)
+                    a = mpmath.mpf(rng.random())
+                    t, fv = tradeoff_of_pair(P2, Q2, a), f({"epsilon": mpmath.mpf(e), "delta": mpmath.mpf(d), "alpha": a})
+                    checks.append((t >= fv - mpmath.mpf(10) ** -25, t - fv,
+                                   f"random pair eps = {e}, delta = {d}, alpha = {mpmath.nstr(a, 6)}: T = {mpmath.nstr(t, 12)} >= f = {mpmath.nstr(fv, 12)}"))
+    return _mech_evidence(th, checks, "the KOV pair (trade-off equal to f_{eps,delta}) and random 5-atom (eps, delta)-DP pairs "
+                          "(trade-off at least f_{eps,delta}), exact at 30 digits")
+
+
 for _name, _fn, _desc in (
+    ("gdp_duality_gaussian", map_duality, "003's duality for f = G_mu against the exact Gaussian profile"),
+    ("f_eps_delta_pairs", map_dp_iff, "f_{eps,delta} against the trade-offs of the KOV pair and random (eps, delta)-DP pairs"),
     ("gaussian_witness", map_gaussian_witness,
      "the Gaussian mechanism that has the premise (zCDP: mu = sqrt(2 rho); RDP at alpha: mu = sqrt(2 eps_alpha/alpha); "
      "GDP: mu), exact profile (Balle and Wang 2018): a conversion's conclusion must hold for it"),
@@ -141,5 +215,7 @@ for _name, _fn, _desc in (
 assign("gaussian_witness", "bridge.bun_steinke2016_zcdp_to_dp", "bridge.mironov2017_rdp_to_dp", "accounting.rdp_to_dp_cks",
        "accounting.rdp_to_delta_cks", "bridge.gdp_eps_of_delta")
 assign("wor_kov_mixture", "bridge.bbg2018_wor_eps")
+assign("gdp_duality_gaussian", "bu2020.duality")
+assign("f_eps_delta_pairs", "bu2020.dp_iff_f_eps_delta")
 
 __all__ = ["map_gaussian_witness", "map_wor", "wor_mixture_delta"]
