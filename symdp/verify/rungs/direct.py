@@ -8,7 +8,7 @@ from ..compile import compile_expr, describe_box, hyp_checker, sampling_box
 from ..core import BUDGET, REFINE, VerificationResult
 from ..search import find_counterexample
 from .interval import interval_rung
-from .numerical import exact_sign_check, fill_from_search, strict_equality, unevaluable_note
+from .numerical import exact_sign_check, fill_from_search, is_verdict, strict_equality, unevaluable_note
 from .smt import z3_rung
 from .symbolic import symbolic_identity, symbolic_sign
 
@@ -49,7 +49,7 @@ def verify_direct(th: Theorem, res: VerificationResult, deep: bool, seed: int) -
     supported = res.evidence
     if z3_rung(th, lhs, rel, rhs, res) or interval_rung(th, lhs, rel, rhs, res, time_limit_s=30.0 if deep else 12.0,
                                                         max_leaves=20000 if deep else 3000):
-        if sr.errors and res.evidence.verdict is Verdict.PROVED:  # a proof over the reals says nothing where the claim is undefined: say so, never drop it
+        if sr.errors and is_verdict(res, Verdict.PROVED):  # a proof over the reals says nothing where the claim is undefined: say so, never drop it
             ev = res.evidence
             res.evidence = Evidence(ev.verdict, ev.rung, ev.detail + unevaluable_note(sr).replace(
                 "this verdict covers", "the proof covers"), ev.certificate, ev.counterexample, ev.cases)

@@ -55,6 +55,11 @@ def fill_from_search(res: VerificationResult, sr: SearchResult, box: Box, what: 
                                 None, None, sr.cases)
 
 
+def is_verdict(res: VerificationResult, verdict: Verdict) -> bool:
+    """``res``'s current verdict is ``verdict`` (read afresh: a rung called in between may have changed it)."""
+    return res.evidence.verdict is verdict
+
+
 def unevaluable_note(sr: SearchResult) -> str:
     """The sampled points where the claim or the truth could not be evaluated, as a caveat of the verdict."""
     eg = f" (e.g. {sr.unevaluable[0]})" if sr.unevaluable else ""
@@ -194,4 +199,4 @@ def strict_equality(th: Theorem, lhs: sp.Expr, rhs: sp.Expr, box: Box, fc, ft, r
         res.attempts.append(f"strict claim: {tried} boundary points with lhs ~ rhs to 30 digits, none exactly equal")
     return False
 
-__all__ = ["fill_from_search", "strict_equality", "unevaluable_note", "exact_sign_check", "TINY_SLACK"]
+__all__ = ["fill_from_search", "strict_equality", "unevaluable_note", "exact_sign_check", "TINY_SLACK", "is_verdict"]

@@ -27,7 +27,7 @@ from ..registry import ORACLES, TRADEOFF_COMPANION, Oracle
 from ..search import Box, find_counterexample
 from .direct import verify_direct
 from .interval import interval_rung
-from .numerical import exact_sign_check, fill_from_search
+from .numerical import exact_sign_check, fill_from_search, is_verdict
 from .smt import z3_rung
 from .symbolic import symbolic_identity
 
@@ -255,7 +255,7 @@ def prove_with_exact(th: Theorem, orc: Oracle, res: VerificationResult, syms, bo
                                     res.evidence.certificate, None, supported.cases)
             return True
     if interval_rung(th, true, rel, claim, res, note=note, time_limit_s=30.0 if deep else 12.0, max_leaves=20000 if deep else 4000):
-        if res.evidence.verdict is Verdict.REFUTED:
+        if is_verdict(res, Verdict.REFUTED):
             return True
         res.evidence = Evidence(res.evidence.verdict, res.evidence.rung,
                                 f"{res.evidence.detail}; the true value is {cf_txt}; numerically {supported.cases} points agree",
@@ -338,7 +338,7 @@ def verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: i
             _attach_reduction(th, orc, res, supported)
             return
         if interval_rung(th, cf, rel, th.rhs, res, note=orc.reduction or ""):
-            if res.evidence.verdict is Verdict.REFUTED:
+            if is_verdict(res, Verdict.REFUTED):  # the branch-and-bound met a counterexample
                 return
             _attach_reduction(th, orc, res, supported)
             return
