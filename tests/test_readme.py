@@ -100,7 +100,10 @@ def test_readme_audit_of_the_example_claims_prints_what_the_readme_shows(tmp_pat
     assert len(expected) == 3
     for ln in lines:
         env = {**__import__("os").environ, "COLUMNS": "200"}
-        res = subprocess.run(shlex.split(ln), cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+        argv = shlex.split(ln)
+        assert argv[0] == "symdp"  # run with this interpreter's symdp, whether or not its script is on PATH
+        argv = [sys.executable, "-c", "from symdp.cli import run; run()", *argv[1:]]
+        res = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
         assert res.returncode == 0, res.stderr[-2000:]
         # its own default report directory (never the library audit's symdp-report/)
         assert (tmp_path / "symdp-report-claims" / "audit.html").exists()
