@@ -210,6 +210,67 @@ def algebra_rows() -> list[dict]:
     return rows
 
 
+# ------------------------------------------------------------------ bracket (issue 25, item 4)
+BRACKET_CASES = [(1.1, 256 / 60000, 2340, 1e-5), (1.0, 0.02, 5000, 1e-5), (3.0, 0.1, 2000, 1e-6), (0.8, 0.01, 10000, 1e-8)]
+REF_H = 2e-5  # the high-resolution reference: the mechanism algebra's tight accountant on this grid
+
+
+def bracket_rows(cases=BRACKET_CASES) -> list[dict]:
+    """DP-SGD: the tight accountant's upper bound, the mechanism algebra's rigorous bracket [lower, upper]
+    (optimistic / pessimistic discretisation), and a high-resolution reference bracket (h = REF_H) to measure
+    the excess of each upper end: ``upper / ref_upper - 1`` (the truth lies below ref_upper, so the excess
+    over the truth is at least this) and ``upper / ref_lower - 1`` (at most this)."""
+    import symdp.accountants as A
+    from symdp.accountants.algebra import tight
+    from symdp.mechanisms import Gaussian, SelfComposed, Subsampled
+
+    rows = []
+    for s, q, T, d in cases:
+        m = SelfComposed(Subsampled(Gaussian(1.0, s), q), T)
+        A.epsilon(noise_multiplier=s, sample_rate=q, steps=T + 1, delta=d)  # warm-up (a different configuration: no cache hit)
+        up, t_up = _timed(lambda: float(A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d).epsilon), repeats=1)
+        br, t_br = _timed(tight.epsilon, m, d, repeats=1)
+        ref, t_ref = _timed(tight.epsilon, m, d, discretization=REF_H, repeats=1)
+        rows.append({"sigma": s, "q": q, "T": T, "delta": d, "tight_upper": up, "tight_s": t_up,
+                     "bracket_lower": br.lower, "bracket_upper": br.epsilon, "bracket_s": t_br,
+                     "bracket_h": br.details.get("discretization"), "ref_lower": ref.lower, "ref_upper": ref.epsilon,
+                     "ref_s": t_ref, "tight_excess_min": up / ref.epsilon - 1, "tight_excess_max": up / ref.lower - 1,
+                     "bracket_upper_excess_min": br.epsilon / ref.epsilon - 1,
+                     "bracket_width_rel": br.epsilon / br.lower - 1, "ref_width_rel": ref.epsilon / ref.lower - 1})
+    return rows
+
+
+def bracket_markdown(rows: list[dict]) -> list[str]:
+    L = ["", f"| sigma | q | T | delta | tight upper (ms) | algebra bracket [lower, upper] (ms) | reference h={REF_H:g} [lower, upper] | "
+         "tight upper / ref upper - 1 | tight upper / ref lower - 1 | algebra upper / ref upper - 1 | bracket width |", "|" + "---|" * 11]
+    for r in rows:
+        L.append(f"| {r['sigma']} | {r['q']:.4g} | {r['T']} | {r['delta']:g} | {r['tight_upper']:.5f} ({r['tight_s'] * 1e3:.0f}) | "
+                 f"[{r['bracket_lower']:.5f}, {r['bracket_upper']:.5f}] ({r['bracket_s'] * 1e3:.0f}) | "
+                 f"[{r['ref_lower']:.5f}, {r['ref_upper']:.5f}] | {r['tight_excess_min']:+.3%} | {r['tight_excess_max']:+.3%} | "
+                 f"{r['bracket_upper_excess_min']:+.3%} | {r['bracket_width_rel']:.2%} |")
+    return L
+
+
+def rdp_rates(n: int = 10000) -> dict:
+    """Batched RDP configurations/s: every (sigma, q) distinct, and the sweep shape (100 (sigma, q) x 100 (T, delta)),
+    wall and process CPU time, with the load average (the machine is shared)."""
+    import symdp.accountants as A
+
+    rng = np.random.default_rng(0)
+    sig, qq = rng.uniform(0.5, 3.0, n), rng.uniform(1e-3, 0.1, n)
+    TT, dd = rng.integers(100, 50000, n), rng.choice([1e-5, 1e-6, 1e-8], n)
+    s2, q2 = np.repeat(rng.uniform(0.5, 3.0, n // 100), 100), np.repeat(rng.uniform(1e-3, 0.1, n // 100), 100)
+    A.epsilon(noise_multiplier=sig[:10], sample_rate=qq[:10], steps=TT[:10], delta=dd[:10], accountant="rdp")
+    out = {"n": n, "load_before": os.getloadavg()[0]}
+    for tag, s, q in (("distinct", sig, qq), ("sweep", s2, q2)):
+        t, c = time.perf_counter(), time.process_time()
+        A.epsilon(noise_multiplier=s, sample_rate=q, steps=TT, delta=dd, accountant="rdp")
+        out[f"{tag}_per_s"] = n / (time.perf_counter() - t)
+        out[f"{tag}_per_cpu_s"] = n / (time.process_time() - c)
+    out["load_after"] = os.getloadavg()[0]
+    return out
+
+
 # ------------------------------------------------------------------ grid
 def grid(quick: bool):
     deltas = [1e-5, 1e-6, 1e-8]
@@ -290,7 +351,17 @@ def main() -> None:
     ap.add_argument("--only-startup", action="store_true")
     ap.add_argument("--only-algebra", action="store_true")
     ap.add_argument("--only-throughput", action="store_true")
+    ap.add_argument("--only-rdp", action="store_true", help="batched RDP configurations/s only")
+    ap.add_argument("--only-bracket", action="store_true", help="DP-SGD bracket and excess over the reference only")
     args = ap.parse_args()
+    if args.only_rdp:
+        print(json.dumps(rdp_rates(2000 if args.quick else 10000), indent=1))
+        return
+    if args.only_bracket:
+        rows_b = bracket_rows(BRACKET_CASES[:2] if args.quick else BRACKET_CASES)
+        print(json.dumps(rows_b, indent=1))
+        print("\n".join(bracket_markdown(rows_b)))
+        return
     if args.only_throughput:
         print(json.dumps(tight_throughput(args.quick), indent=1))
         return
@@ -407,6 +478,7 @@ def main() -> None:
                      "prv_accountant": getattr(prv_accountant, "__version__", "?"), "torch": torch.__version__},
         "rows": rows, "batched": batched, "calibration": calib,
         "cold_start": cold_start(), "cli": cli_wall(), "algebra": algebra_rows(),
+        "bracket": bracket_rows(BRACKET_CASES[:2] if args.quick else BRACKET_CASES),
     }
     if args.json:
         with open(args.json, "w") as f:
@@ -493,6 +565,8 @@ def markdown(out: dict) -> str:
                  f"{c['compute-dp-epsilon']:.3f} s (ratio {c['ratio_symdp_to_compute_dp_epsilon']:.2f}); bare `python -c pass` {c['python -c pass']:.3f} s.")
     if out.get("algebra"):
         L.extend(algebra_markdown(out["algebra"]))
+    if out.get("bracket"):
+        L.extend(bracket_markdown(out["bracket"]))
     for c in out["calibration"]:
         L.append(f"- calibration eps={c['target_epsilon']}, delta={c['delta']:g}, q={c['q']:.4g}, T={c['T']}: symdp tight sigma={c['symdp_sigma']:.4f} "
                  f"(eps {c['symdp_eps']:.4f}) in {c['symdp_s']:.2f} s; Opacus get_noise_multiplier(prv) sigma={c['opacus_prv_sigma']:.4f} in "
