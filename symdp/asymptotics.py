@@ -32,6 +32,8 @@ import sympy as sp
 
 from .errors import InvalidParameterError
 from .rates import Rate as Rate
+from .rates import limit_region as limit_region
+from .rates import opaque_functions as opaque_functions
 from .rates import _Budget
 from .rates import rate as rate
 from .sympy_limits import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
@@ -45,6 +47,7 @@ from .sympy_limits import time_limit as time_limit
 from .theorem import Kind, Theorem
 
 __all__ = [
+    "limit_region", "opaque_functions",
     "AsymptoticsTimeout", "Rate", "DEFAULT_TIMEOUT", "MAX_ORDER", "parse_point", "time_limit", "limited",
     "series", "leading_term", "rate", "ratio_limit", "is_big_o", "compare", "check_expansion", "derive",
 ]

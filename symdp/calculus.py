@@ -130,6 +130,26 @@ class Derivation:
                                         f"allowed: {', '.join(ps)}")
         return ps[param]
 
+    def rate(self, param: str, var: str, at: str = "oo", *, seconds: float = 20.0) -> dict[str, Any]:
+        """The rate of the conclusion's ``param`` as ``var -> at`` (:func:`symdp.asymptotics.rate`) and whether
+        that limit stays inside the chain's hypotheses (:func:`symdp.asymptotics.limit_region`): a rate whose
+        limit leaves them says so (``"region": "leaves"``, with the hypotheses that fail)."""
+        from . import asymptotics
+
+        syms = {s.name: s for s in self.free_symbols}
+        if var not in syms:
+            raise InvalidParameterError(f"var={var!r} is not a symbol of the chain; allowed: {', '.join(sorted(syms))}")
+        r = asymptotics.rate(self.closed_form(param), syms[var], at, seconds=seconds / 2)
+        out = r.to_json()
+        reg = asymptotics.limit_region(self.hypotheses, syms[var], at, seconds=seconds / 2)
+        out.update(reg)
+        if reg["region"] == "leaves":
+            out["describe"] = (f"{out['describe']} -- but the limit {var} -> {at} leaves the chain's hypotheses "
+                               f"({len(reg['fails'])} fail): no step's theorem covers it")
+        elif reg["region"] == "unknown":
+            out["describe"] = f"{out['describe']} -- unknown whether the limit {var} -> {at} stays inside the hypotheses"
+        return out
+
     def values(self) -> dict[str, sp.Float]:
         """The conclusion's parameters as numbers, those with no free symbol left (every symbol bound);
         a value that is not a real number is an error naming it."""
@@ -350,23 +370,45 @@ def _parse_binding(bind: Mapping[str, Any] | None) -> dict[str, sp.Expr]:
     return out
 
 
-def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify: bool = False) -> Derivation:
+#: the limits one :func:`chain` call (with its ``bind``) runs under by default
+CHAIN_SECONDS = 60.0
+CHAIN_MEMORY_MB = 4096.0
+
+
+def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify: bool = False,
+          seconds: float = CHAIN_SECONDS, memory_mb: float | None = CHAIN_MEMORY_MB) -> Derivation:
     """Chain library (or registered user) entries: each conclusion feeds the next premise.
 
     ``bind`` substitutes values (numbers or SymPy expressions) for named symbols of the result
-    (e.g. ``{"Delta": 1, "T": 1000}``); a name the result does not contain is an error.  With
-    ``simplify`` the closed forms are simplified (slower; the default keeps them as substituted).
+    (e.g. ``{"Delta": 1, "T": 1000}``); a name the result does not contain is an error, and so is a
+    value that violates a hypothesis (each is evaluated numerically once its symbols are bound, and
+    the error shows its sides' values); with every symbol bound the conclusion's parameters are
+    numbers.  With ``simplify`` the closed forms are simplified (slower; the default keeps them as
+    substituted).  The derivation runs under ``seconds`` and ``memory_mb`` (:mod:`symdp.limits`); past
+    either it raises a one-line :class:`~symdp.limits.LimitExceeded` naming the chain.
     """
     from .library import get
+    from .limits import LimitExceeded, in_limited_child, run_limited
 
     if isinstance(ids, str):
         ids = [i for i in ids.split(",") if i.strip()]
     ids = tuple(i.strip() for i in ids)
     if not ids:
         raise InvalidParameterError("chain=(): allowed: at least one theorem id")
-    imps = [implication(i) for i in ids]
+    imps = [implication(i) for i in ids]  # errors (unknown id, no implication) here; library loaded once, shared
     ths = [get(i) for i in ids]
+    values = _parse_binding(bind)
+    if in_limited_child():
+        return _chain(ids, imps, ths, values, simplify)
+    try:
+        return run_limited(_chain, ids, imps, ths, values, simplify, seconds=seconds, memory_mb=memory_mb)
+    except LimitExceeded as exc:
+        raise type(exc)(f"chain {','.join(ids)}{' with bind' if values else ''}: {exc}; allowed: at most "
+                        f"{seconds:g} s and {memory_mb or 0:g} MiB (fewer steps or fewer unbound symbols)") from None
 
+
+def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], values: dict[str, sp.Expr],
+           simplify: bool) -> Derivation:
     first = imps[0]
     conclusion = first.conclusion
     premises = tuple(first.premises)
@@ -419,8 +461,8 @@ def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify
             seen.add(key)
             kept.append((h, s))
     d = Derivation(ids, premises, conclusion, tuple(kept), tuple(steps), approximate, (), tuple(notes))
-    if bind:
-        d = _bind(d, _parse_binding(bind))
+    if values:
+        d = _bind(d, values)
     if simplify:
         ps = {n: sp.simplify(e) for n, e in d.conclusion.params().items()}
         d = Derivation(d.ids, d.premises, _replace_params(d.conclusion, ps), d.hypotheses, d.steps, d.approximate,

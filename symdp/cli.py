@@ -330,7 +330,7 @@ def _derive(id: str | None, chain_ids: str | None, binds: tuple[str, ...], var: 
     ids = [i.strip() for i in chain_ids.split(",") if i.strip()]
     if not ids or len(ids) > 20:
         raise InvalidParameterError(f"chain={chain_ids!r} has {len(ids)} ids; allowed: 1..20 comma-separated ids")
-    d = chain(ids, bind=_parse_binds(binds))
+    d = chain(ids, bind=_parse_binds(binds), seconds=max(float(seconds), 30.0))
     out = d.to_json()
     params = d.conclusion.params()
     if param is not None and param not in params:
@@ -352,7 +352,7 @@ def _derive(id: str | None, chain_ids: str | None, binds: tuple[str, ...], var: 
     if rate_var is not None:
         if p0 not in (sp.oo, sp.S.Zero):
             raise InvalidParameterError(f"at={point!r} is not supported with --rate; allowed: oo, 0")
-        out["rate"] = {n: asymptotics.rate(params[n], syms[rate_var], p0, seconds=seconds).to_json() for n in names}
+        out["rate"] = {n: d.rate(n, rate_var, sp.sstr(p0), seconds=seconds) for n in names}
     return out
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from . import limits as _limits
 from .errors import InvalidParameterError
@@ -143,14 +144,66 @@ def _generic_point(f: sp.Expr, v: sp.Symbol, which: int) -> dict[sp.Symbol, sp.E
     return out
 
 
+def opaque_functions(expr: sp.Basic, var: sp.Symbol | None = None) -> list[sp.Basic]:
+    """Applications of functions SymPy cannot take limits of (the library's implicit inverses such as
+    ``GDPEpsilon``, ``SGMRDP``, ``KLInverse``; undefined functions), those depending on ``var`` if given."""
+    out = []
+    for f in expr.atoms(sp.Function):
+        if type(f).__module__.startswith("sympy") and not isinstance(f, AppliedUndef):
+            continue
+        if var is None or var in f.free_symbols:
+            out.append(f)
+    return sorted(out, key=sp.default_sort_key)
+
+
+def limit_region(hypotheses: Any, var: sp.Symbol, at: Any = "oo", *, seconds: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+    """Whether the limit ``var -> at`` stays inside the hypotheses ``[(h, where), ...]``: each hypothesis
+    ``a REL b`` involving ``var`` is judged by the sign of ``limit(a - b)`` (the other symbols kept
+    symbolic): "fails" when the limit violates it (a rate then describes a point no theorem of the
+    chain covers), "holds" when it is strictly satisfied, "unknown" otherwise (a boundary limit, an
+    opaque function, SymPy out of time).  Returns {"region": "leaves" | "inside" | "unknown",
+    "fails": [...], "unknown": [...]}."""
+    p0 = _point(at)
+    todo = [(h, w) for h, w in hypotheses if isinstance(h, sp.core.relational.Relational) and var in h.free_symbols]
+    fails: list[str] = []
+    unknown: list[str] = []
+    each = max(seconds / max(len(todo), 1), 1.0)
+    for h, where in todo:
+        label = f"{sp.sstr(h)[:160]} ({where})"
+        d = h.lhs - h.rhs
+        if opaque_functions(d, var):
+            unknown.append(label)
+            continue
+        lim = _lim(d, var, p0, each)
+        if lim is None:
+            unknown.append(label)
+            continue
+        sign = 1 if (lim.is_positive or lim is sp.oo) else -1 if (lim.is_negative or lim is -sp.oo) else 0
+        want = -1 if h.rel_op in ("<", "<=") else 1 if h.rel_op in (">", ">=") else 0
+        if sign == 0 or want == 0:
+            unknown.append(label)
+        elif sign != want:
+            fails.append(label)
+    region = "leaves" if fails else ("unknown" if unknown else "inside")
+    return {"region": region, "fails": fails, "unknown": unknown}
+
+
 def rate(expr: sp.Expr, var: sp.Symbol | str, at: Any = "oo", *, seconds: float = DEFAULT_TIMEOUT) -> Rate:
     """The order of ``expr`` as ``var -> at`` (``oo`` or ``0``), see :func:`_rate_impl`; the whole
-    computation runs under one hard time limit and answers "unknown" past it."""
+    computation runs under one hard time limit and answers "unknown" past it.  An opaque function of
+    ``var`` (:func:`opaque_functions`: an implicit inverse, a numerically evaluated sum) makes the rate
+    unknown: SymPy would otherwise treat it as a constant (the GDP inverse's ``T**0`` of issue 22)."""
     expr = _expr(expr, 'expr')
     p0 = _point(at)
     v = _var(expr, var)
     if p0 not in (sp.oo, sp.S.Zero):
         raise InvalidParameterError(f"at={sp.sstr(p0)} is not supported by rate(); allowed: oo, 0")
+    opaque = opaque_functions(expr, v)
+    if opaque:
+        names = ", ".join(sorted({type(f).__name__ for f in opaque}))
+        return Rate(v, p0, None, None, None, None,
+                    f"unknown: the opaque function {names} depends on {v.name} (its growth is not symbolic; "
+                    "never treated as a constant)")
     if _limits.in_limited_child():
         return _rate_impl(expr, v, p0, seconds)
     try:

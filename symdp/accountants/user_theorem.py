@@ -35,6 +35,31 @@ def _resolve(accountant: Any) -> Any:
     raise InvalidTypeError(f"accountant={accountant!r}: expected a name, 'theorem:ID' or a symdp.Theorem")
 
 
+def _violated(hyps: tuple[sp.Basic, ...], values: dict[str, float]) -> str | None:
+    """The first hypothesis that fails (or cannot be decided) at ``values`` (by symbol name), shown with its
+    sides' values; None when all hold.  Evaluated in mpmath at 30 digits."""
+    import mpmath
+
+    for h in hyps:
+        if h is sp.true or h is True:
+            continue
+        if not isinstance(h, sp.core.relational.Relational):
+            return f"{sp.sstr(h)} (not a comparison)"
+        syms = sorted((x for x in h.free_symbols if isinstance(x, sp.Symbol)), key=lambda x: x.name)
+        missing = [x.name for x in syms if x.name not in values]
+        if missing:
+            return f"{sp.sstr(h)} (involves {', '.join(missing)}, which DP-SGD accounting does not set)"
+        f = sp.lambdify(syms, sp.Tuple(h.lhs, h.rhs), modules="mpmath")
+        with mpmath.workdps(30):
+            a, b = f(*(mpmath.mpf(values[x.name]) for x in syms))
+            if isinstance(a, mpmath.mpc) or isinstance(b, mpmath.mpc):
+                return f"{sp.sstr(h)} (not real there)"
+            ok = {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[h.rel_op]
+            if not ok:
+                return f"{sp.sstr(h)} ({mpmath.nstr(a, 6)} vs {mpmath.nstr(b, 6)})"
+    return None
+
+
 def epsilon_from_theorem(accountant: Any, *, noise_multiplier: Any, sample_rate: Any, steps: Any,
                          delta: Any) -> Any:
     """Epsilon of DP-SGD at ``delta`` by the composition theorem ``accountant`` (scalars)."""
@@ -52,6 +77,11 @@ def epsilon_from_theorem(accountant: Any, *, noise_multiplier: Any, sample_rate:
             P.canonical(imp.conclusion), P.ApproxDP):
         raise UnsupportedError(f"accountant=theorem:{th.id}: needs premise ApproxDP(epsilon, delta) of each step "
                                f"and conclusion ApproxDP of the composition; it states {imp.premises} -> {imp.conclusion}")
+    if P.adjacency_of(P.canonical(imp.premises[0])) not in (None, P.ANY_ADJACENCY, "add_remove"):
+        raise UnsupportedError(f"accountant=theorem:{th.id}: its premise is stated for "
+                               f"{P.ADJACENCY_TEXT[P.adjacency_of(P.canonical(imp.premises[0])) or 'any']} adjacency; "
+                               "DP-SGD's Poisson steps are add/remove")
+    hyps = tuple(imp.hypotheses) if imp.replaces_hypotheses else (*th.hypotheses, *imp.hypotheses)
     s = float(check_real("noise_multiplier", noise_multiplier, 0.0, lo_open=True))
     qq = float(check_probability("sample_rate", sample_rate, open_low=True, open_high=False))
     T = int(check_int("steps", steps, 1, None))
@@ -80,6 +110,7 @@ def epsilon_from_theorem(accountant: Any, *, noise_multiplier: Any, sample_rate:
         return float(fn(**{a: values[a] for a in args}))
 
     best, best_split = math.inf, None
+    violated: str | None = None
     for frac in (0.1, 0.25, 0.5, 0.75, 0.9):
         dt, d0 = frac * target, (1 - frac) * target / T
         for _shrink in range(8):
@@ -97,8 +128,17 @@ def epsilon_from_theorem(accountant: Any, *, noise_multiplier: Any, sample_rate:
             dt, d0 = dt * scale, d0 * scale
         else:
             continue
+        bad = _violated(hyps, vals)
+        if bad is not None:  # the theorem says nothing at this split: not a candidate
+            violated = violated or bad
+            continue
         if math.isfinite(e) and e < best:
             best, best_split = e, frac
+    if not math.isfinite(best) and violated is not None:
+        raise InvalidParameterError(
+            f"accountant=theorem:{th.id}: at noise_multiplier={s!r}, sample_rate={qq!r}, steps={T}, delta={target!r} "
+            f"every split of delta violates the theorem's hypothesis {violated}; allowed: parameters inside its "
+            "hypotheses")
     if not math.isfinite(best):
         raise InvalidParameterError(f"accountant=theorem:{th.id}: no split of delta={target} satisfies the theorem's "
                                     "composed delta; allowed: a larger delta")

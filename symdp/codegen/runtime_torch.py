@@ -21,20 +21,21 @@ _TAIL = -5.0
 
 
 def torch_args(*xs):
-    """Tensors for every argument, on the device and with the floating dtype of the first tensor argument.
+    """Tensors for every argument, in the floating dtype torch's type promotion gives the floating tensor
+    arguments together (float32 with float64 is float64, whatever their order) and on the device of the
+    first floating tensor argument.
 
-    Python numbers and non-floating tensors are converted; with no tensor argument, float64 on the CPU.
+    Python numbers and non-floating tensors are converted (as in torch, a Python float does not widen a
+    float32 tensor); with no floating tensor argument, float64.
     """
-    ref = None
-    for x in xs:
-        if isinstance(x, torch.Tensor) and x.is_floating_point():
-            ref = x
-            break
-    if ref is None:
+    floats = [x for x in xs if isinstance(x, torch.Tensor) and x.is_floating_point()]
+    if not floats:
         dev = next((x.device for x in xs if isinstance(x, torch.Tensor)), None)
         dtype = torch.float64
     else:
-        dev, dtype = ref.device, ref.dtype
+        dev, dtype = floats[0].device, floats[0].dtype
+        for x in floats[1:]:
+            dtype = torch.promote_types(dtype, x.dtype)
     return tuple(x if isinstance(x, torch.Tensor) and x.dtype == dtype and (dev is None or x.device == dev)
                  else torch.as_tensor(x, dtype=dtype, device=dev) for x in xs)
 
