@@ -128,9 +128,9 @@ def epsilon_from_theorem(accountant: Any, *, noise_multiplier: Any, sample_rate:
             dt, d0 = dt * scale, d0 * scale
         else:
             continue
-        bad = _violated(hyps, vals)
-        if bad is not None:  # the theorem says nothing at this split: not a candidate
-            violated = violated or bad
+        broken = _violated(hyps, vals)
+        if broken is not None:  # the theorem says nothing at this split: not a candidate
+            violated = violated or broken
             continue
         if math.isfinite(e) and e < best:
             best, best_split = e, frac

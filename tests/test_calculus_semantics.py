@@ -1,0 +1,251 @@
+"""Issue 22: every printed bound of the calculus is a bound.
+
+Regression tests for each defect of the issue, with oracles that could catch a wrong answer: the
+tight accountant (privacy loss distributions) and symdp's RDP accountant for the mechanism a chain
+describes, mpmath evaluations of the printed hypotheses, torch's own type promotion.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+
+import pytest
+import sympy as sp
+from click.testing import CliRunner
+
+from symdp import properties as P
+from symdp.calculus import WORKED_CHAINS, chain, referee, register
+from symdp.cli import main
+from symdp.errors import InvalidParameterError
+from symdp.library import unregister
+from symdp.limits import LimitExceeded
+from symdp.theorem import Kind, Source, Theorem
+
+GAUSS = "classical.gaussian_mechanism_calibration"
+POISSON = "bridge.bbg2018_poisson_eps"
+ADV = "classical.dwork_roth_advanced_composition_eps"
+HE1 = "he2021uai.thm1_small_eps"
+SGM = ["bridge.mtz2019_sgm_rdp", "bridge.mironov2017_rdp_composition", "accounting.rdp_to_dp_cks"]
+
+
+# ------------------------------------------------------------------ adjacency
+def test_headline_chain_without_group_privacy_is_an_error_naming_the_bridge():
+    # Poisson subsampling is add/remove (BBG Thm 8); He et al. Thm 1 assumes replace-one neighbours
+    with pytest.raises(InvalidParameterError, match=r"replace-one.*add/remove.*bridge\.group_privacy_dp"):
+        chain([GAUSS, POISSON, ADV, HE1])
+    # 003's NoisySGD is add/remove too ("derived by discarding an individual")
+    with pytest.raises(InvalidParameterError, match=r"replace-one.*add/remove.*bridge\.group_privacy_dp"):
+        chain(["bu2020.clt_mu", "bu2020.delta_of_eps_gdp", HE1])
+    d = chain(WORKED_CHAINS["gaussian_poisson_dwork_roth_he_thm1"])
+    assert d.ids[3] == "bridge.group_privacy_dp"
+    # the adjacency travels in the types: the composed (eps, delta) is add/remove, the group-privacy one replace-one
+    assert P.adjacency_of(chain(WORKED_CHAINS["gaussian_poisson_dwork_roth_he_thm1"][:3]).conclusion) == "add_remove"
+    g = chain(WORKED_CHAINS["gaussian_poisson_dwork_roth_he_thm1"][:4])
+    assert P.adjacency_of(g.conclusion) == "replace_one"
+    eps = chain(WORKED_CHAINS["gaussian_poisson_dwork_roth_he_thm1"][:3]).closed_form("eps")
+    assert sp.simplify(g.closed_form("eps") - 2 * eps) == 0  # the bridge's cost is in the closed form
+    assert g.to_json()["conclusion"]["adjacency"] == "replace_one"
+
+
+def test_replace_one_cannot_be_turned_into_add_remove():
+    with pytest.raises(InvalidParameterError, match="no bridge theorem"):
+        chain(["bridge.bbg2018_wor_eps", POISSON])
+
+
+def test_every_worked_chain_is_adjacency_correct():
+    for name, ids in WORKED_CHAINS.items():
+        d = chain(ids)
+        assert d.conclusion.kind == "Generalization", name
+
+
+# ------------------------------------------------------------------ ranges and side conditions
+@pytest.fixture()
+def shifted_premise():
+    from symdp.symbols import delta, eps
+
+    th = Theorem("user.shifted", "a step concluding (eps - 1/2, delta)-DP", Kind.BOUND, Source("user", "", "t", "1"),
+                 lhs=sp.Symbol("e_out", real=True), relation="<=", rhs=eps - sp.Rational(1, 2),
+                 hypotheses=(eps > 0, delta > 0, delta < 1), tags=("user",))
+    register(th, premises=(P.ApproxDP(eps, delta),), conclusion=P.ApproxDP(eps - sp.Rational(1, 2), delta), replace=True)
+    yield th
+    unregister(th.id)
+
+
+def test_renamed_premise_keeps_its_range_and_bind_refuses_a_negative_gap(shifted_premise):
+    d = chain([shifted_premise.id, HE1])
+    eps = next(s for s in d.free_symbols if s.name == "epsilon")
+    assert any(h == sp.StrictGreaterThan(eps - sp.Rational(1, 2), 0) for h, _ in d.hypotheses)
+    # eps = 0.3: the premise eps - 1/2 = -0.2 of He et al. is out of its range: refused with the value
+    with pytest.raises(InvalidParameterError, match=r"violates hypothesis epsilon - 1/2 > 0.*-0\.2"):
+        chain([shifted_premise.id, HE1], bind={"epsilon": 0.3, "delta": 1e-9})
+
+
+def test_basic_composition_into_001_thm1_refuses_a_negative_failure_probability():
+    ids = ["bridge.dwork_roth_basic_composition_eps", "he2021long.thm1"]
+    # T eps = 3: 001's failure probability delta e^{-eps'} log(2/eps')/eps' is negative there
+    with pytest.raises(InvalidParameterError, match=r"range of the conclusion.*= -2\.0"):
+        chain(ids, bind={"T": 30, "epsilon": 0.1, "delta": 1e-9, "N": 10**6})
+    d = chain(ids, bind={"T": 10, "epsilon": 0.01, "delta": 1e-9, "N": 10**6})
+    v = d.values()
+    assert 0 <= v["failure"] <= 1 and v["gap"] == pytest.approx(0.9)
+
+
+def test_bkn_subsampling_carries_eps_at_most_one():
+    d = chain(WORKED_CHAINS["sgld_001"])
+    assert any(s == "he2021long.thm7_subsampling" and isinstance(h, sp.LessThan) and h.rhs == 1 for h, s in d.hypotheses)
+
+
+def test_every_conclusion_has_probabilities_in_0_1_and_nonnegative_gaps():
+    for ids in WORKED_CHAINS.values():
+        d = chain(ids)
+        ranges = [h for h, s in d.hypotheses if s == "range of the conclusion"]
+        f, g = d.closed_form("failure"), d.closed_form("gap")
+        want = [sp.GreaterThan(f, 0), sp.LessThan(f, 1), sp.GreaterThan(g, 0)]
+        for w in want:
+            assert w is sp.true or w in ranges, (ids, w)
+
+
+def test_sgld_bind_at_T_1e4_is_fast_and_prints_numbers():
+    t0 = time.monotonic()
+    d = chain(WORKED_CHAINS["sgld_001"],
+              bind={"L": 1, "sigma": 1, "tau": 64, "N": 10**4, "T": 10**4, "delta": 1e-6, "deltatilde": 1e-5})
+    assert time.monotonic() - t0 < 60
+    v = d.values()
+    assert set(v) == {"gap", "failure"} and all(x.is_Float for x in v.values())
+    assert 0 < v["failure"] < 1 and v["gap"] > 0 and not d.hypotheses
+    # a setting outside 001's Thm 1 (its N >= ... condition) is refused with both sides' values, also fast
+    t0 = time.monotonic()
+    with pytest.raises(InvalidParameterError, match=r"violates hypothesis N >= .* \(N = 1\.0e\+8"):
+        chain(WORKED_CHAINS["sgld_001"],
+              bind={"L": 1, "sigma": 4, "tau": 64, "N": 10**8, "T": 10**4, "delta": 1e-6, "deltatilde": 1e-5})
+    assert time.monotonic() - t0 < 60
+
+
+def test_cli_bind_every_symbol_prints_a_number():
+    ids = WORKED_CHAINS["noisysgd_clt_duality_he_thm1"]
+    r = CliRunner().invoke(main, ["derive", "--chain", ",".join(ids), "--bind", "T=1000", "--bind", "p=0.001",
+                                  "--bind", "sigma=2", "--bind", "epsilon=0.1", "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert float(out["values"]["gap"]) == pytest.approx(0.4)
+    assert 0 < float(out["values"]["failure"]) < 1
+
+
+# ------------------------------------------------------------------ rates
+def test_rate_through_the_implicit_gdp_inverse_is_unknown_not_constant():
+    from symdp.asymptotics import rate
+
+    d = chain(WORKED_CHAINS["noisysgd_clt_eps_of_delta_he_thm1"])
+    r = rate(d.closed_form("gap"), "T", "oo", seconds=10)
+    assert not r.known and "GDPEpsilon" in r.method
+    # the truth it must not hide: the implicit epsilon (hence the gap 4 eps) grows with T
+    pre = d.ids[:3]
+    eps = [float(chain(pre, bind={"T": T, "p": 0.01, "sigma": 1.0, "delta": 1e-5}).values()["eps"]) for T in (10**2, 10**6)]
+    assert eps[1] > 30 * eps[0], eps
+
+
+def test_rate_whose_limit_leaves_the_hypotheses_says_so():
+    d = chain(WORKED_CHAINS["gaussian_poisson_dwork_roth_he_thm1"])
+    r = d.rate("gap", "T", "oo", seconds=30)
+    assert r["power"] == "1" and r["region"] == "leaves" and "leaves the chain's hypotheses" in r["describe"]
+    assert r["fails"]
+
+
+# ------------------------------------------------------------------ limits
+def test_chain_past_its_time_limit_is_a_one_line_error():
+    with pytest.raises(LimitExceeded, match=r"chain .*time limit.*allowed"):
+        chain(WORKED_CHAINS["gaussian_poisson_dwork_roth_he_thm1"], seconds=0.01)
+
+
+# ------------------------------------------------------------------ the exact mechanism as referee
+@pytest.mark.parametrize("name", ["gaussian_poisson_dwork_roth_he_thm1", "gaussian_poisson_kairouz_he_thm1",
+                                  "gaussian_poisson_he_thm4_he_thm1"])
+def test_referee_checks_worked_chains_against_the_tight_accountant(name):
+    r = referee(WORKED_CHAINS[name], {"Delta": 1, "sigma": 30, "q": 0.01, "T": 1000, "delta": 1e-6, "deltatilde": 1e-6})
+    assert r["applies"] and r["verdict"] == "CONSISTENT"
+    assert r["epsilon"] >= r["tight_epsilon"] >= r["tight_lower"] and r["slack"] >= 1
+
+
+def test_referee_refutes_a_too_good_user_composition_theorem():
+    from symdp.symbols import T, delta, eps
+
+    bad = Theorem("user.too_good_comp", "claimed: T steps are (sqrt(T) eps / 10, T delta)-DP", Kind.BOUND,
+                  Source("user", "", "t", "1"), lhs=sp.Symbol("e_T", real=True), relation="<=",
+                  rhs=sp.sqrt(T) * eps / 10, hypotheses=(eps > 0, delta > 0, delta < 1), tags=("user",))
+    register(bad, premises=(P.ApproxDP(eps, delta),), conclusion=P.ApproxDP(sp.sqrt(T) * eps / 10, T * delta),
+             replace=True)
+    try:
+        r = referee([GAUSS, POISSON, bad.id], {"Delta": 1, "sigma": 10, "q": 0.1, "T": 100, "delta": 1e-7},
+                    steps={bad.id: "compose"})
+        assert r["verdict"] == "REFUTED" and r["epsilon"] < r["tight_lower"], r
+        assert r["at"] == {"Delta": 1, "sigma": 10, "q": 0.1, "T": 100, "delta": 1e-7}
+    finally:
+        unregister(bad.id)
+
+
+def test_sgm_rdp_chain_is_above_the_tight_accountant_and_within_10pct_of_the_rdp_accountant():
+    from symdp.accountants.algebra import rdp, tight
+    from symdp.mechanisms import dp_sgd
+
+    full = chain(WORKED_CHAINS["sgm_rdp_cks_he_thm1"])  # SGM -> RDP -> T-fold -> (eps, delta) -> group -> He Thm 1
+    assert full.conclusion.kind == "Generalization"
+    for sigma, q, T, delta in [(1.1, 0.01, 1000, 1e-5), (2.0, 0.004, 10**4, 1e-6), (0.8, 0.02, 200, 1e-5)]:
+        best = math.inf
+        for alpha in range(2, 65):
+            d = chain(SGM, bind={"q": q, "sigma": sigma, "T": T, "delta": delta, "alpha": alpha})
+            best = min(best, float(d.values()["eps"]))
+        m = dp_sgd(sigma, q, T)
+        t, r = tight.epsilon(m, delta), rdp.epsilon(m, delta)
+        assert best >= float(t.epsilon), (sigma, q, T)
+        assert abs(best / float(r.epsilon) - 1) < 0.10, (sigma, q, T, best, r.epsilon)
+
+
+def test_sgm_rdp_function_equals_the_accountants_curve_at_integer_orders():
+    import numpy as np
+
+    from symdp.accountants import rdp as rdp_mod
+    from symdp.library.bridges import SGMRDP
+
+    for q, s in [(0.01, 1.1), (0.5, 0.7), (1e-4, 3.0), (1.0, 2.0)]:
+        orders = np.array([2.0, 3.0, 8.0, 32.0])
+        curve = rdp_mod.sgm_rdp(noise_multiplier=s, sample_rate=q, orders=orders)
+        for a, c in zip(orders, curve):
+            v = float(SGMRDP(sp.nsimplify(q), sp.nsimplify(s), int(a)).evalf(30))
+            assert abs(v / c - 1) < 1e-9, (q, s, a, v, c)  # the accountant adds a 1e-11 safety margin
+
+
+# ------------------------------------------------------------------ the theorem accountant
+def test_theorem_accountant_refuses_parameters_outside_the_theorems_hypotheses():
+    from symdp.accountants import epsilon
+    from symdp.symbols import T, delta, delta_t, eps
+
+    th = Theorem("user.adv_small_eps", "advanced composition, stated for eps <= 1/10 only", Kind.BOUND,
+                 Source("user", "", "t", "1"), lhs=sp.Symbol("eps_total", real=True), relation="<=",
+                 rhs=sp.sqrt(2 * T * sp.log(1 / delta_t)) * eps + T * eps * (sp.exp(eps) - 1),
+                 hypotheses=(eps > 0, eps <= sp.Rational(1, 10), delta_t > 0, delta_t < 1), tags=("user",))
+    register(th, premises=(P.ApproxDP(eps, delta, "M_i"),), conclusion=P.ApproxDP(th.rhs, T * delta + delta_t),
+             replace=True)
+    try:
+        ok = epsilon(noise_multiplier=2.0, sample_rate=0.01, steps=100, delta=1e-5, accountant=f"theorem:{th.id}")
+        assert math.isfinite(float(ok.epsilon))
+        # sigma = 0.5 at q = 0.5: each step's epsilon is far above 1/10
+        with pytest.raises(InvalidParameterError, match=r"violates the theorem's hypothesis epsilon <= 1/10"):
+            epsilon(noise_multiplier=0.5, sample_rate=0.5, steps=100, delta=1e-5, accountant=f"theorem:{th.id}")
+    finally:
+        unregister(th.id)
+
+
+# ------------------------------------------------------------------ torch dtypes
+def test_torch_kernels_promote_dtypes_as_torch_does():
+    import torch
+
+    from symdp.codegen import kernel
+
+    f = kernel("bridge.bbg2018_poisson_eps", "torch")  # arguments epsilon, q
+    e32, q64 = torch.tensor([0.5], dtype=torch.float32), torch.tensor([0.01], dtype=torch.float64)
+    assert f(epsilon=e32, q=q64).dtype == torch.promote_types(e32.dtype, q64.dtype) == torch.float64
+    assert f(epsilon=e32, q=0.01).dtype == torch.float32  # a Python float does not widen a float32 tensor
+    ref = math.log1p(0.01 * math.expm1(0.5))
+    assert abs(float(f(epsilon=e32.double(), q=q64)) - ref) < 1e-15
