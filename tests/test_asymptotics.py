@@ -74,7 +74,7 @@ def test_time_limit_answers_unknown_instead_of_hanging():
 
     from symdp.calculus import chain
 
-    d = chain(["bu2020.clt_mu", "bu2020.delta_of_eps_gdp", "he2021uai.thm1_small_eps"])
+    d = chain(["bu2020.clt_mu", "bridge.group_privacy_gdp", "bu2020.delta_of_eps_gdp", "he2021uai.thm1_small_eps"])
     t0 = time.monotonic()
     r = rate(d.closed_form("failure"), "T", "oo", seconds=2)
     assert time.monotonic() - t0 < 8

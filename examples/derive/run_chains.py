@@ -6,7 +6,7 @@ its hypotheses (with the step each came from), provenance and verdict, and a rat
 The same from the command line:
 
     symdp derive --chain classical.gaussian_mechanism_calibration,bridge.bbg2018_poisson_eps,\
-classical.dwork_roth_advanced_composition_eps,he2021uai.thm1_small_eps --rate T --at oo
+classical.dwork_roth_advanced_composition_eps,bridge.group_privacy_dp,he2021uai.thm1_small_eps --rate T --at oo
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def main() -> None:
         print(f"   rate of {param} as {var} -> {at}: {rate(expr, var, at, seconds=20).describe()}\n")
     # a numerical instance of chain (i): DP-SGD-like setting
     d = chain(WORKED_CHAINS["gaussian_poisson_dwork_roth_he_thm1"],
-              bind={"Delta": 1, "sigma": 20, "q": 0.01, "T": 100, "delta": 1e-8, "deltatilde": 1e-6})
-    print("chain (i) at Delta=1, sigma=20, q=0.01, T=100, delta=1e-8, deltatilde=1e-6:")
+              bind={"Delta": 1, "sigma": 40, "q": 0.01, "T": 100, "delta": 1e-8, "deltatilde": 1e-6})
+    print("chain (i) at Delta=1, sigma=40, q=0.01, T=100, delta=1e-8, deltatilde=1e-6:")
     print(f"   gap <= {float(d.closed_form('gap')):.6g}, failure <= {float(d.closed_form('failure')):.6g}")
     print(f"   remaining conditions: {[sp.sstr(h)[:80] for h, _ in d.hypotheses]}")
 
