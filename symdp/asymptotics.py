@@ -32,9 +32,9 @@ import sympy as sp
 
 from .errors import InvalidParameterError
 from .rates import Rate as Rate
+from .rates import _Budget
 from .rates import limit_region as limit_region
 from .rates import opaque_functions as opaque_functions
-from .rates import _Budget
 from .rates import rate as rate
 from .sympy_limits import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from .sympy_limits import MAX_ORDER as MAX_ORDER
