@@ -496,3 +496,25 @@ def test_duality_and_f_eps_delta_are_decided_and_a_wrong_f_is_refuted():
     wrong = sp.Max(0, 1 - d - a * sp.exp(e))  # one branch of f_{eps,delta} only
     bad = replace(th, id="planted.f_eps_delta", oracle="f_eps_delta_pairs", conclusion=replace(th.conclusion, params=(wrong,)))
     assert verify_theorem(bad).evidence.verdict.value == "REFUTED"
+
+
+@pytest.mark.parametrize("rid,factor", [("bridge.group_privacy_gdp", sp.Rational(3, 2)), ("bridge.group_privacy_zcdp", 3),
+                                        ("bridge.bun_steinke2016_zcdp_composition", sp.Rational(1, 2))])
+def test_gaussian_value_witness_refutes_a_too_small_constant(rid, factor):
+    from dataclasses import replace
+
+    th = get(rid, with_evidence=False)
+    assert verify_theorem(th).evidence.verdict.value == "SUPPORTED"
+    coeff, rest = th.rhs.as_coeff_Mul()
+    wrong = replace(th, id="planted." + rid, rhs=factor * rest if coeff != factor else rest, oracle="gaussian_value_witness")
+    assert verify_theorem(wrong).evidence.verdict.value == "REFUTED"
+
+
+def test_sgm_rdp_witness_is_the_gaussian_at_q1():
+    from symdp.verify.oracles_conversion import _witness_value
+
+    f, _ = _witness_value(get("bridge.mtz2019_sgm_rdp", with_evidence=False))
+    with mpmath.workdps(30):
+        for a, sg in ((2, "0.7"), (7, "1.3"), (40, "5")):
+            got = f({"q": mpmath.mpf(1), "sigma": mpmath.mpf(sg), "alpha": mpmath.mpf(a)})
+            assert mpmath.almosteq(got, a / (2 * mpmath.mpf(sg) ** 2), rel_eps=mpmath.mpf("1e-25"))

@@ -36,6 +36,11 @@ from .rungs.oracle import verify_with_oracle
 from .rungs.ranges import verify_range
 from .rungs.symbolic import verify_expansion
 
+#: why an entry without an oracle stays undecided (said with every such verdict)
+NEEDS_PROOF = ("undecided: the statement quantifies over every algorithm with the premise (and every data distribution); "
+               "no finite computation gives that worst case and symdp's oracles are exact values of concrete mechanisms, "
+               "so deciding it needs a proof symdp cannot do")
+
 
 def verify_theorem(th: Theorem, *, deep: bool = False, seed: int = 0, ledger: bool = True) -> VerificationResult:
     """Run the ladder on one entry; never raises on an entry it cannot handle (UNCHECKED with the reason).
@@ -84,7 +89,8 @@ def _dispatch(th: Theorem, res: VerificationResult, deep: bool, seed: int) -> No
         verify_with_oracle(th, res, deep, seed)
         return
     if th.kind is Kind.EQUIVALENCE:
-        res.evidence = Evidence(Verdict.UNCHECKED, None, "a statement between properties with no oracle: nothing numeric to check")
+        res.evidence = Evidence(Verdict.UNCHECKED, None, "a statement between properties with no oracle: nothing numeric to check "
+                                f"({NEEDS_PROOF})")
         return
     if th.lhs is None or th.rhs is None:
         res.evidence = Evidence(Verdict.UNCHECKED, None, "no lhs/rhs formula")
@@ -97,7 +103,8 @@ def _dispatch(th: Theorem, res: VerificationResult, deep: bool, seed: int) -> No
         if verify_range(th, res, deep, seed):  # a bound outside its quantity's range is false, oracle or not
             return
         res.evidence = Evidence(Verdict.UNCHECKED, None, f"bounds the quantity {q} ({th.quantity or 'unnamed'}) and names no oracle"
-                                + (f"; {res.attempts[-1]}" if res.attempts and res.attempts[-1].startswith("range:") else ""))
+                                + (f"; {res.attempts[-1]}" if res.attempts and res.attempts[-1].startswith("range:") else "")
+                                + f" ({NEEDS_PROOF})")
         return
     if th.relation not in ("<=", ">=", "<", ">", "=="):
         res.evidence = Evidence(Verdict.UNCHECKED, None, f"relation {th.relation!r} not checkable")

@@ -200,7 +200,90 @@ def map_dp_iff(th):
                           "(trade-off at least f_{eps,delta}), exact at 30 digits")
 
 
+def _witness_value(th) -> tuple[Callable, set] | str:
+    """The quantity an entry bounds, computed for the Gaussian witness of its premise (exact):
+
+    * replace-one from add/remove (group of two): a sum of values in [-c, c] with Gaussian noise has add/remove
+      sensitivity c and replace-one sensitivity 2c, so mu-GDP becomes (2 mu)-GDP and rho-zCDP (4 rho)-zCDP exactly;
+    * T-fold composition: T Gaussian steps with (alpha, eps_alpha)-RDP (mu^2 = 2 eps_alpha/alpha) have RDP alpha T
+      mu^2/2 at order alpha; T rho-zCDP Gaussian steps are (T rho)-zCDP (sum of the mu_i^2/2);
+    * one Poisson-subsampled Gaussian step: its exact Renyi divergence (remove direction) at the integer orders
+      floor(alpha) <= alpha (RDP is nondecreasing in the order, so this is a lower bound of the truth at alpha),
+      sum_k C(a, k) (1 - q)^(a - k) q^k exp(k (k - 1)/(2 sigma^2)) (Mironov, Talwar, Zhang 2019)."""
+    q = th.lhs.name if isinstance(th.lhs, sp.Symbol) else ""
+    names = {s.name: s for s in th.symbols}
+
+    def need(*ns: str) -> bool:
+        return all(n in names for n in ns)
+
+    if q == "mu_group" and need("mu"):
+        return (lambda pt: 2 * _mpf(pt["mu"])), {names["mu"]}
+    if q == "rho_group" and need("rho"):
+        return (lambda pt: 4 * _mpf(pt["rho"])), {names["rho"]}
+    if q == "epsilon_alpha_T" and need("alpha", "epsilon_alpha", "T"):
+        def rdp_T(pt: dict[str, Any]) -> Any:
+            mu2 = 2 * _mpf(pt["epsilon_alpha"]) / _mpf(pt["alpha"])
+            return _mpf(pt["alpha"]) * int(pt["T"]) * mu2 / 2
+        return rdp_T, {names["alpha"], names["epsilon_alpha"], names["T"]}
+    if q == "rho_T" and need("rho", "T"):
+        return (lambda pt: int(pt["T"]) * _mpf(pt["rho"])), {names["rho"], names["T"]}
+    if q == "epsilon_alpha" and need("q", "sigma", "alpha"):
+        def sgm(pt: dict[str, Any]) -> Any:
+            a = int(mpmath.floor(_mpf(pt["alpha"])))
+            if a < 2:
+                return None
+            qq, sg = _mpf(pt["q"]), _mpf(pt["sigma"])
+            terms = [mpmath.log(mpmath.binomial(a, k)) + ((a - k) * mpmath.log1p(-qq) if a > k else 0) + k * mpmath.log(qq)
+                     + k * (k - 1) / (2 * sg**2) for k in range(a + 1) if not (qq == 1 and k < a)]
+            top = max(terms)
+            return (top + mpmath.log(mpmath.fsum(mpmath.exp(t - top) for t in terms))) / (a - 1)
+        return sgm, {names["q"], names["sigma"], names["alpha"]}
+    return f"no Gaussian witness for the quantity {q!r}"
+
+
+def map_value_witness(th):
+    """The entry's bound on a privacy parameter checked against the same parameter of the Gaussian witness."""
+    got = _witness_value(th)
+    if isinstance(got, str):
+        return got
+    f_true, syms = got
+    f_claim = _compile(th.rhs)
+    return f_claim, f_true, th.relation if th.relation in ("<=", "<") else "<=", syms | set(th.rhs.free_symbols)
+
+
+def map_group_dp(th):
+    """Replace-one from add/remove (eps, delta)-DP, checked on the Gaussian witness: mu solves delta_mu(eps) = delta (the
+    add/remove premise, exactly), the replace-one mechanism is the Gaussian with 2 mu; its delta at the claimed epsilon
+    must be at most the claimed delta."""
+    conc = _conclusion(th)
+    if isinstance(conc, str):
+        return conc
+    at_expr, d_expr = conc
+    f_at, f_d = _compile(at_expr), _compile(d_expr)
+    syms = at_expr.free_symbols | d_expr.free_symbols
+
+    def mu_of(eps: Any, delta: Any) -> Any:
+        lo, hi = mpmath.mpf("1e-6"), mpmath.mpf(60)
+        for _ in range(200):
+            mid = mpmath.sqrt(lo * hi)
+            if gaussian_profile(mu=mid, at=eps) < delta:
+                lo = mid
+            else:
+                hi = mid
+        return lo  # delta_lo(eps) <= delta: a mechanism with the premise
+
+    def f_true(pt: dict[str, Any]) -> Any:
+        mu = mu_of(_mpf(pt["epsilon"]), _mpf(pt["delta"]))
+        return gaussian_profile(mu=2 * mu, at=f_at(pt))
+
+    return (lambda pt: f_d(pt)), f_true, "<=", syms
+
+
 for _name, _fn, _desc in (
+    ("gaussian_value_witness", map_value_witness,
+     "the privacy parameter of the Gaussian witness of the premise (group of two, T-fold composition, one "
+     "Poisson-subsampled Gaussian step's exact RDP at integer orders)"),
+    ("group_dp_gaussian", map_group_dp, "replace-one (eps, delta) of the Gaussian with the add/remove premise"),
     ("gdp_duality_gaussian", map_duality, "003's duality for f = G_mu against the exact Gaussian profile"),
     ("f_eps_delta_pairs", map_dp_iff, "f_{eps,delta} against the trade-offs of the KOV pair and random (eps, delta)-DP pairs"),
     ("gaussian_witness", map_gaussian_witness,
@@ -216,6 +299,9 @@ assign("gaussian_witness", "bridge.bun_steinke2016_zcdp_to_dp", "bridge.mironov2
        "accounting.rdp_to_delta_cks", "bridge.gdp_eps_of_delta")
 assign("wor_kov_mixture", "bridge.bbg2018_wor_eps")
 assign("gdp_duality_gaussian", "bu2020.duality")
+assign("gaussian_value_witness", "bridge.group_privacy_gdp", "bridge.group_privacy_zcdp", "bridge.mironov2017_rdp_composition",
+       "bridge.bun_steinke2016_zcdp_composition", "bridge.mtz2019_sgm_rdp")
+assign("group_dp_gaussian", "bridge.group_privacy_dp")
 assign("f_eps_delta_pairs", "bu2020.dp_iff_f_eps_delta")
 
 __all__ = ["map_gaussian_witness", "map_wor", "wor_mixture_delta"]
