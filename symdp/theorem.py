@@ -32,10 +32,11 @@ import enum
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import mpmath
 import sympy as sp
+from sympy.printing.repr import ReprPrinter
 
 
 class Kind(str, enum.Enum):
@@ -121,6 +122,30 @@ class Evidence:
 
 
 UNCHECKED = Evidence(Verdict.UNCHECKED, detail="not yet verified")
+
+
+def _canonical_symbols() -> dict[str, sp.Symbol]:
+    from . import symbols as canon
+
+    return {s.name: s for s in (getattr(canon, n) for n in canon.__all__)}
+
+
+class _CanonicalRepr(ReprPrinter):
+    """srepr with every symbol equal to a canonical one written as the canonical one (see ``expr_hash``)."""
+
+    _canon: ClassVar[dict[str, sp.Symbol]] = {}
+
+    def _print_Symbol(self, expr: sp.Symbol) -> str:
+        c = self._canon.get(expr.name)
+        if c is not None and c is not expr and type(expr) is sp.Symbol and c == expr:
+            expr = c
+        return str(super()._print_Symbol(expr))
+
+
+def _srepr(expr: Any) -> str:
+    if not _CanonicalRepr._canon:
+        _CanonicalRepr._canon = _canonical_symbols()
+    return str(_CanonicalRepr({}).doprint(expr))
 
 
 def _freeze_domain(domain: Any) -> tuple[tuple[sp.Symbol, sp.Expr, sp.Expr], ...]:
@@ -218,10 +243,15 @@ class Theorem:
         return sp.Eq(self.lhs, self.rhs, evaluate=False)
 
     def expr_hash(self) -> str:
-        """A stable hash of the statement (srepr), used in generated headers and ledgers."""
+        """A stable hash of the statement (srepr), used in generated headers and ledgers.
+
+        A symbol equal to a canonical one of :mod:`symdp.symbols` is written as that one: SymPy's cache can
+        hand back a subexpression built earlier in the process around an equal symbol declared with other
+        keywords (a claim file's ``Symbol("epsilon", real=True, positive=True)``), whose srepr differs, and
+        the hash must not depend on what was parsed before."""
         h = hashlib.sha256()
         for part in (self.lhs, self.relation, self.rhs, self.hypotheses):
-            h.update(sp.srepr(part).encode() if not isinstance(part, str) else part.encode())
+            h.update(_srepr(part).encode() if not isinstance(part, str) else part.encode())
         return h.hexdigest()[:16]
 
     def domain_dict(self) -> dict[sp.Symbol, tuple[sp.Expr, sp.Expr]]:
