@@ -518,3 +518,23 @@ def test_sgm_rdp_witness_is_the_gaussian_at_q1():
         for a, sg in ((2, "0.7"), (7, "1.3"), (40, "5")):
             got = f({"q": mpmath.mpf(1), "sigma": mpmath.mpf(sg), "alpha": mpmath.mpf(a)})
             assert mpmath.almosteq(got, a / (2 * mpmath.mpf(sg) ** 2), rel_eps=mpmath.mpf("1e-25"))
+
+
+def test_on_average_adaptive_composition_counterexample_is_exact():
+    """004 Lemma 7 fails for On-Average KL-privacy: an instance of our own, exact at 40 digits by the chain rule."""
+    from symdp.verify.oracles_finite import adaptive_okl
+
+    with mpmath.workdps(40):
+        f = mpmath.mpf
+        D = [f("0.886708747551"), f("0.113291252449")]
+        L1 = [[f("-0.172563211688"), f("-0.288901464321")], [f("0.0919811695719"), f("0.636353535858")]]
+        L2 = [[[f("-0.723173306386"), f("0.689777245606")], [f("0.777183693672"), f("-0.451996481194")]],
+              [[f("0.685790353724"), f("0.38382251111")], [f("-0.616277322961"), f("-0.384932228745")]]]
+        e1, e2, joint = adaptive_okl(2, D, L1, L2, f("5.79947655399"), f("2.36856061827"))
+        assert joint > (e1 + e2) * (1 + f("1e-3"))
+        # with B not depending on h (no adaptivity) the chain rule gives equality, the lemma's bound
+        L2s = [[[L2[z][0][h] for h in range(2)] for _ in range(2)] for z in range(2)]
+        e1, e2, joint = adaptive_okl(2, D, L1, L2s, f("5.79947655399"), f("2.36856061827"))
+        assert mpmath.almosteq(joint, e1 + e2, rel_eps=f("1e-30"))
+    r = verify_theorem(get("wang2016.lemma7_adaptive_composition", with_evidence=False))
+    assert r.evidence.verdict.value == "REFUTED" and "L2[z][h1][h2]" in r.evidence.detail

@@ -377,10 +377,15 @@ def audit_algorithms_for(ids: Iterable[str], results: list[AuditResult] | None =
 
 
 def library_claims(source: str | None = None) -> list[Theorem]:
-    """Every claim of the built-in library (definitions excluded)."""
+    """Every claim of the built-in library (definitions and the papers' assumptions excluded: they are not claims)."""
     from ..library import all_theorems
 
-    return [t for t in all_theorems(source, with_evidence=False) if t.kind in CLAIM_KINDS]
+    return [t for t in all_theorems(source, with_evidence=False) if t.kind in CLAIM_KINDS and not set(t.tags) & NOT_CLAIMS]
+
+
+#: tags of entries that are not claims: a definition (encoded as an equivalence of properties) or a paper's
+#: assumption; they stay in the library (chaining uses them) and are audited when named explicitly
+NOT_CLAIMS = frozenset({"definition", "assumption"})
 
 
 #: wall-clock limits of a claim-file audit in seconds: per claim, per run (per file)

@@ -149,6 +149,16 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
         "which the text does not say but does not exclude: a reading, not an error of the remark.",
     ),
     RootCause(
+        "wang2016.okl_adaptive_composition",
+        "004 Lemma 7: adaptive composition claimed for On-Average KL-privacy",
+        "For the pair (A, B(., h)) the On-Average KL is eps_A + E_{Z, z'} E_{h ~ A(Z)} KL(B(Z, h) || B(Z', h)) (chain rule). "
+        "The premise bounds E_{Z, z'} KL(B(Z, h) || B(Z', h)) <= eps_2 for each fixed h, but h ~ A(Z) depends on the data, "
+        "so the A(Z)-weighted average can exceed every fixed-h average. The lemma holds for (worst-case) KL-privacy, where "
+        "the bound is for every Z; the parenthetical '(On-Average)' extends it to a notion where it fails. A two-point "
+        "data domain, n = 2 and two hypotheses per step already violate it (exact sums, the instance in the witness).",
+        short="adaptive composition claimed for On-Average KL-privacy (Wang et al. 004 Lemma 7)",
+    ),
+    RootCause(
         "bu2020.clt_finite_T",
         "003: the CLT approximation (eq. 3.1) used as a privacy guarantee at finite T",
         "mu_CLT is an asymptotic approximation (T -> oo with p sqrt(T) fixed), not an upper bound; at the "
@@ -306,6 +316,10 @@ ENTRY_CLASSES: dict[str, Classification] = {
         "minor", "minor", "a quotation of prior work, used for no result of 001: as quoted (a lower bound on T and no "
         "step-size condition) SGLD with a larger step is not private at all (delta(eps) = 1 at the witness); Wang et al.'s "
         "theorem also bounds the step size", None, reading="SGLD with any step size, as the quote allows"),
+    "wang2016.lemma7_adaptive_composition": Classification(
+        "major", "major", "false as stated for On-Average KL-privacy on an exact finite instance (the pair's level exceeds "
+        "eps_1 + eps_2 by about 0.2%: small, but the lemma claims an upper bound); true for worst-case KL-privacy",
+        "wang2016.okl_adaptive_composition", reading="the '(On-Average)' reading of the lemma"),
     "experiment.bu2020.table1_row3_clt": Classification(
         "major", "major", "the trained model's epsilon at delta = 1e-5 is about 5.6 (tight bracket), not the printed 5.07",
         "bu2020.clt_finite_T"),

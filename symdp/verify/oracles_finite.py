@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from typing import Any
 
 import mpmath
 
@@ -161,6 +162,57 @@ def map_bounded_loss_dp(th):
     return _decide(th, check, 24, "including the family whose DP level tends to 4 B gamma as the hypotheses grow")
 
 
+def adaptive_okl(n: int, D: list[mpmath.mpf], L1: list[list[mpmath.mpf]], L2: list[list[list[mpmath.mpf]]],
+                 g1: mpmath.mpf, g2: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+    """(eps_1, eps_2, joint): the On-Average KL-privacy of A (posterior sampling, losses L1[z][h1]), the largest over
+    h1 of that of B(., h1) (posterior sampling, losses L2[z][h1][h2]) and that of the pair (A, B(., h1)), h1 ~ A(Z),
+    all exact (one of n examples replaced by a fresh draw)."""
+    nd, n1 = len(D), len(L1[0])
+    e1 = joint = mpmath.mpf(0)
+    eb = [mpmath.mpf(0)] * n1
+    for Z in itertools.product(range(nd), repeat=n):
+        pz = mpmath.fprod(D[z] for z in Z)
+        for r in range(nd):
+            Z2, w = (r,) + Z[1:], pz * D[r]
+            pa, qa = _posterior(Z, L1, g1), _posterior(Z2, L1, g1)
+            ka = _kl(pa, qa)
+            e1 += w * ka
+            joint += w * ka
+            for h1 in range(n1):
+                Lb = [[L2[z][h1][h2] for h2 in range(len(L2[0][0]))] for z in range(nd)]
+                kb = _kl(_posterior(Z, Lb, g2), _posterior(Z2, Lb, g2))
+                eb[h1] += w * kb
+                joint += w * pa[h1] * kb
+    return e1, max(eb), joint
+
+
+def map_adaptive_composition(th):
+    """004 Lemma 7: (A, B(., h)) is (eps_1 + eps_2)-On-Average KL-private when A is eps_1- and every B(., h) is
+    eps_2-On-Average KL-private; checked on finite posterior-sampling instances with eps_1, eps_2 the exact levels."""
+    claim = _rhs(th)
+
+    def check(rng):
+        nd, n, n1, n2 = 2, 2, 2, 2
+        D = [mpmath.mpf(rng.random()) + mpmath.mpf("0.05") for _ in range(nd)]
+        s = mpmath.fsum(D)
+        D = [x / s for x in D]
+        L1 = [[mpmath.mpf(rng.uniform(-1, 1)) for _ in range(n1)] for _ in range(nd)]
+        L2 = [[[mpmath.mpf(rng.uniform(-1, 1)) for _ in range(n2)] for _ in range(n1)] for _ in range(nd)]
+        g1, g2 = mpmath.mpf(10) ** mpmath.mpf(rng.uniform(-1, 1)), mpmath.mpf(10) ** mpmath.mpf(rng.uniform(-1, 1))
+        e1, e2, joint = adaptive_okl(n, D, L1, L2, g1, g2)
+        c = claim({"epsilon_1": e1, "epsilon_2": e2})
+        def show(x: Any) -> Any:
+            return [show(y) for y in x] if isinstance(x, list) else mpmath.nstr(x, 12)
+
+        return joint <= c * (1 + _TOL), c - joint, (f"n = {n}, D = {show(D)}, A's losses L1[z][h1] = {show(L1)}, B's losses "
+                                                    f"L2[z][h1][h2] = {show(L2)}, "
+                                                    f"gamma_A = {mpmath.nstr(g1, 12)}, gamma_B = {mpmath.nstr(g2, 12)}: eps_1 = "
+                                                    f"{mpmath.nstr(e1, 10)}, eps_2 = {mpmath.nstr(e2, 10)}, the pair's level "
+                                                    f"{mpmath.nstr(joint, 10)} > claimed {mpmath.nstr(c, 10)}")
+
+    return _decide(th, check, 400, "two-point data domain, n = 2, 2 x 2 hypotheses, losses in [-1, 1]")
+
+
 def _lemma6_objective(A: list[float], alpha: list[float]) -> float:
     out = 1.0
     for a, x in zip(A, alpha):
@@ -221,6 +273,7 @@ for _name, _fn, _desc in (
     ("okl_group_finite", map_group_privacy, "k-replacement On-Average KL-privacy of posterior sampling on finite instances"),
     ("okl_maxinfo_finite", map_maxinfo_okl, "On-Average KL-privacy vs max-information of posterior sampling on finite instances"),
     ("posterior_dp_finite", map_bounded_loss_dp, "pure-DP level of posterior sampling with bounded loss on finite instances"),
+    ("okl_adaptive_finite", map_adaptive_composition, "adaptive composition of On-Average KL-privacy on finite instances"),
     ("lemma6_maximiser", map_lemma6_maximiser, "vertex maximum vs random feasible points of 1 - prod(1 - A_i alpha_i)"),
 ):
     register(Oracle(_name, lambda **kw: None, "profile", (), _desc, mapper=_fn))
@@ -229,6 +282,7 @@ assign("okl_group_finite", "wang2016.lemma6_group_privacy")
 assign("okl_maxinfo_finite", "wang2016.lemma11_max_information_to_okl")
 assign("posterior_dp_finite", "wang2016.remark3_dp_of_bounded_loss")
 assign("lemma6_maximiser", "he2021long.lemma6")
+assign("okl_adaptive_finite", "wang2016.lemma7_adaptive_composition")
 
 __all__ = ["okl", "max_information", "dp_level", "instance", "map_group_privacy", "map_maxinfo_okl",
            "map_bounded_loss_dp", "map_lemma6_maximiser"]
