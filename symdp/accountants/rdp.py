@@ -188,8 +188,11 @@ def _frac_series_rows(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) -> n
             rows = todo[c0:c0 + chunk]
             a, ss, qq = alphas[rows][:, None], sigma[rows][:, None], q[rows][:, None]
             with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-                logb = sps.gammaln(a + 1) - lgi - sps.gammaln(a - i + 1)
-                sign = sps.gammasgn(a - i + 1)
+                # log|binom(alpha, i)| and its sign once per distinct order (rows of a batch share them)
+                ua, ia = np.unique(a[:, 0], return_inverse=True)
+                ub = ua[:, None]
+                logb = (sps.gammaln(ub + 1) - lgi - sps.gammaln(ub - i + 1))[ia.ravel()]
+                sign = sps.gammasgn(ub - i + 1)[ia.ravel()]
                 l1 = logb + t1(alpha=a, j=i, q=qq, sigma=ss)
                 l2 = logb + t2(alpha=a, j=i, q=qq, sigma=ss)
                 lmag = np.logaddexp(l1, l2)  # log |t_i| (both parts carry the same sign)
