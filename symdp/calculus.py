@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import sympy as sp
@@ -317,7 +317,7 @@ NONNEGATIVE_PARAMS = {"ApproxDP": ("eps",), "Generalization": ("gap",), "GDP": (
 
 
 def _nontrivial(h: sp.Basic) -> bool:
-    return h is not sp.true and h is not True
+    return h is not True and not isinstance(h, sp.logic.boolalg.BooleanTrue)
 
 
 def _range_hypotheses(binding: Mapping[sp.Symbol, sp.Expr]) -> list[sp.Basic]:
@@ -402,10 +402,16 @@ def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify
     if in_limited_child():
         return _chain(ids, imps, ths, values, simplify)
     try:
-        return run_limited(_chain, ids, imps, ths, values, simplify, seconds=seconds, memory_mb=memory_mb)
+        d = run_limited(_chain, ids, imps, ths, values, simplify, seconds=seconds, memory_mb=memory_mb)
     except LimitExceeded as exc:
         raise type(exc)(f"chain {','.join(ids)}{' with bind' if values else ''}: {exc}; allowed: at most "
                         f"{seconds:g} s and {memory_mb or 0:g} MiB (fewer steps or fewer unbound symbols)") from None
+    # a relation rebuilt from its pickle is re-evaluated: drop those SymPy now decides True, refuse a False one
+    for h, where in d.hypotheses:
+        if isinstance(h, sp.logic.boolalg.BooleanFalse):
+            raise InvalidParameterError(f"chain {','.join(ids)}: a hypothesis of {where} is false")
+    kept = tuple((h, w) for h, w in d.hypotheses if _nontrivial(h))
+    return d if len(kept) == len(d.hypotheses) else replace(d, hypotheses=kept)
 
 
 def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], values: dict[str, sp.Expr],
@@ -455,7 +461,7 @@ def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], va
     kept: list[tuple[sp.Basic, str]] = []
     seen: set[tuple[str, str]] = set()
     for h, s in hyps:
-        if h is sp.true or h is True:
+        if h is True or isinstance(h, sp.logic.boolalg.BooleanTrue):
             continue
         key = (sp.srepr(h), s)
         if key not in seen:
@@ -536,7 +542,7 @@ def decide(h: sp.Basic, env: Mapping[sp.Symbol, sp.Expr] | None = None) -> tuple
     real, or the sides tie within rounding on a strict comparison."""
     import mpmath
 
-    if h is sp.true or h is True:
+    if h is True or isinstance(h, sp.logic.boolalg.BooleanTrue):
         return True, ""
     if h is sp.false or h is False:
         return False, ""
@@ -579,7 +585,11 @@ def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
     hyps: list[tuple[sp.Basic, str]] = []
     for h, s in d.hypotheses:
         if not isinstance(h, sp.core.relational.Relational):
-            hyps.append((h.xreplace(m), s))
+            hv = h.xreplace(m)
+            if hv is sp.false:
+                raise InvalidParameterError(f"bind {at}: violates hypothesis {sp.sstr(h)[:200]} of {s}")
+            if hv is not sp.true:
+                hyps.append((hv, s))
             continue
         if h.free_symbols <= set(m):
             ok, shown = decide(h, m)
