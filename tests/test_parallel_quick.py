@@ -11,14 +11,19 @@ import numpy as np
 from PIL import Image
 
 from symdp.audit import plots as P
-from symdp.audit.engine import quick_from_ledger
+from symdp.audit.engine import library_claims, quick_from_ledger
 from symdp.audit.parallel import audit_parallel, current_ledger_ids
 from symdp.cache import VerdictCache
 from symdp.library import get
 from symdp.parallel import executor
+from symdp.verify import load_ledger
 
-#: two refuted entries whose ledger rows are current (plotted), one that holds (not plotted)
-IDS = ["he2021long.thm7_eps_tilde", "he2021long.lemma4_hoeffding_step", "he2021.lemma_kl"]
+UNCHECKED = next(i for i, e in sorted(load_ledger().items()) if e.get("verdict") == "UNCHECKED"
+                 and get(i, with_evidence=False).expr_hash() == e.get("hash") and i in {t.id for t in library_claims()})
+
+#: two refuted entries whose ledger rows are current (plotted), one that holds (not plotted), one the ledger
+#: records as UNCHECKED (UNDECIDED: cached too, it does not depend on this machine's load)
+IDS = ["he2021long.thm7_eps_tilde", "he2021long.lemma4_hoeffding_step", "he2021.lemma_kl", UNCHECKED]
 
 
 def _rows(results) -> list[dict]:
@@ -36,7 +41,7 @@ def test_quick_reads_the_ledger_in_workers_plots_there_and_caches(tmp_path, monk
         stats: dict = {}
         got = audit_parallel(IDS, ex, plots=True, report_dir=tmp_path / "a", algorithms=False, cache=c1,
                              ledger_ids=current, stats=stats)
-        assert stats["ledger"]["tasks"] == 3 and stats["ledger"]["cached"] == 0
+        assert stats["ledger"]["tasks"] == 4 and stats["ledger"]["cached"] == 0
         by_id = {r.id: r for r in got}
         for r in ref:  # the ledger's verdicts, as the serial --quick reads them
             g = by_id[r.id]
@@ -45,12 +50,12 @@ def test_quick_reads_the_ledger_in_workers_plots_there_and_caches(tmp_path, monk
             assert g.extra.get("from_ledger") is True
         plotted = [r for r in got if r.verdict in ("FAILS", "PARTIAL")]
         assert len(plotted) == 2 and all(r.plot and (tmp_path / "a" / r.plot).is_file() for r in plotted)
-        assert not by_id["he2021.lemma_kl"].plot
+        assert not by_id["he2021.lemma_kl"].plot and by_id[UNCHECKED].verdict == "UNDECIDED"
         c2 = VerdictCache()
         stats2: dict = {}
         again = audit_parallel(IDS, ex, plots=True, report_dir=tmp_path / "b", algorithms=False, cache=c2,
                                ledger_ids=current, stats=stats2)
-    assert c2.hits == 3 and stats2["ledger"]["cached"] == 3
+    assert c2.hits == 4 and stats2["ledger"]["cached"] == 4  # nothing recomputed: no worker pool is started
     assert _rows(again) == _rows(got)
     assert all((tmp_path / "b" / r.plot).is_file() for r in plotted)  # the plots come from the cache
 

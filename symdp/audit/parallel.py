@@ -191,7 +191,8 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
 
     def done(j: int, payload: Payload) -> None:
         i = todo[j]
-        if cache is not None and keys[i] and _cacheable(payload):
+        # a ledger row's UNDECIDED (UNCHECKED) is the ledger's, not this machine's load: cached like the rest
+        if cache is not None and keys[i] and (tasks[i][0] == "ledger" or _cacheable(payload)):
             cache.put("audit", keys[i] or "", payload)
         if progress:
             progress(tasks[i][1] or tasks[i][0])
