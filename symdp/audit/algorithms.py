@@ -43,114 +43,18 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy import optimize, special, stats
 
 from ..mechanisms import Gaussian, SelfComposed, Subsampled
 from ..theorem import Source
+from .pair_oracle import PairDelta as PairDelta
+from .pair_oracle import _log_lr as _log_lr
+from .pair_oracle import _pair_delta_float as _pair_delta_float
+from .pair_oracle import _threshold as _threshold
+from .pair_oracle import pair_delta_lower as pair_delta_lower
+from .pair_oracle import pair_delta_upper as pair_delta_upper
 from .report import AuditResult
 
 Hyper = dict[str, float]
-
-
-@dataclass(frozen=True)
-class PairDelta:
-    """delta(eps) of the T-fold test pair N(0, 1) vs (1 - q) N(0, 1) + q N(r, 1): rigorous lower bound."""
-
-    lower: mpmath.mpf
-    direction: str  # "S' vs S" or "S vs S'"
-    threshold: float
-    exact: bool  # True when the lower bound is the exact value of the pair (T = 1 or q = 1)
-
-
-def _log_lr(c: float, logb: np.ndarray, k: np.ndarray, r: float, T: int) -> float:
-    """log of the likelihood ratio (S' over S) of the statistic sum_t x_t at value c (unit noise)."""
-    return float(special.logsumexp(logb + k * r * c / T - (k * r) ** 2 / (2 * T)))
-
-
-def _threshold(target: float, logb: np.ndarray, k: np.ndarray, r: float, T: int) -> float | None:
-    """c with log LR(c) = target (the LR is increasing in c), or None when the target is out of range."""
-    sT = math.sqrt(T)
-    lo, hi = -40.0 * sT - 1.0, T * r + 40.0 * sT + 1.0
-    f = lambda c: _log_lr(c, logb, k, r, T) - target  # noqa: E731
-    flo, fhi = f(lo), f(hi)
-    if not (math.isfinite(flo) and math.isfinite(fhi)) or flo > 0 or fhi < 0:
-        return None
-    return float(optimize.brentq(f, lo, hi, xtol=1e-12, maxiter=200))
-
-
-def pair_delta_lower(q: float, r: float, T: int, eps: Any, *, dps: int = 30) -> PairDelta:
-    r"""Rigorous lower bound on delta(eps) of T steps of the pair N(0,1) vs (1-q)N(0,1) + q N(r,1).
-
-    Exact for T = 1 or q = 1.  The threshold is found in float arithmetic (any threshold gives a
-    valid bound); the bound at that threshold is evaluated in mpmath at ``dps`` digits and reduced by
-    a rounding allowance of ``10**(5 - dps) (1 + e^eps)``.
-
-    >>> v = pair_delta_lower(1.0, 1.0, 1, 0.5)  # q = 1: the exact Gaussian profile, mu = 1
-    >>> float(v.lower) > 0.12 and v.exact
-    True
-    """
-    if not (0 < q <= 1) or not (r > 0) or T < 1:
-        raise ValueError(f"pair_delta_lower: need 0 < q <= 1, r > 0, T >= 1; got q={q}, r={r}, T={T}")
-    k = np.arange(T + 1, dtype=float)
-    logb = stats.binom.logpmf(k, T, q) if q < 1 else np.where(k == T, 0.0, -np.inf)
-    e = float(eps)
-    best = PairDelta(mpmath.mpf(0), "none", float("nan"), T == 1 or q == 1)
-    with mpmath.workdps(dps):
-        E = mpmath.exp(mpmath.mpf(eps))
-        sT = mpmath.sqrt(T)
-        qq, rr = mpmath.mpf(q), mpmath.mpf(r)
-        weights = [mpmath.binomial(T, j) * qq**j * (1 - qq) ** (T - j) for j in range(T + 1)]
-        slack = mpmath.mpf(10) ** (5 - dps) * (1 + E)
-        # S' vs S: A = {sum > c}, optimal where LR(c) = e^eps
-        c = _threshold(e, logb, k, r, T)
-        if c is not None:
-            cm = mpmath.mpf(c)
-            qa = mpmath.fsum(w * mpmath.ncdf((j * rr - cm) / sT) for j, w in enumerate(weights))
-            val = qa - E * mpmath.ncdf(-cm / sT) - slack
-            if val > best.lower:
-                best = PairDelta(val, "S' vs S", c, best.exact)
-        # S vs S': A = {sum < c}, optimal where LR(c) = e^-eps
-        c = _threshold(-e, logb, k, r, T)
-        if c is not None:
-            cm = mpmath.mpf(c)
-            qa = mpmath.fsum(w * mpmath.ncdf((cm - j * rr) / sT) for j, w in enumerate(weights))
-            val = mpmath.ncdf(cm / sT) - E * qa - slack
-            if val > best.lower:
-                best = PairDelta(val, "S vs S'", c, best.exact)
-    return best
-
-
-def _pair_delta_float(q: float, r: float, T: int, eps: float) -> float:
-    """The same bound in float arithmetic (for screening a grid only; never reported)."""
-    if not 0 <= eps < 700:
-        return 0.0  # e^eps overflows float64; such points are screened out (a float screen only)
-    k = np.arange(T + 1, dtype=float)
-    logb = stats.binom.logpmf(k, T, q)
-    b = np.exp(logb)
-    sT = math.sqrt(T)
-    out = 0.0
-    c = _threshold(eps, logb, k, r, T)
-    if c is not None:
-        out = max(out, float(np.sum(b * special.ndtr((k * r - c) / sT)) - math.exp(eps) * special.ndtr(-c / sT)))
-    c = _threshold(-eps, logb, k, r, T)
-    if c is not None:
-        out = max(out, float(special.ndtr(c / sT) - math.exp(eps) * np.sum(b * special.ndtr((c - k * r) / sT))))
-    return out
-
-
-def pair_delta_upper(q: float, r: float, T: int, eps: float) -> float | None:
-    """Tight-PLD upper bound on delta(eps) of the same pair (Poisson add/remove is this pair); None on error."""
-    from ..accountants import delta as _delta
-
-    try:
-        res = _delta(noise_multiplier=1.0 / r, sample_rate=q, steps=T, epsilon=eps, accountant="tight")
-    except Exception:  # noqa: BLE001 - the bracket's upper end is informative only; say it is missing
-        return None
-    if not res.is_upper_bound:
-        return None
-    return float(np.asarray(res.delta, dtype=float).ravel()[0])
-
-
 # ---------------------------------------------------------------------------
 # the claims
 # ---------------------------------------------------------------------------
