@@ -15,8 +15,14 @@ codegen, the verifier and :mod:`symdp.asymptotics` do, and the calculus and the 
   past ``seconds`` (``SIGALRM``; elsewhere no limit, nothing is raised).  Blocks nest: each block
   fires at the earlier of its own and every outer deadline, raising the exception of the block whose
   deadline passed, and leaving an inner block re-arms the timer for what is left of the outer one.
-  ``error=`` picks the exception class (default :class:`TimeLimitExceeded`; the verifier uses a
+  Past a deadline the alarm repeats every second until the block is left, so an exception swallowed by a
+  library's bare ``except:`` is raised again.  ``error=`` picks the exception class (default :class:`TimeLimitExceeded`; the verifier uses a
   ``BaseException`` that generic handlers cannot swallow).
+* :func:`memory_limit` -- ``with memory_limit(2048):`` caps this process's address space at its current
+  size plus ``2048`` MiB while the block runs (``RLIMIT_AS``, Linux; elsewhere no cap): an allocation past
+  it raises :class:`MemoryLimitExceeded` instead of growing until the machine kills the process (seen:
+  SymPy's ``factor`` of ``exp(-((x - c)/w)**2)`` with ``w = 3e-4`` builds a dense polynomial of degree
+  ~1e8 and grew past 23 GB).  Blocks nest (the smaller cap holds).  Cheap: no fork.
 
 >>> run_limited(sum, [1, 2, 3], seconds=5)
 6
@@ -56,12 +62,23 @@ class MemoryLimitExceeded(LimitExceeded, MemoryError):
 _DEADLINES: list[tuple[float, type[BaseException], float]] = []
 
 
+#: seconds between repeated alarms once a deadline has passed: a library that swallows the first exception
+#: (a bare ``except:``) gets another, so a block can never outlive its limit by more than this per swallow
+_REPEAT = 1.0
+
+
 def _arm(now: float) -> None:
-    signal.setitimer(signal.ITIMER_REAL, max(min(d[0] for d in _DEADLINES) - now, 1e-3))
+    signal.setitimer(signal.ITIMER_REAL, max(min(d[0] for d in _DEADLINES) - now, 1e-3), _REPEAT)
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
-    _deadline, error, seconds = min(_DEADLINES, key=lambda d: d[0])  # the earliest deadline is the one that passed
+    if not _DEADLINES:  # the last block is closing: nothing to interrupt
+        return
+    deadline, error, seconds = min(_DEADLINES, key=lambda d: d[0])  # the earliest deadline is the one that passed
+    now = time.monotonic()
+    if now < deadline - 1e-3:  # an early repeat: wait for the deadline itself
+        _arm(now)
+        return
     raise error(f"time limit reached ({seconds:g} s)")
 
 
@@ -83,6 +100,58 @@ def time_limit(seconds: float, *, error: type[BaseException] = TimeLimitExceeded
         signal.signal(signal.SIGALRM, old)
         if _DEADLINES:  # an outer limit is running: re-arm what is left of it
             _arm(time.monotonic())
+
+
+# ---------------------------------------------------------------------------------------------- RLIMIT_AS
+#: MiB a :func:`memory_limit` block may add to the address space by default
+DEFAULT_MEMORY_MB = 2048.0
+
+
+def _address_space() -> int | None:
+    """This process's virtual size in bytes (``/proc/self/statm``), or None where it cannot be read."""
+    try:
+        import os
+
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read(64).split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+@contextmanager
+def memory_limit(extra_mb: float = DEFAULT_MEMORY_MB) -> Iterator[None]:
+    """Raise :class:`MemoryLimitExceeded` when the block's allocations take the address space more than
+    ``extra_mb`` MiB past its size at entry (``RLIMIT_AS``; where it cannot be set, no cap)."""
+    if not extra_mb > 0:
+        raise ValueError(f"extra_mb={extra_mb!r} must be a positive number of MiB")
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        yield
+        return
+    size = _address_space()
+    old_soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if size is None:
+        yield
+        return
+    cap = size + int(extra_mb * 2**20)
+    if old_soft != resource.RLIM_INFINITY:
+        cap = min(cap, old_soft)  # nested: the smaller cap holds
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (ValueError, OSError):  # cannot lower it here: run without the cap
+        yield
+        return
+    try:
+        yield
+    except MemoryError as exc:
+        if isinstance(exc, MemoryLimitExceeded):
+            raise
+        raise MemoryLimitExceeded(f"memory limit reached ({extra_mb:g} MiB more than at the start)") from exc
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (old_soft, hard))
 
 
 # ---------------------------------------------------------------------------------------------- fork and kill
@@ -174,5 +243,5 @@ def run_limited(fn: Callable[..., R], *args: Any, seconds: float = DEFAULT_SECON
     return val  # type: ignore[no-any-return,unused-ignore]
 
 
-__all__ = ["DEFAULT_SECONDS", "LimitExceeded", "MemoryLimitExceeded", "TimeLimitExceeded", "in_limited_child", "run_limited",
-           "time_limit"]
+__all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_SECONDS", "LimitExceeded", "MemoryLimitExceeded", "TimeLimitExceeded",
+           "in_limited_child", "memory_limit", "run_limited", "time_limit"]

@@ -88,3 +88,50 @@ def test_time_limit_fires_nests_and_rearms_the_outer_limit() -> None:
 def test_bad_seconds_are_refused() -> None:
     with pytest.raises(ValueError, match="seconds"):
         run_limited(sum, [1], seconds=0)
+
+
+def test_an_alarm_swallowed_by_a_bare_except_is_raised_again():
+    # a library's bare except swallows the first alarm; the limit still ends the block (seen: SymPy's factor
+    # ran past its 8 s limit to 23 GB in the full suite)
+    t0 = time.monotonic()
+    swallowed = 0
+    with pytest.raises(TimeLimitExceeded), time_limit(0.2):
+        while time.monotonic() - t0 < 30:
+            try:
+                while True:
+                    pass
+            except BaseException:
+                swallowed += 1
+                if swallowed > 1:
+                    raise
+    assert swallowed == 2 and time.monotonic() - t0 < 5
+
+
+@linux
+def test_memory_limit_stops_a_runaway_allocation_and_is_lifted_after():
+    import resource
+
+    from symdp.limits import memory_limit
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    with pytest.raises(MemoryLimitExceeded, match="memory limit"), memory_limit(256):
+        _ = bytearray(1 << 30)  # 1 GiB past a 256 MiB allowance
+    assert resource.getrlimit(resource.RLIMIT_AS) == before
+    assert len(bytearray(1 << 29)) == 1 << 29  # lifted: 512 MiB allocates again
+
+
+@linux
+def test_symbolic_sign_of_a_narrow_gaussian_dip_stays_bounded():
+    # factor() of exp(-((x - c)/w)**2) with w = 3e-4 builds a dense polynomial of degree ~1e8: capped, answers False
+    import resource
+
+    import sympy as sp
+
+    from symdp.verify.rungs.symbolic import symbolic_sign
+
+    x = sp.Symbol("x", real=True)
+    b = 1 - sp.Rational(3, 2) * sp.exp(-((x - sp.Rational(6137, 10000)) / sp.Rational(3, 10000)) ** 2)
+    t0 = time.monotonic()
+    assert symbolic_sign(sp.Integer(0), "<=", b, seconds=3.0) is False
+    assert time.monotonic() - t0 < 15
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 8 * 2**20  # KiB: under 8 GiB

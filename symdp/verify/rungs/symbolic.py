@@ -14,6 +14,7 @@ from itertools import pairwise
 import mpmath
 import sympy as sp
 
+from ...limits import MemoryLimitExceeded, memory_limit
 from ...theorem import Evidence, Theorem, Verdict
 from ..compile import compile_expr, elementary, sampling_box
 from ..core import Timeout, VerificationResult, time_limit
@@ -21,7 +22,7 @@ from ..core import Timeout, VerificationResult, time_limit
 
 def symbolic_identity(lhs: sp.Expr, rhs: sp.Expr, seconds: float = 8.0) -> bool:
     try:
-        with time_limit(seconds):
+        with time_limit(seconds), memory_limit():
             d = sp.simplify(elementary(lhs) - elementary(rhs))
             if d == 0:
                 return True
@@ -31,7 +32,7 @@ def symbolic_identity(lhs: sp.Expr, rhs: sp.Expr, seconds: float = 8.0) -> bool:
             if d.has(sp.erfc, sp.erfinv):  # erfinv(1 - erfc(x)) = x needs erfc written as 1 - erf
                 return sp.simplify(d.rewrite(sp.erf)) == 0
             return False
-    except Timeout:
+    except (Timeout, MemoryLimitExceeded):
         return False
     except Exception:  # noqa: BLE001
         return False
@@ -42,12 +43,16 @@ def symbolic_sign(lhs: sp.Expr, relation: str, rhs: sp.Expr, seconds: float = 8.
     d = (rhs - lhs) if relation in ("<=", "<") else (lhs - rhs)
     strict = relation in ("<", ">")
     try:
-        with time_limit(seconds):
-            for cand in (d, sp.factor(sp.simplify(d))):
-                r = cand.is_positive if strict else cand.is_nonnegative
-                if r:
-                    return True
-    except Timeout:
+        # SymPy's factor of exp(-((x - c)/w)**2) with a small w builds a dense polynomial of degree ~1/w^2
+        # (23 GB seen, below the time limit's reach): the block is capped in memory as well as time
+        with time_limit(seconds), memory_limit():
+            r = d.is_positive if strict else d.is_nonnegative
+            if r:
+                return True
+            cand = sp.factor(sp.simplify(d))
+            if cand.is_positive if strict else cand.is_nonnegative:
+                return True
+    except (Timeout, MemoryLimitExceeded):
         return False
     except Exception:  # noqa: BLE001
         return False
