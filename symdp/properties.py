@@ -16,11 +16,11 @@ ApproxDP(eps=epsilon, delta=0)
 
 Sources of the definitions: (eps, delta)-DP [Dwork and Roth 2014, Def. 2.4];
 privacy profile [Balle, Barthe, Gaboardi 2018, Sec. 2]; GDP and trade-off
-functions [Dong, Roth, Su 2019; 003 Def. 2.2-2.3]; RDP [Mironov 2017, Def. 3];
-zCDP [Bun and Steinke 2016, Def. 1.1]; on-average KL-privacy [004 Def. 2];
+functions [Dong, Roth, Su 2019; Bu et al. Def. 2.2-2.3]; RDP [Mironov 2017, Def. 3];
+zCDP [Bun and Steinke 2016, Def. 1.1]; on-average KL-privacy [Wang et al. Def. 2];
 max-information [Dwork et al. 2015, eq. (3)] (in nats here: the library's
 entries in bits are converted by their implication); generalization
-(gap a, failure probability b) [000 Thm 1].
+(gap a, failure probability b) [He et al. (UAI) Thm 1].
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ class PrivacyProfile(Prop):
 
 @dataclass(frozen=True, repr=False)
 class GDP(Prop):
-    """mu-GDP [Dong, Roth, Su 2019; 003 Def. 2.3]."""
+    """mu-GDP [Dong, Roth, Su 2019; Bu et al. Def. 2.3]."""
 
     mu: Any
     subject: str = "A"
@@ -198,7 +198,7 @@ class GDP(Prop):
 
 @dataclass(frozen=True, repr=False)
 class TradeOff(Prop):
-    """f-DP with trade-off function ``f`` in the argument ``alpha`` [003 Def. 2.2]."""
+    """f-DP with trade-off function ``f`` in the argument ``alpha`` [Bu et al. Def. 2.2]."""
 
     f: Any
     alpha: Any = _ALPHA
@@ -242,7 +242,7 @@ class ZCDP(Prop):
 
 @dataclass(frozen=True, repr=False)
 class OnAverageKL(Prop):
-    """eps On-Average KL-privacy [004 Def. 2]."""
+    """eps On-Average KL-privacy [Wang et al. Def. 2]."""
 
     eps: Any
     subject: str = "A"
@@ -269,7 +269,7 @@ class MaxInformation(Prop):
 
 @dataclass(frozen=True, repr=False)
 class Generalization(Prop):
-    """|generalization error| <= gap with probability >= 1 - failure [000 Thm 1's (a, b)]."""
+    """|generalization error| <= gap with probability >= 1 - failure [He et al. (UAI) Thm 1's (a, b)]."""
 
     gap: Any
     failure: Any

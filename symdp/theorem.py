@@ -18,12 +18,12 @@ Statement conventions (``lhs``, ``relation``, ``rhs``):
   ``refs`` names the library entries compared.
 * ``Kind.EXPANSION``: ``lhs = rhs + O((var - point)**order)`` as
   ``var -> point`` (``expansion`` holds var/point/order); ``relation == "~"``.
-* ``Kind.EQUIVALENCE``: a statement between properties (e.g. 004 Thm 4);
+* ``Kind.EQUIVALENCE``: a statement between properties (e.g. Wang et al. Thm 4);
   ``lhs``/``rhs`` may be None and the content lives in premises/conclusion
   and ``notes``.
 
 ``formula_available`` is False for results whose formula is missing from our
-copy of the source (e.g. 002's own theorems); ``unavailable_reason`` says why.
+copy of the source (e.g. Lampert, Zakerinia's own theorems); ``unavailable_reason`` says why.
 """
 
 from __future__ import annotations

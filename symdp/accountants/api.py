@@ -12,7 +12,7 @@ Accountants (``accountant=``):
 * ``"clt"``: the GDP central-limit approximation of Bu et al. 2020, eq. (3.1);
   **not** an upper bound (``is_upper_bound=False``, a warning is issued).
 * ``"advanced"``: Dwork-Roth advanced composition of per-step (eps0, delta0)
-  guarantees (exact per-step profile), as quoted by He et al. (000 Sec. 3.2.2);
+  guarantees (exact per-step profile), as quoted by He et al. (UAI, Sec. 3.2.2);
   ``"he2021"``: He et al. Composition Theorem I (Thm 4, Cor 1).  Their outputs
   carry the library verdict of the theorem they rest on; an entry REFUTED by
   the verifier makes the output ``is_upper_bound=False``.

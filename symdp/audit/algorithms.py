@@ -1,7 +1,7 @@
 r"""Mechanism-level audit of the algorithm theorems: the claim against the *real* mechanism.
 
-The library keeps each algorithm theorem of He et al. (IGMM, 000 Thm 7; SGLD, 001 Thm 7; federated
-learning, 001 Thm 8) in its *generic* reading: "T steps, each (eps~, delta)-DP, compose to
+The library keeps each algorithm theorem of He et al. (IGMM, He et al. (UAI) Thm 7; SGLD, He et al. (long) Thm 7; federated
+learning, He et al. (long) Thm 8) in its *generic* reading: "T steps, each (eps~, delta)-DP, compose to
 (eps', delta')".  A counterexample to that reading is a pair of abstract (eps~, delta)-DP
 mechanisms, not the algorithm.  Here each theorem is encoded with the mechanism it is about (issue
 12, item 1): every step releases the mini-batch mean of a statistic plus Gaussian noise, the batch
@@ -120,7 +120,7 @@ def _ok(eps_p: Any, delta_p: Any) -> bool:
 
 
 def _igmm_claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
-    """000 Thm 7 at hyperparameters h: eps~ -> eps' -> delta~' -> delta' (library rhs, in that order)."""
+    """He et al. (UAI) Thm 7 at hyperparameters h: eps~ -> eps' -> delta~' -> delta' (library rhs, in that order)."""
     v: dict[str, Any] = {"N": h["N"], "tau": h["tau"], "D": h["D"], "sigma": h["sigma"], "delta": h["delta"],
                          "deltatilde": h["deltatilde"], "T": h["T"]}
     if backend == "mpmath":
@@ -137,7 +137,7 @@ def _igmm_claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
 
 
 def _igmm_step_claim(reading: str) -> ClaimFn:
-    """000 Thm 7's per-step guarantee: one IGMM step (T = 1) is (eps~, delta)-DP, eps~ in one of the two readings of
+    """He et al. (UAI) Thm 7's per-step guarantee: one IGMM step (T = 1) is (eps~, delta)-DP, eps~ in one of the two readings of
     the garbled display: ``"A"`` the library's (the whole numerator over 2 sigma^2), ``"B"`` only D^2/tau^2 over
     2 sigma^2 (the first term sqrt2 D sigma sqrt(log 1/delta)/tau outside the fraction, as the plain text runs)."""
 
@@ -169,7 +169,7 @@ def _one_step(scale: str) -> Callable[[], Iterable[Hyper]]:
 
 
 def _privacy_for_free_claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
-    """001's quote of Wang et al. (2015): SGLD is (eps, delta)-DP if T > eps^2 N/(32 tau log(2/delta)) (library
+    """He et al.'s (long) quote of Wang et al. (2015): SGLD is (eps, delta)-DP if T > eps^2 N/(32 tau log(2/delta)) (library
     entry classical.wang2015_sgld_privacy_for_free); the claim at hyperparameters that satisfy the quoted condition."""
     v = {k_: h[k_] for k_ in ("N", "tau", "T", "delta", "epsilon")}
     if not v["T"] > v["epsilon"] ** 2 * v["N"] / (32 * v["tau"] * math.log(2 / v["delta"])):
@@ -187,7 +187,7 @@ def _sgld_step_size_grid() -> Iterable[Hyper]:
 
 
 def _sgld_claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
-    """001 Thm 7 (reading: delta~ a free parameter in (0, 1), as Composition Theorem I uses it)."""
+    """He et al. (long) Thm 7 (reading: delta~ a free parameter in (0, 1), as Composition Theorem I uses it)."""
     v: dict[str, Any] = {"N": h["N"], "tau": h["tau"], "L": h["L"], "sigma": h["sigma"], "delta": h["delta"],
                          "deltatilde": h["deltatilde"], "T": h["T"]}
     if backend == "mpmath":
@@ -199,7 +199,7 @@ def _sgld_claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
 
 
 def _fl_claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
-    """001 Thm 8 (reading: the eps of eq. (15) is the theorem's eps~, as in Thm 7 and C.2)."""
+    """He et al. (long) Thm 8 (reading: the eps of eq. (15) is the theorem's eps~, as in Thm 7 and C.2)."""
     v: dict[str, Any] = {"N": h["N"], "tau": h["tau"], "sigma": h["sigma"], "delta": h["delta"],
                          "deltatilde": h["deltatilde"], "T": h["T"]}
     if backend == "mpmath":
@@ -213,8 +213,8 @@ def _fl_claim(h: Hyper, backend: str) -> tuple[Any, Any] | None:
 
 
 def _split(free_claim: ClaimFn, eps_id: str, dt_id: str, per_step: Callable[[Hyper, str], dict[str, Any]]) -> ClaimFn:
-    """001 Thm 7/8 read as 000 Thm 7 is printed: eps' spends a free delta~ (log(1/delta~)), while the additive term of
-    delta' is the theorem's *defined* delta~ (a function of eps'; 000's delta~').  001 writes both with one symbol,
+    """He et al. (long) Thm 7/8 read as He et al. (UAI) Thm 7 is printed: eps' spends a free delta~ (log(1/delta~)), while the additive term of
+    delta' is the theorem's *defined* delta~ (a function of eps'; He et al.'s (UAI) delta~').  He et al. (long) writes both with one symbol,
     which makes the definition circular; this reading separates them.  delta' = delta'_free - delta~ + delta~_def(eps').
     """
 
@@ -293,14 +293,14 @@ ALGORITHM_CLAIMS: dict[str, AlgorithmClaim] = {
     for c in (
         *(AlgorithmClaim(
             id=f"algo.he2021uai.thm7_igmm_step_reading_{rd.lower()}",
-            title=f"One IGMM step is (eps~, delta)-DP, eps~ of 000 Thm 7 in reading {rd}: audited on the real mechanism",
+            title=f"One IGMM step is (eps~, delta)-DP, eps~ of He et al. (UAI) Thm 7 in reading {rd}: audited on the real mechanism",
             source=_src("he2021-uai", "Theorem 7, Algorithm 1"),
-            quote=("000 Thm 7: 'eps~ = log[(N - tau)/N + tau/N exp( sqrt2 D sigma (1/tau) sqrt(log 1/delta) + (1/tau^2) D^2 / "
+            quote=("He et al. (UAI) Thm 7: 'eps~ = log[(N - tau)/N + tau/N exp( sqrt2 D sigma (1/tau) sqrt(log 1/delta) + (1/tau^2) D^2 / "
                    "(2 sigma^2) )]' (plain text; the fraction bars are lost) and 'each iteration ... is (eps~, delta)-DP' "
                    "(the premise of the composition)"),
             refines=("he2021uai.thm7_eps",),
             reading=("A: the whole numerator over 2 sigma^2 (the library's he2021uai.thm7_eps_tilde; dimensionally "
-                     "consistent, 001's eps~ with D = 2L)") if rd == "A" else (
+                     "consistent, He et al.'s (long) eps~ with D = 2L)") if rd == "A" else (
                      "B: only D^2/tau^2 over 2 sigma^2, the first term sqrt2 D sigma sqrt(log 1/delta)/tau outside "
                      "the fraction (as the plain text runs; not dimensionally consistent: it grows with sigma)"),
             pair="g(z, W) = 0 for every example of S; the replaced example has g = D e_1 (diameter D)",
@@ -312,10 +312,10 @@ ALGORITHM_CLAIMS: dict[str, AlgorithmClaim] = {
         ) for rd in ("A", "B")),
         AlgorithmClaim(
             id="algo.wang2015.sgld_privacy_for_free_as_quoted",
-            title="SGLD is (eps, delta)-DP if T > eps^2 N/(32 tau log(2/delta)), as 001 quotes Wang et al. (2015): on the "
+            title="SGLD is (eps, delta)-DP if T > eps^2 N/(32 tau log(2/delta)), as He et al. (long) quotes Wang et al. (2015): on the "
                   "real mechanism",
             source=_src("he2021-long", "Sec. 5 (related work), quoting Wang, Fienberg, Smola 2015"),
-            quote=("001: 'Wang et al. [68] proved that SGLD has privacy for free without injecting noise. Specifically, the "
+            quote=("He et al. (long): 'Wang et al. [68] proved that SGLD has privacy for free without injecting noise. Specifically, the "
                    "authors proved that SGLD is (eps, delta)-differentially private if T > eps^2 N/(32 tau log(2/delta))'"),
             refines=("classical.wang2015_sgld_privacy_for_free",),
             reading="SGLD as Welling and Teh define it (step eta: drift (eta/2)(N/tau) sum of batch gradients, noise N(0, "
@@ -349,7 +349,7 @@ ALGORITHM_CLAIMS: dict[str, AlgorithmClaim] = {
         ),
         AlgorithmClaim(
             id="algo.he2021long.thm7_sgld",
-            title="SGLD (Algorithm 1 of 001) is (eps', delta')-DP: audited on the real mechanism",
+            title="SGLD (Algorithm 1 of He et al. (long)) is (eps', delta')-DP: audited on the real mechanism",
             source=_src("he2021-long", "Theorem 7, Algorithm 1, Appendix C.1"),
             quote=("'Theorem 7. SGLD is (eps', delta')-differentially private. eps' = sqrt(8 log(1/delta~) (tau^2/N^2 T "
                    "eps~^2)) + 2T (tau/N) eps~ ...'; Algorithm 1: 'Randomly sample a mini-batch B of size tau; Sample "
@@ -364,7 +364,7 @@ ALGORITHM_CLAIMS: dict[str, AlgorithmClaim] = {
         ),
         AlgorithmClaim(
             id="algo.he2021long.thm8_fl",
-            title="DP federated learning (Algorithm 2 of 001) is (eps', delta')-DP: audited on the real mechanism",
+            title="DP federated learning (Algorithm 2 of He et al. (long)) is (eps', delta')-DP: audited on the real mechanism",
             source=_src("he2021-long", "Theorem 8, eq. (15), Algorithm 2"),
             quote=("'Theorem 8 ... Agnostic federated learning is (eps', delta')-differentially private. eps' = "
                    "sqrt(8 log(1/delta~) (tau^2/N^2 T eps^2)) + 2T (tau/N) eps ... (15)'; Algorithm 2: 'Randomly sample "
@@ -381,14 +381,14 @@ ALGORITHM_CLAIMS: dict[str, AlgorithmClaim] = {
         ),
         AlgorithmClaim(
             id="algo.he2021long.thm7_sgld_split_delta_tilde",
-            title="SGLD (001 Thm 7), delta' with the theorem's defined delta~ (000's delta~'): on the real mechanism",
+            title="SGLD (He et al. (long) Thm 7), delta' with the theorem's defined delta~ (He et al.'s (UAI) delta~'): on the real mechanism",
             source=_src("he2021-long", "Theorem 7, Algorithm 1, Appendix C.1"),
             quote=("'... + delta~, where eps~ = ... and delta~ = e^{-(eps' + (tau/N) T eps~)/2} (1/(1 + e^{(tau/N) eps~}) "
                    "(2 (tau/N) T eps~/((tau/N) T eps~ - eps')))^T ((tau/N) eps~ T + eps')/((tau/N) T eps~ - "
-                   "eps'))^{-(N eps' + tau T eps~)/(2 tau eps~)}' (001 Thm 7)"),
+                   "eps'))^{-(N eps' + tau T eps~)/(2 tau eps~)}' (He et al. (long) Thm 7)"),
             refines=("he2021long.thm7_eps", "he2021long.thm7_delta"),
-            reading="two symbols merged in 001: eps' uses a free delta~, delta' adds the printed definition of delta~ "
-                    "at eps' (as 000 Thm 7 separates delta~ and delta~'); a fixed point of the circular definition "
+            reading="two symbols merged in He et al. (long): eps' uses a free delta~, delta' adds the printed definition of delta~ "
+                    "at eps' (as He et al. (UAI) Thm 7 separates delta~ and delta~'); a fixed point of the circular definition "
                     "does not exist on the grid (the definition is far below delta~). Other reading: "
                     "algo.he2021long.thm7_sgld (delta~ free in both)",
             pair="linear losses l(z, theta) = -L theta_1 on S, the replaced example +L theta_1 (||grad l|| = L)",
@@ -399,12 +399,12 @@ ALGORITHM_CLAIMS: dict[str, AlgorithmClaim] = {
         ),
         AlgorithmClaim(
             id="algo.he2021long.thm8_fl_split_delta_tilde",
-            title="DP federated learning (001 Thm 8), delta' with the defined delta~: on the real mechanism",
+            title="DP federated learning (He et al. (long) Thm 8), delta' with the defined delta~: on the real mechanism",
             source=_src("he2021-long", "Theorem 8, eq. (15), Algorithm 2"),
-            quote="'... + delta~, where eps~ = ... and delta~ = e^{-(eps' + (tau/N) T eps~)/2} ...' (001 Thm 8, as Thm 7)",
+            quote="'... + delta~, where eps~ = ... and delta~ = e^{-(eps' + (tau/N) T eps~)/2} ...' (He et al. (long) Thm 8, as Thm 7)",
             refines=("he2021long.thm8_eps", "he2021long.thm8_delta"),
             reading="eps of eq. (15) = eps~; eps' uses a free delta~, delta' adds the printed definition of delta~ at "
-                    "eps' (as 000 Thm 7). Other reading: algo.he2021long.thm8_fl (delta~ free in both)",
+                    "eps' (as He et al. (UAI) Thm 7). Other reading: algo.he2021long.thm8_fl (delta~ free in both)",
             pair="client updates -L e_1 on S, the replaced client +L e_1 (clipped norm L)",
             sensitivity=lambda h: 2 * h["L"] / h["tau"],
             noise_std=lambda h: h["L"] * h["sigma"],

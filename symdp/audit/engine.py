@@ -335,7 +335,7 @@ def apply_audit_consistency(results: list[AuditResult], *, seed: int = 0) -> lis
 def audit_algorithms_for(ids: Iterable[str], results: list[AuditResult] | None = None, *,
                          algorithms: bool = True) -> list[AuditResult]:
     """Mechanism-level results for the algorithm theorems among ``ids`` (issue 12, item 1), the second
-    readings of garbled entries among them (:mod:`symdp.audit.readings`, item 4) and 003's experiments
+    readings of garbled entries among them (:mod:`symdp.audit.readings`, item 4) and Bu et al.'s experiments
     when its Figure 4 entries are among them (:mod:`symdp.audit.experiments`, item 5).
 
     The library entries keep the generic "(eps~, delta)-DP steps" reading; their results in

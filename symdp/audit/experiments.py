@@ -197,7 +197,7 @@ def audit_experiments() -> list[AuditResult]:
 
 
 def experiments_for(theorem_ids: Iterable[str]) -> bool:
-    """True when the audited ids include 003's Figure 4 entries (then the experiments are audited too)."""
+    """True when the audited ids include Bu et al.'s Figure 4 entries (then the experiments are audited too)."""
     ids = set(theorem_ids)
     return any(ids & set(c.refines) for _, c in EXPERIMENTS)
 

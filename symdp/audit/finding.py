@@ -280,7 +280,7 @@ def finding_fields(r: AuditResult) -> list[Field]:
 
 
 def _quote(r: AuditResult) -> str | None:
-    """The paper's words; a leading seed-file number ("000 Thm 4: ...") is ours, not the paper's."""
+    """The paper's words, after the source label that says where (a leading number of an older ledger is dropped)."""
     quote = optional(r, "quote")
     return None if quote is None else re.sub(r"^[0-9]{3}[ :]+", "", str(quote))
 

@@ -8,10 +8,10 @@ part of ``proofs/``; each names the entry it re-reads (``refines``).
 
 Readings considered and not encoded (reason in the note of the entry they concern):
 
-* 000 Thm 7's eps~ with the fraction bars lost: only "the whole exponent over 2 sigma^2" is
+* He et al. (UAI) Thm 7's eps~ with the fraction bars lost: only "the whole exponent over 2 sigma^2" is
   dimensionally consistent (``D sigma / tau`` over ``sigma^2``), so the library's reading is the
   only one;
-* 001 Remarks 1-2 with delta' shrinking in N: the text does not say how, so no second reading is
+* He et al. (long) Remarks 1-2 with delta' shrinking in N: the text does not say how, so no second reading is
   definite (the finding is reported under the root cause ``he2021long.remark_fixed_delta``).
 
 >>> [r.theorem.id for r in READINGS][:1]
@@ -56,7 +56,7 @@ def _readings() -> list[Reading]:
                 tags=("proof-step", "reading")),
         refines="he2021long.lemma4_hoeffding_step",
         reading="exp(-N eps^2/2) with the two-sided factor 2 (the printed exp(-eps^2/(2N)) read as a typo)",
-        quote="001 A.2, eq. (18) as printed: (1 - e^{-eps^2/2N})^k >= 1 - eps/8",
+        quote="He et al. (long) A.2, eq. (18) as printed: (1 - e^{-eps^2/2N})^k >= 1 - eps/8",
     ))
     # 001 Thm 7 / C.1: the per-step epsilon the Chernoff derivation in C.1 gives
     base = get("he2021long.thm7_eps_tilde", with_evidence=False)
@@ -72,7 +72,7 @@ def _readings() -> list[Reading]:
                 tags=("sgld", "reading")),
         refines="he2021long.thm7_eps_tilde",
         reading="the derivation's constant 4 sqrt2 (the printed 2 sqrt2 read as a lost factor 2)",
-        quote="001 C.1: 'P(theta''^T v >= 2 sqrt2 L sigma sqrt(log 1/delta)) <= P(theta''^T v >= sqrt2 ||v|| sigma "
+        quote="He et al. (long) C.1: 'P(theta''^T v >= 2 sqrt2 L sigma sqrt(log 1/delta)) <= P(theta''^T v >= sqrt2 ||v|| sigma "
               "sqrt(log 1/delta)) <= ... = delta'",
     ))
     # 001 Thm 8: the garbled eps~ with the square root closing after log(1/delta), as in Thm 7
@@ -88,7 +88,7 @@ def _readings() -> list[Reading]:
                 tags=("federated", "reading")),
         refines="he2021long.thm8_eps_tilde",
         reading="the square root closes after log(1/delta) and the second term is ||v||^2/(tau^2 L^2) = 4/tau^2",
-        quote="001 Thm 8: 'eps~ = 4 sigma (1/tau) sqrt(log 1/delta + 1/tau^2) / (2 sigma^2)'",
+        quote="He et al. (long) Thm 8: 'eps~ = 4 sigma (1/tau) sqrt(log 1/delta + 1/tau^2) / (2 sigma^2)'",
     ))
     # 001 Thm 5 (Composition Theorem IV) as typeset: the square root covers both terms
     from ..library._sources import src
@@ -105,15 +105,15 @@ def _readings() -> list[Reading]:
     assert base.conclusion is not None
     out.append(Reading(
         replace(base, id="reading.he2021long.thm5_typeset", rhs=typeset, source=src("he2021-long", "Theorem 5 (as typeset)"),
-                title="Composition Theorem IV as 001 typesets it: eps' = sqrt(2 log(1/delta') sum eps_i^2 + sum eps_i "
+                title="Composition Theorem IV as He et al. (long) typesets it: eps' = sqrt(2 log(1/delta') sum eps_i^2 + sum eps_i "
                       "(e^eps_i - 1)/(e^eps_i + 1)) (identical steps)",
                 conclusion=replace(base.conclusion, params=(typeset, base.conclusion.params[1])),
-                notes="001's display puts both terms under one square root; 000's plain text lost the extent of the root "
+                notes="He et al.'s (long) display puts both terms under one square root; He et al.'s (UAI) plain text lost the extent of the root "
                       "(the library reads it as covering the first term, as in Theorem 4's eps'_3).",
                 tags=("composition", "thm5", "reading")),
         refines="he2021uai.thm5_eps",
-        reading="the square root over both terms, as 001 typesets Theorem 5",
-        quote="001 Thm 5: 'eps' = \\sqrt{2 log(1/delta') (sum_i eps_i^2) + sum_i eps_i (e^{eps_i} - 1)/(e^{eps_i} + 1)}'",
+        reading="the square root over both terms, as He et al. (long) typesets Theorem 5",
+        quote="He et al. (long) Thm 5: 'eps' = \\sqrt{2 log(1/delta') (sum_i eps_i^2) + sum_i eps_i (e^{eps_i} - 1)/(e^{eps_i} + 1)}'",
     ))
     _ = N  # N appears in the first reading's rhs
     return out

@@ -39,48 +39,48 @@ class RootCause:
 ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
     RootCause(
         "he2021.composition_delta_part",
-        "Composition Theorems I-II (000 Thm 4, Cor 1; 001 Thm 3): the delta part of eq. (7) is below what any "
+        "Composition Theorems I-II (He et al. (UAI) Thm 4, Cor 1; He et al. (long) Thm 3): the delta part of eq. (7) is below what any "
         "composition of T (eps, delta)-DP steps needs",
         "With c = delta/(1 + e^eps), eq. (7)'s delta part 2 - prod(1 - e^{alpha_i} c) - (1 - c)^T is, to first order "
         "in delta, T delta - delta (e^eps - 1)/(e^eps + 1) (T - ceil(eps'/eps)). But every T-fold composition of "
         "(eps, delta)-DP steps has delta' >= 1 - (1 - delta)^T ~ T delta at any eps' < T eps (Kairouz, Oh, Viswanath "
         "2017: delta' = 1 - (1 - delta)^T (1 - delta_0(eps'))). The deficit is exactly the improvement over "
-        "Kairouz et al. the papers claim (000 Sec. 1), so the pair (eps', delta') is invalid wherever delta~ does not "
+        "Kairouz et al. the papers claim (He et al. (UAI) Sec. 1), so the pair (eps', delta') is invalid wherever delta~ does not "
         "cover that deficit (small delta~ relative to T delta). Every theorem that reuses eq. (7) or Cor 1's delta' "
         "(Thm 6, the generic readings of IGMM, SGLD and federated learning) inherits it.",
-        short="composition delta part below 1-(1-delta)^T by the claimed improvement over Kairouz et al. (He et al. 000 Thm 4/Cor 1, 001 Thm 3)",
+        short="composition delta part below 1-(1-delta)^T by the claimed improvement over Kairouz et al. (He et al. (UAI) Thm 4/Cor 1, He et al. (long) Thm 3)",
     ),
     RootCause(
         "he2021.composition_III_chernoff",
-        "Composition Theorem III (000 Cor 2; 001 Cor 3): delta'' is the Chernoff bound times e^{-(T eps + eps')}",
+        "Composition Theorem III (He et al. (UAI) Cor 2; He et al. (long) Cor 3): delta'' is the Chernoff bound times e^{-(T eps + eps')}",
         "The privacy loss of T worst-case eps-DP steps is eps (2K - T), K ~ Bin(T, p), p = e^eps/(1 + e^eps); the "
         "Chernoff bound on P(loss >= eps') is exp(-T KL(a || p)) with a = (T eps + eps')/(2 T eps). Expanding it, the "
         "factor p^{aT} contributes e^{+(T eps + eps')/2}; delta'' prints e^{-(T eps + eps')/2}. So delta'' equals the "
         "Chernoff bound times e^{-(T eps + eps')} (an algebra error, verified at 40 digits at several (T, eps, eps'): at T = "
-        "100, eps = 0.5, eps' = 20 the Chernoff bound is 0.267, delta'' is 1.06e-31). IGMM's delta~' (000 Thm 7) is "
-        "this term, and 000 Thm 7's delta' carries delta~' instead of the delta~ that eps' spends in sqrt(2 T "
-        "log(1/delta~)) eps~; 001 Thm 7-8 define delta~ by the same expression.",
-        short="Chernoff term delta'' off by e^{-(T eps + eps')} (He et al. 000 Cor 2, 001 Cor 3; IGMM)",
+        "100, eps = 0.5, eps' = 20 the Chernoff bound is 0.267, delta'' is 1.06e-31). IGMM's delta~' (He et al. (UAI) Thm 7) is "
+        "this term, and He et al. (UAI) Thm 7's delta' carries delta~' instead of the delta~ that eps' spends in sqrt(2 T "
+        "log(1/delta~)) eps~; He et al. (long) Thm 7-8 define delta~ by the same expression.",
+        short="Chernoff term delta'' off by e^{-(T eps + eps')} (He et al. (UAI) Cor 2, He et al. (long) Cor 3; IGMM)",
     ),
     RootCause(
         "he2021long.c1_gaussian_step",
-        "000 Thm 7 and 001 Appendix C.1: the per-step Gaussian eps~ lost a factor 2",
+        "He et al. (UAI) Thm 7 and He et al. (long) Appendix C.1: the per-step Gaussian eps~ lost a factor 2",
         "The Chernoff bound in C.1 gives D <= (4 sqrt2 L sigma sqrt(log 1/delta)/tau + 4 L^2/tau^2)/(2 sigma^2); "
         "the theorem prints 2 sqrt2 in the first term (eps~ = r sqrt(log(1/delta)/2) + r^2/2 instead of "
         "r sqrt(2 log(1/delta)) + r^2/2), so the printed eps~ is below the Gaussian mechanism's true epsilon at the "
-        "same delta. Thm 8's eps~ is a garbled variant of the same step, and 000 Thm 7's IGMM eps~ has the same "
+        "same delta. Thm 8's eps~ is a garbled variant of the same step, and He et al. (UAI) Thm 7's IGMM eps~ has the same "
         "inner term (r sqrt(log(1/delta)/2) + r^2/2 with r = D/(tau sigma)) inside the amplification: one IGMM step "
         "is not (eps~, delta)-DP in either reading of its garbled display.",
-        short="per-step Gaussian eps~ lost a factor 2 (He et al. 000 Thm 7, 001 C.1, Thm 7-8)",
+        short="per-step Gaussian eps~ lost a factor 2 (He et al. (UAI) Thm 7, He et al. (long) C.1, Thm 7-8)",
     ),
     RootCause(
         "he2021long.c1_amplification",
-        "001 Appendix C.1: amplification by a tau-of-N mini-batch read as 2 (tau/N) eps~ for every eps~",
+        "He et al. (long) Appendix C.1: amplification by a tau-of-N mini-batch read as 2 (tau/N) eps~ for every eps~",
         "Beimel, Kasiviswanathan, Nissim (2010) Lemma 4.4 gives 2 (tau/N) eps only for eps <= 1; the tight "
         "amplification log(1 + (tau/N)(e^eps~ - 1)) exceeds 2 (tau/N) eps~ once eps~ > about 1.256, i.e. for little "
         "noise per step (per-step sensitivity/noise ratio r >= 4 on the audit's grid), where SGLD and federated "
         "learning are far less private than claimed; with more noise the amplification step is valid.",
-        short="amplification 2 (tau/N) eps~ used for eps~ > 1.256 (He et al. 001 C.1; SGLD, FL)",
+        short="amplification 2 (tau/N) eps~ used for eps~ > 1.256 (He et al. (long) C.1; SGLD, FL)",
     ),
     RootCause(
         "he2021.thm1_e_eps_factor",
@@ -90,42 +90,42 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
     ),
     RootCause(
         "he2021long.thm1_eps_range",
-        "001 Theorem 1 states no range of eps",
+        "He et al. (long) Theorem 1 states no range of eps",
         "b = (e^{-eps} delta/eps) ln(2/eps) is negative for eps > 2, where the deviation a = 9 eps > 18 already "
         "exceeds the largest gap |Gen| <= 2 that Theorem 1's hypothesis ||l||_inf <= 1 allows: the statement (and "
         "the comparisons of b) fail only where they say nothing.",
     ),
     RootCause(
         "he2021long.lemma4_proof",
-        "001 Appendix A.2, proof of Lemma 4: printed steps (17)-(18)",
+        "He et al. (long) Appendix A.2, proof of Lemma 4: printed steps (17)-(18)",
         "Eq. (18) as printed has exp(-eps^2/(2N)) where Hoeffding gives exp(-N eps^2/2); eq. (17) needs "
         "ln(2/eps) <= k. Typos in a proof; the statement of Lemma 4 is audited separately.",
     ),
     RootCause(
         "he2021long.remark_fixed_delta",
-        "001 Remarks 1-2 read with delta' held fixed as N grows",
+        "He et al. (long) Remarks 1-2 read with delta' held fixed as N grows",
         "With delta' fixed, Thm 1's failure probability at eps = eps'(N) = Theta(sqrt(T)/N) grows like "
         "delta' N log N/sqrt(T); the stated O(T/sqrt(N)) needs delta' to shrink with N (delta' = O(1/N) suffices), "
         "which the text does not say but does not exclude: a reading, not an error of the remark.",
     ),
     RootCause(
         "wang2016.okl_adaptive_composition",
-        "004 Lemma 7: adaptive composition claimed for On-Average KL-privacy",
+        "Wang et al. Lemma 7: adaptive composition claimed for On-Average KL-privacy",
         "For the pair (A, B(., h)) the On-Average KL is eps_A + E_{Z, z'} E_{h ~ A(Z)} KL(B(Z, h) || B(Z', h)) (chain rule). "
         "The premise bounds E_{Z, z'} KL(B(Z, h) || B(Z', h)) <= eps_2 for each fixed h, but h ~ A(Z) depends on the data, "
         "so the A(Z)-weighted average can exceed every fixed-h average. The lemma holds for (worst-case) KL-privacy, where "
         "the bound is for every Z; the parenthetical '(On-Average)' extends it to a notion where it fails. A two-point "
         "data domain, n = 2 and two hypotheses per step already violate it (exact sums, the instance in the witness).",
-        short="adaptive composition claimed for On-Average KL-privacy (Wang et al. 004 Lemma 7)",
+        short="adaptive composition claimed for On-Average KL-privacy (Wang et al. Wang et al. Lemma 7)",
     ),
     RootCause(
         "bu2020.clt_finite_T",
-        "003: the CLT approximation (eq. 3.1) used as a privacy guarantee at finite T",
+        "Bu et al.: the CLT approximation (eq. 3.1) used as a privacy guarantee at finite T",
         "mu_CLT is an asymptotic approximation (T -> oo with p sqrt(T) fixed), not an upper bound; at the "
         "experiments' T the tight accountant gives a larger epsilon than the CLT (1.378 vs the printed 1.34 at "
         "sigma = 1.06, 20 epochs; 9.45 vs 8.68 at sigma = 0.638, 70 epochs), so the recalibrated (less noisy) models "
         "do not have the certified privacy the moments-accountant models have.",
-        short="the CLT approximation used as a privacy guarantee (Bu et al. 003, Fig. 4 and Table 1)",
+        short="the CLT approximation used as a privacy guarantee (Bu et al. Bu et al., Fig. 4 and Table 1)",
     ),
 )}
 
@@ -215,9 +215,9 @@ ENTRY_CLASSES: dict[str, Classification] = {
         "minor", "minor", "a factor 2 between the introduction's b and Theorem 1's; nothing downstream uses the "
         "introduction's form", "he2021.thm1_e_eps_factor", origin="symdp"),
     "he2021long.consistency_thm1_n": Classification(
-        "minor", "minor", "symdp's consistency check between the two versions: 001 states Theorem 1 with its own "
+        "minor", "minor", "symdp's consistency check between the two versions: He et al. (long) states Theorem 1 with its own "
         "constants (9 eps, N >= (2/eps^2) ln(16 e^eps/delta)) and proves it; that its sample-size condition is weaker "
-        "than 000's at small eps is a difference between versions, not an error of either",
+        "than He et al.'s (UAI) at small eps is a difference between versions, not an error of either",
         None, origin="symdp"),
     "he2021.cmp_delta_vs_kairouz": Classification(
         "minor", "minor", "the text's comparison is of first-order approximations ('the approximation of factor "
@@ -269,11 +269,11 @@ ENTRY_CLASSES: dict[str, Classification] = {
         "the Gaussian step's eps inside the amplification has the lost factor 2", "he2021long.c1_gaussian_step")
        for x in ("a", "b")},
     "reading.he2021long.thm5_typeset": Classification(
-        "minor", "minor", "a typesetting slip: 001 puts both terms under the square root, which is far too small for "
+        "minor", "minor", "a typesetting slip: He et al. (long) puts both terms under the square root, which is far too small for "
         "large T (eps' ~ sqrt(T) while the mean privacy loss grows like T); the reading the proof supports (root over the "
-        "first term, he2021uai.thm5_eps) is audited separately", None, reading="as typeset in 001"),
+        "first term, he2021uai.thm5_eps) is audited separately", None, reading="as typeset in He et al. (long)"),
     "algo.wang2015.sgld_privacy_for_free_as_quoted": Classification(
-        "minor", "minor", "a quotation of prior work, used for no result of 001: as quoted (a lower bound on T and no "
+        "minor", "minor", "a quotation of prior work, used for no result of He et al. (long): as quoted (a lower bound on T and no "
         "step-size condition) SGLD with a larger step is not private at all (delta(eps) = 1 at the witness); Wang et al.'s "
         "theorem also bounds the step size", None, reading="SGLD with any step size, as the quote allows"),
     "wang2016.lemma7_adaptive_composition": Classification(
@@ -302,59 +302,59 @@ ENTRY_CLASSES: dict[str, Classification] = {
 
 #: the source text each re-read finding rests on (quote beside encoding; seeds/ file named in the entry's source)
 QUOTES: dict[str, str] = {
-    "he2021.thm4_eps3": "000 Thm 4: 'Suppose the i-th iterator M_i : (W_{i-1}, S) -> W_i is (eps, delta)-differentially "
+    "he2021.thm4_eps3": "He et al. (UAI) Thm 4: 'Suppose the i-th iterator M_i : (W_{i-1}, S) -> W_i is (eps, delta)-differentially "
                         "private. Then, the algorithm A is (eps', delta')-differentially private, where eps' = min "
                         "{eps'_1, eps'_2, eps'_3}'",
-    "he2021uai.cor2_delta": "000 Cor 2: 'When all the iterators M_i satisfy eps_i = eps, we can further tighten the "
+    "he2021uai.cor2_delta": "He et al. (UAI) Cor 2: 'When all the iterators M_i satisfy eps_i = eps, we can further tighten the "
                             "estimation of delta' for eps'_3 in Theorem 4. ... Furthermore, for the case eps' = eps'_3, "
                             "delta' is strictly tighter than that in Theorem 4.'",
-    "he2021uai.cmp_thm2_vs_nissim_stemmer": "000 Sec. 3.1: 'Nissim and Stemmer [2015] proved that |E[Gen]| <= k delta + 2 "
+    "he2021uai.cmp_thm2_vs_nissim_stemmer": "He et al. (UAI) Sec. 3.1: 'Nissim and Stemmer [2015] proved that |E[Gen]| <= k delta + 2 "
                                             "eps. Our bound is tighter by a factor of e^eps/2. According to the "
                                             "empirical results by [Abadi et al., 2016], this factor can be as large as "
                                             "e^10 ~ 20,000.'",
-    "he2021long.cmp_thm2_factor": "001 abstract: 'Our on-average multi-database generalization bound is tighter by a "
+    "he2021long.cmp_thm2_factor": "He et al. (long) abstract: 'Our on-average multi-database generalization bound is tighter by a "
                                   "factor of e^eps. These improvements are significant in practice because the factor "
                                   "eps can be as large as 10 in the experiments by Adabi et al. [1].'",
-    "he2021long.cmp_ns_b": "001 abstract: '(2) our bound tightens the term b from (2 delta/eps) log(2/eps) to (2 e^{-eps} "
+    "he2021long.cmp_ns_b": "He et al. (long) abstract: '(2) our bound tightens the term b from (2 delta/eps) log(2/eps) to (2 e^{-eps} "
                            "delta/eps) log(2/eps)'",
-    "he2021uai.cmp_thm1_b_vs_dwork2015": "000 abstract: 'high-probability bound is strictly tighter than the current "
+    "he2021uai.cmp_thm1_b_vs_dwork2015": "He et al. (UAI) abstract: 'high-probability bound is strictly tighter than the current "
                                          "tightest results'",
-    "he2021long.thm7_subsampling": "001 C.1: 'Applying Lemma 4.4 in [7], we have that the iteration ... is (2 (tau/N) "
+    "he2021long.thm7_subsampling": "He et al. (long) C.1: 'Applying Lemma 4.4 in [7], we have that the iteration ... is (2 (tau/N) "
                                    "eps, (tau/N) delta)-differentially private.'",
-    "he2021long.thm7_eps_tilde": "001 C.1: 'P(theta''^T v >= 2 sqrt2 L sigma sqrt(log 1/delta)) <= P(theta''^T v >= "
+    "he2021long.thm7_eps_tilde": "He et al. (long) C.1: 'P(theta''^T v >= 2 sqrt2 L sigma sqrt(log 1/delta)) <= P(theta''^T v >= "
                                  "sqrt2 ||v|| sigma sqrt(log 1/delta)) <= ... = delta' with ||v|| < 2L and D = (2 "
                                  "theta''^T (1/tau) v + ||v||^2/tau^2)/(2 sigma^2)",
-    "he2021long.thm8_eps_tilde": "001 Thm 8: 'eps~ = 4 sigma (1/tau) sqrt(log 1/delta + 1/tau^2) / (2 sigma^2)'",
-    "he2021long.remark1_rate_b": "001 Remark 1: 'Theorem 7 implies that P[R_S(A(S)) <= O(T/sqrt(N)) + R(A(S))] >= "
+    "he2021long.thm8_eps_tilde": "He et al. (long) Thm 8: 'eps~ = 4 sigma (1/tau) sqrt(log 1/delta + 1/tau^2) / (2 sigma^2)'",
+    "he2021long.remark1_rate_b": "He et al. (long) Remark 1: 'Theorem 7 implies that P[R_S(A(S)) <= O(T/sqrt(N)) + R(A(S))] >= "
                                  "1 - O(T/sqrt(N))'",
-    "he2021long.lemma4_hoeffding_step": "001 A.2, eq. (18) as printed: (1 - e^{-eps^2/2N})^k >= 1 - eps/8",
-    "he2021.cor1_delta": "000 Cor 1: 'Corollary 1 (Composition Theorem II). When all the iterations are (eps, delta)-"
+    "he2021long.lemma4_hoeffding_step": "He et al. (long) A.2, eq. (18) as printed: (1 - e^{-eps^2/2N})^k >= 1 - eps/8",
+    "he2021.cor1_delta": "He et al. (UAI) Cor 1: 'Corollary 1 (Composition Theorem II). When all the iterations are (eps, delta)-"
                          "differential private, delta' is delta' = 1 - (1 - e^eps delta/(1 + e^eps))^{ceil(eps'/eps)} "
                          "(1 - delta/(1 + e^eps))^{T - ceil(eps'/eps)} + 1 - (1 - delta/(1 + e^eps))^T + delta~'",
-    "he2021uai.thm6_eps": "000 Thm 6: 'Theorem 6 (Composition Theorem V). Let all the conditions and notations in "
+    "he2021uai.thm6_eps": "He et al. (UAI) Thm 6: 'Theorem 6 (Composition Theorem V). Let all the conditions and notations in "
                           "Theorem 5 hold except that the ith step is (eps_i, delta_i) differentially private. Then, "
                           "{W_i} is (eps', delta')-differentially private where eps' = ...'",
-    "he2021.cmp_delta_vs_kairouz": "000 Sec. 1: 'The approximation of factor delta in our composition theorems is "
+    "he2021.cmp_delta_vs_kairouz": "He et al. (UAI) Sec. 1: 'The approximation of factor delta in our composition theorems is "
                                    "tighter than that in [Kairouz et al., 2017] by delta (e^eps - 1)/(e^eps + 1) (T - "
                                    "ceil(eps'/eps))'",
-    "he2021.cmp_delta_vs_dwork_roth": "000 Sec. 3.2.2: 'Our composition theorem is strictly tighter than the existing "
+    "he2021.cmp_delta_vs_dwork_roth": "He et al. (UAI) Sec. 3.2.2: 'Our composition theorem is strictly tighter than the existing "
                                       "results: a classic composition theorem is as follows (see [Dwork and Roth, "
                                       "2014], Theorem 3.20 and Corollary 3.21, pp. 49-52)'",
-    "he2021uai.cmp_lemma1_large_in_thm3_branch": "000, proof of Thm 1 (eps >= 1/5): Lemma 1's algorithm B is "
+    "he2021uai.cmp_lemma1_large_in_thm3_branch": "He et al. (UAI), proof of Thm 1 (eps >= 1/5): Lemma 1's algorithm B is "
                                                  "(eps - ln 0.9, delta)-DP and Theorem 3's eps > 0.34 branch is applied "
                                                  "to it (symdp's check of that step)",
-    "he2021long.thm1_b": "001 Thm 1: 'Suppose algorithm A is (eps, delta)-differentially private, the training sample "
+    "he2021long.thm1_b": "He et al. (long) Thm 1: 'Suppose algorithm A is (eps, delta)-differentially private, the training sample "
                          "size N >= (2/eps^2) ln(16/(e^{-eps} delta)), and the loss function ||l||_inf <= 1. Then ... "
                          "P[|R_S(A(S)) - R(A(S))| < 9 eps] > 1 - (e^{-eps} delta/eps) ln(2/eps)'",
-    "he2021long.thm3_markov_step": "001 A.2, proof of Thm 3, display as printed: 'P <= (alpha - (e^{-eps} k delta + "
-                                   "eps))/(1 + alpha) <= eps' (Markov's inequality, modified as in 001 Sec. 3)",
-    "he2021long.lemma4_union_step": "001 A.2, eq. (17): 'P(exists i, ...) > 1 - (1 - (1/k) ln(2/eps))^k >= 1 - eps/2'",
-    "he2021long.thm7_delta": "001 Thm 7: 'delta' = 1 - (1 - e^{2 (tau/N) eps~} (tau/N) delta/(1 + e^{2 (tau/N) "
+    "he2021long.thm3_markov_step": "He et al. (long) A.2, proof of Thm 3, display as printed: 'P <= (alpha - (e^{-eps} k delta + "
+                                   "eps))/(1 + alpha) <= eps' (Markov's inequality, modified as in He et al. (long) Sec. 3)",
+    "he2021long.lemma4_union_step": "He et al. (long) A.2, eq. (17): 'P(exists i, ...) > 1 - (1 - (1/k) ln(2/eps))^k >= 1 - eps/2'",
+    "he2021long.thm7_delta": "He et al. (long) Thm 7: 'delta' = 1 - (1 - e^{2 (tau/N) eps~} (tau/N) delta/(1 + e^{2 (tau/N) "
                              "eps~}))^{ceil(N eps'/(2 tau eps~))} ... + 1 - (1 - (tau/N) delta/(1 + e^{2 (tau/N) "
                              "eps~}))^T + delta~'",
-    "he2021long.thm7_eps": "001 Thm 7: 'eps' = sqrt(8 log(1/delta~) (tau^2/N^2 T eps~^2)) + 2T (tau/N) eps~ (e^{2 "
+    "he2021long.thm7_eps": "He et al. (long) Thm 7: 'eps' = sqrt(8 log(1/delta~) (tau^2/N^2 T eps~^2)) + 2T (tau/N) eps~ (e^{2 "
                            "(tau/N) eps~} - 1)/(e^{2 (tau/N) eps~} + 1)'",
-    "he2021uai.thm7_eps": "000 Thm 7: 'IGMM described as Algorithm 1 is (eps', delta')-differentially private, where "
+    "he2021uai.thm7_eps": "He et al. (UAI) Thm 7: 'IGMM described as Algorithm 1 is (eps', delta')-differentially private, where "
                           "eps' = sqrt(2T log(1/delta~)) eps~ + T eps~ (e^eps~ - 1)/(e^eps~ + 1)'",
 }
 for _a, _b in (("he2021.thm4_eps2", "he2021.thm4_eps3"), ("he2021.thm4_eps_prime", "he2021.thm4_eps3"),

@@ -187,7 +187,7 @@ def he_thm1(epsilon: float, delta: float, n: int) -> list[dict]:
 
 
 def dwork_stoc(epsilon: float, delta: float, n: int) -> dict:
-    """Dwork et al. 2015 (STOC) high-probability bound as quoted in He et al. 000, Sec. 3.1.2."""
+    """Dwork et al. 2015 (STOC) high-probability bound as quoted in He et al. (UAI), Sec. 3.1.2."""
     return gap_route("Dwork et al. 2015 (STOC) transfer theorem, as quoted by He et al.", DWORK_STOC, None,
                      dict(epsilon=epsilon, delta=delta, N=n, n=n), delta)
 

@@ -92,7 +92,7 @@ MI_PURE_IID_NATS = eps**2 * n / 2 + eps * sp.sqrt(n * sp.log(2 / beta) / 2)
 
 class GDPEpsilon(sp.Function):
     r"""The implicit function :math:`\epsilon_\mu(\delta)`: the epsilon at which mu-GDP's exact
-    privacy profile (003 eq. 3.2, Dong-Roth-Su 2019 Cor 2.13)
+    privacy profile (Bu et al. eq. 3.2, Dong-Roth-Su 2019 Cor 2.13)
     :math:`\delta(\epsilon;\mu) = \Phi(-\epsilon/\mu + \mu/2) - e^\epsilon \Phi(-\epsilon/\mu - \mu/2)`
     equals ``delta`` (0 when ``delta(0; mu) <= delta``).  Evaluated numerically by bisection in
     mpmath at the working precision plus guard digits, returning the upper end of the final
@@ -258,9 +258,9 @@ THEOREMS: list[Theorem] = [
     ),
     theorem(
         "bridge.gdp_eps_of_delta",
-        "mu-GDP implies (eps_mu(delta), delta)-DP with eps_mu the implicit solution of 003's duality (3.2)",
+        "mu-GDP implies (eps_mu(delta), delta)-DP with eps_mu the implicit solution of Bu et al.'s duality (3.2)",
         Kind.BOUND,
-        _src("eq. (3.2) solved for epsilon (implicit function)", "Dong, Roth, Su 2019, Cor 2.13; 003 eq. (3.2)"),
+        _src("eq. (3.2) solved for epsilon (implicit function)", "Dong, Roth, Su 2019, Cor 2.13; Bu et al. eq. (3.2)"),
         lhs=eps_dp,
         rhs=GDPEpsilon(mu, delta),
         hypotheses=[mu > 0, delta > 0, delta < 1],

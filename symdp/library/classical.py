@@ -137,14 +137,14 @@ THEOREMS = [
     *_gen_pair(
         "classical.dwork2015_high_prob",
         "Dwork et al. 2015 high-probability generalization bound (as quoted)",
-        "quoted in 000 Sec. 3.1.2",
+        "quoted in He et al. (UAI) Sec. 3.1.2",
         "Dwork, Feldman, Hardt, Pitassi, Reingold, Roth 2015, 'Preserving statistical validity in adaptive data analysis' (STOC)",
         DWORK2015_A,
         DWORK2015_B,
         _DP_HYPS,
         {eps: (_R(1, 1000), 1), delta: _BOX_DELTA},
         (
-            "000 prints 'P[Gen < 4 eps] > 1 - 8 delta eps' (b = 8 delta eps, encoded); 001 prints '1 - 8 delta^eps'. "
+            "He et al. (UAI) prints 'P[Gen < 4 eps] > 1 - 8 delta eps' (b = 8 delta eps, encoded); He et al. (long) prints '1 - 8 delta^eps'. "
             "Both look like conversion damage of a fraction: the original result is usually cited with "
             "b = 8 delta / eps. No sample-size condition is quoted."
         ),
@@ -152,15 +152,15 @@ THEOREMS = [
     *_gen_pair(
         "classical.nissim_stemmer2015_high_prob",
         "Nissim-Stemmer 2015 high-probability generalization bound (as quoted)",
-        "quoted in 000 Sec. 1 and Sec. 3.1.2",
+        "quoted in He et al. (UAI) Sec. 1 and Sec. 3.1.2",
         "Nissim and Stemmer 2015, 'On the generalization properties of differential privacy'",
         NS2015_A,
         NS2015_B,
         [*_DP_HYPS, eps <= _R(1, 10)],
         {eps: (_R(1, 10**4), _R(1, 10)), delta: _BOX_DELTA},
         (
-            "000: P[|Gen| < 13 eps] > 1 - (2 delta/eps) log(2/eps), binary classification only, eps <= 1/10. "
-            "'log' is taken as the natural log (000's own Theorem 1 writes ln for the matching term)."
+            "He et al. (UAI): P[|Gen| < 13 eps] > 1 - (2 delta/eps) log(2/eps), binary classification only, eps <= 1/10. "
+            "'log' is taken as the natural log (He et al.'s (UAI) own Theorem 1 writes ln for the matching term)."
         ),
         subject_extra=" (absolute value)",
         lhs=sp.Abs(Gen),
@@ -169,7 +169,7 @@ THEOREMS = [
         "classical.nissim_stemmer2015_on_average",
         "Nissim-Stemmer 2015 on-average multi-sample-set generalization bound (as quoted)",
         Kind.BOUND,
-        src(CLASSICAL, "quoted in 000 Sec. 3.1.2 (Comparison of Theorem 2)", cites="Nissim and Stemmer 2015", file=_F000),
+        src(CLASSICAL, "quoted in He et al. (UAI) Sec. 3.1.2 (Comparison of Theorem 2)", cites="Nissim and Stemmer 2015", file=_F000),
         lhs=EGen_multi,
         rhs=NS2015_ON_AVERAGE,
         hypotheses=[*_DP_HYPS, sp.Ge(k_sets, 1, evaluate=False)],
@@ -182,23 +182,23 @@ THEOREMS = [
     *_gen_pair(
         "classical.oneto2017_empirical_risk",
         "Oneto et al. 2017 generalization bound, empirical-risk form (as quoted)",
-        "quoted in 000 Sec. 3.1.2",
+        "quoted in He et al. (UAI) Sec. 3.1.2",
         "Oneto, Ridella, Anguita 2017, 'Differential privacy and generalization: sharper bounds with applications'",
         ONETO2017_A_RISK,
         ONETO2017_B,
         [*_DP_HYPS, R_hat <= 1],
         {eps: (_R(1, 1000), 1), delta: _BOX_DELTA, R_hat: (0, 1), N: (10, 10**7)},
         (
-            "eps_hat = eps + sqrt(1/N); Rhat = empirical risk of A(S). 000's plain text is "
+            "eps_hat = eps + sqrt(1/N); Rhat = empirical risk of A(S). He et al.'s (UAI) plain text is "
             "'sqrt(6 R_S(A(S)) eps_hat + 6 eps^2 + 6/N)' with the extent of the root lost; encoded as "
-            "sqrt(6 Rhat eps_hat) + 6 eps^2 + 6/N. 001 prints sqrt(6 Rhat) eps_hat + 6 (eps^2 + 1/N)."
+            "sqrt(6 Rhat eps_hat) + 6 eps^2 + 6/N. He et al. (long) prints sqrt(6 Rhat) eps_hat + 6 (eps^2 + 1/N)."
         ),
     ),
     theorem(
         "classical.oneto2017_empirical_variance",
         "Oneto et al. 2017 generalization bound, empirical-variance form (as quoted): the gap a",
         Kind.BOUND,
-        src(CLASSICAL, "quoted in 000 Sec. 3.1.2", cites="Oneto, Ridella, Anguita 2017", file=_F000),
+        src(CLASSICAL, "quoted in He et al. (UAI) Sec. 3.1.2", cites="Oneto, Ridella, Anguita 2017", file=_F000),
         lhs=Gen,
         relation="<",
         rhs=ONETO2017_A_VAR,
@@ -208,8 +208,8 @@ THEOREMS = [
         premises=(Property("DP", (eps, delta), "A"),),
         conclusion=Property("generalization", (ONETO2017_A_VAR, ONETO2017_B), "A"),
         notes=(
-            "Vhat = empirical variance of l(A(S), .) (001: 1/(2N(N-1)) sum_{i != j} (l_i - l_j)^2). "
-            "000: sqrt(4 Vhat eps_hat) + 5N/(N-1) (eps^2 + 1/N); 001 prints sqrt(4 Vhat) eps_hat + ... "
+            "Vhat = empirical variance of l(A(S), .) (He et al. (long): 1/(2N(N-1)) sum_{i != j} (l_i - l_j)^2). "
+            "He et al. (UAI): sqrt(4 Vhat eps_hat) + 5N/(N-1) (eps^2 + 1/N); He et al. (long) prints sqrt(4 Vhat) eps_hat + ... "
             "The failure probability is classical.oneto2017_empirical_risk_failure's."
         ),
         tags=("generalization", "high-probability", "prior-work"),
@@ -218,7 +218,7 @@ THEOREMS = [
         "classical.dwork_roth_advanced_composition_eps",
         "Advanced composition, epsilon (T identical eps-steps, as quoted)",
         Kind.BOUND,
-        src(CLASSICAL, "quoted in 000 Sec. 3.2.2", cites="Dwork and Roth 2014, Theorem 3.20 and Corollary 3.21", file=_F000),
+        src(CLASSICAL, "quoted in He et al. (UAI) Sec. 3.2.2", cites="Dwork and Roth 2014, Theorem 3.20 and Corollary 3.21", file=_F000),
         lhs=eps_p,
         rhs=DR_ADV_EPS,
         hypotheses=[*_DP_HYPS, _pos(delta_t), delta_t < 1],
@@ -239,7 +239,7 @@ THEOREMS = [
         "classical.dwork_roth_advanced_composition_eps_sum",
         "Advanced composition, epsilon (heterogeneous steps, as quoted)",
         Kind.BOUND,
-        src(CLASSICAL, "quoted in 000 Sec. 3.2.2", cites="Dwork and Roth 2014, Theorem 3.20 and Corollary 3.21", file=_F000),
+        src(CLASSICAL, "quoted in He et al. (UAI) Sec. 3.2.2", cites="Dwork and Roth 2014, Theorem 3.20 and Corollary 3.21", file=_F000),
         lhs=eps_p,
         rhs=DR_ADV_EPS_SUM,
         hypotheses=[_pos(delta_t), delta_t < 1],
@@ -252,7 +252,7 @@ THEOREMS = [
         "classical.dwork_roth_advanced_composition_delta",
         "Advanced composition, delta (T identical steps, as quoted)",
         Kind.BOUND,
-        src(CLASSICAL, "quoted in 000 Sec. 3.2.2", cites="Dwork and Roth 2014, Theorem 3.20 and Corollary 3.21", file=_F000),
+        src(CLASSICAL, "quoted in He et al. (UAI) Sec. 3.2.2", cites="Dwork and Roth 2014, Theorem 3.20 and Corollary 3.21", file=_F000),
         lhs=delta_p,
         rhs=DR_ADV_DELTA,
         hypotheses=[*_DP_HYPS, _pos(delta_t), delta_t < 1],
@@ -267,9 +267,9 @@ THEOREMS = [
     *[
         theorem(
             f"classical.kairouz2017_eps{j}",
-            f"Kairouz-Oh-Viswanath composition, eps'_{j} (as printed in 001)",
+            f"Kairouz-Oh-Viswanath composition, eps'_{j} (as printed in He et al. (long))",
             Kind.BOUND,
-            src(CLASSICAL, "quoted in 001 Sec. 4.2.2 (000 Sec. 3.2.2: 'the same as those in Theorem 4')",
+            src(CLASSICAL, "quoted in He et al. (long) Sec. 4.2.2 (He et al. (UAI) Sec. 3.2.2: 'the same as those in Theorem 4')",
                 cites="Kairouz, Oh, Viswanath 2017, 'The composition theorem for differential privacy'", file=_F001),
             lhs=eps_p,
             rhs=expr,
@@ -288,7 +288,7 @@ THEOREMS = [
         "classical.kairouz2017_delta",
         "Kairouz-Oh-Viswanath composition, delta' (as quoted)",
         Kind.BOUND,
-        src(CLASSICAL, "quoted in 000 Sec. 3.2.2", cites="Kairouz, Oh, Viswanath 2017", file=_F000),
+        src(CLASSICAL, "quoted in He et al. (UAI) Sec. 3.2.2", cites="Kairouz, Oh, Viswanath 2017", file=_F000),
         lhs=delta_p,
         rhs=KAIROUZ_DELTA,
         hypotheses=[*_DP_HYPS, _pos(delta_t), delta_t < 1],
@@ -322,7 +322,7 @@ THEOREMS = [
         "classical.dwork2010_kl",
         "KL divergence of an eps-DP mechanism, Dwork-Rothblum-Vadhan 2010 (as quoted)",
         Kind.BOUND,
-        src(CLASSICAL, "quoted in 000 Sec. 3.2.1 (after Lemma 2)", cites="Dwork, Rothblum, Vadhan 2010, 'Boosting and differential privacy'", file=_F000),
+        src(CLASSICAL, "quoted in He et al. (UAI) Sec. 3.2.1 (after Lemma 2)", cites="Dwork, Rothblum, Vadhan 2010, 'Boosting and differential privacy'", file=_F000),
         lhs=D_KL,
         rhs=DWORK2010_KL,
         hypotheses=[_pos(eps)],
@@ -334,9 +334,9 @@ THEOREMS = [
     ),
     theorem(
         "classical.dwork_rothblum2016_kl",
-        "KL divergence of an eps-DP mechanism, Dwork-Rothblum 2016 (as quoted, eq. 8 of 000)",
+        "KL divergence of an eps-DP mechanism, Dwork-Rothblum 2016 (as quoted, eq. 8 of He et al. (UAI))",
         Kind.BOUND,
-        src(CLASSICAL, "quoted in 000 eq. (8)", cites="Dwork and Rothblum 2016, 'Concentrated differential privacy'", file=_F000),
+        src(CLASSICAL, "quoted in He et al. (UAI) eq. (8)", cites="Dwork and Rothblum 2016, 'Concentrated differential privacy'", file=_F000),
         lhs=D_KL,
         rhs=DWORK_ROTHBLUM2016_KL,
         hypotheses=[_pos(eps)],
@@ -383,7 +383,7 @@ THEOREMS = [
         "classical.wang2015_sgld_privacy_for_free",
         "SGLD 'privacy for free' condition (as quoted)",
         Kind.BOUND,
-        src(CLASSICAL, "quoted in 001 Sec. 5.1", cites="Wang, Fienberg, Smola 2015, 'Privacy for free: posterior sampling and stochastic gradient Monte Carlo'", file=_F001),
+        src(CLASSICAL, "quoted in He et al. (long) Sec. 5.1", cites="Wang, Fienberg, Smola 2015, 'Privacy for free: posterior sampling and stochastic gradient Monte Carlo'", file=_F001),
         lhs=T,
         relation=">",
         rhs=WANG2015_SGLD_T,

@@ -1,8 +1,8 @@
 r"""He, Wang, Tao: "Tighter generalization bounds for iterative differentially private
-learning algorithms".  000 = UAI (short) version, 001 = long (journal) version.
+learning algorithms".  He et al. (UAI) = UAI (short) version, He et al. (long) = long (journal) version.
 
 Ids: ``he2021.*`` for statements common to both texts, ``he2021uai.*`` /
-``he2021long.*`` where the versions differ.  This module encodes the 000 (UAI)
+``he2021long.*`` where the versions differ.  This module encodes the He et al. (UAI) (UAI)
 text and every comparison claim it makes; the prior work it quotes lives in
 :mod:`symdp.library.classical`.
 
@@ -125,7 +125,7 @@ LEMMA1_UAI_CONSTANTS = {
 
 _C_NOTE = (
     "c1..c7 are 'some positive constants' the text leaves unspecified; they stay symbols. "
-    "Lemma 1 (000) makes them explicit (LEMMA1_UAI_CONSTANTS), and there the constant in the "
+    "Lemma 1 (He et al. (UAI)) makes them explicit (LEMMA1_UAI_CONSTANTS), and there the constant in the "
     "place of c5 is ln(0.9) < 0, which contradicts 'positive'. "
 )
 _N_GARBLE = (
@@ -182,7 +182,7 @@ _THM1 = [
     *_thm1("large_eps", THM1_UAI_A_LARGE, THM1_UAI_B_LARGE, [eps > _R(1, 5)], (_R(1, 5), 20), "eps > 1/5"),
     theorem(
         "he2021uai.thm1_n_condition",
-        "Sample-size condition of Theorem 1 (000)",
+        "Sample-size condition of Theorem 1 (He et al. (UAI))",
         Kind.BOUND,
         src(HE_UAI, "Theorem 1"),
         lhs=N,
@@ -228,7 +228,7 @@ _DEFS = [
         hypotheses=[],
         quantity="D_KL(Q || P) = int log(dQ/dP) dQ",
         notes=(
-            "000 defines D_KL(Q||P) = int_H log(dQ(h)/dP(h)) dQ(h) on a common support; encoded for distributions "
+            "He et al. (UAI) defines D_KL(Q||P) = int_H log(dQ(h)/dP(h)) dQ(h) on a common support; encoded for distributions "
             "on n_atoms points with probabilities Q_seq[i], P_seq[i] (sum to 1)."
         ),
         tags=("definition", "kl"),
@@ -237,7 +237,7 @@ _DEFS = [
         "he2021.def_max_divergence",
         "Max divergence",
         Kind.DEFINITION,
-        src(HE_LONG, "Definition 3 (000: Lemma 3, definitions deferred to App. B.1)"),
+        src(HE_LONG, "Definition 3 (He et al. (UAI): Lemma 3, definitions deferred to App. B.1)"),
         lhs=D_inf,
         rhs=sp.log(P_XS / P_YS),
         hypotheses=[P_XS <= 1, P_YS <= 1],
@@ -245,8 +245,8 @@ _DEFS = [
         quantity="D_inf(X || Y) = max over S subset Supp(X) of log[P(X in S)/P(Y in S)]",
         notes=(
             "rhs is the objective for one event S (P_XS = P(X in S), P_YS = P(Y in S)); D_inf is its maximum over "
-            "S. 000 uses D_inf in Lemma 3 but defers the definition to an appendix absent from our copy; "
-            "the formula is 001's Definition 3 (cf. Dwork-Roth Def. 3.6)."
+            "S. He et al. (UAI) uses D_inf in Lemma 3 but defers the definition to an appendix absent from our copy; "
+            "the formula is He et al.'s (long) Definition 3 (cf. Dwork-Roth Def. 3.6)."
         ),
         tags=("definition", "divergence"),
     ),
@@ -254,26 +254,26 @@ _DEFS = [
         "he2021.def_approx_max_divergence",
         "delta-approximate max divergence",
         Kind.DEFINITION,
-        src(HE_LONG, "Definition 4 (000: Lemma 3, definitions deferred to App. B.1)"),
+        src(HE_LONG, "Definition 4 (He et al. (UAI): Lemma 3, definitions deferred to App. B.1)"),
         lhs=D_inf_delta,
         rhs=sp.log((P_XS - delta) / P_YS),
         hypotheses=[_pos(delta), delta < 1, P_YS >= delta, P_XS > delta, P_XS <= 1, P_YS <= 1],
         domain={P_XS: (_R(1, 2), 1), P_YS: (_R(1, 10), 1), delta: (_R(1, 10**6), _R(1, 10))},
         quantity="D_inf^delta(X || Y) = max over S with P(Y in S) >= delta of log[(P(X in S) - delta)/P(Y in S)]",
-        notes="rhs is the objective for one event S; the divergence is its maximum. Formula from 001 Definition 4.",
+        notes="rhs is the objective for one event S; the divergence is its maximum. Formula from He et al. (long) Definition 4.",
         tags=("definition", "divergence"),
     ),
     theorem(
         "he2021.def_statistical_distance",
         "Statistical distance",
         Kind.DEFINITION,
-        src(HE_LONG, "Definition 5 (000: Lemma 3, definitions deferred to App. B.1)"),
+        src(HE_LONG, "Definition 5 (He et al. (UAI): Lemma 3, definitions deferred to App. B.1)"),
         lhs=Delta_stat,
         rhs=sp.Abs(P_XS - P_YS),
         hypotheses=[P_XS <= 1, P_YS <= 1],
         domain={P_XS: (0, 1), P_YS: (0, 1)},
         quantity="Delta(X || Y) = max over S of |P(X in S) - P(Y in S)|",
-        notes="rhs is the objective for one event S; the distance is its maximum. Formula from 001 Definition 5.",
+        notes="rhs is the objective for one event S; the distance is its maximum. Formula from He et al. (long) Definition 5.",
         tags=("definition", "divergence"),
     ),
     theorem(
@@ -286,7 +286,7 @@ _DEFS = [
         hypotheses=[_pos(eps)],
         domain={eps: (_R(1, 100), 10), u_util: (0, 10), Delta_u: (_R(1, 10), 10)},
         quantity="weight of index i: P(E(S,u,I,eps) = i) is proportional to exp(eps u(S,i) / (2 Delta_u))",
-        notes="Delta_u = max_i max_{S,S' adjacent} |u(S,i) - u(S',i)|. 001's Definition 8 omits the formula.",
+        notes="Delta_u = max_i max_{S,S' adjacent} |u(S,i) - u(S',i)|. He et al.'s (long) Definition 8 omits the formula.",
         tags=("definition", "mechanism"),
     ),
 ]
@@ -318,7 +318,7 @@ _MULTI = [
         domain={eps: (_R(1, 100), 10), delta: _BOX_DELTA, k_sets: _BOX_K},
         quantity="|E_{S ~ D^N, B(S)}[Gen_{S_{i_B(S)}, h_B(S)}]| for (eps, delta)-DP B: Z^{k x N} -> H x {1..k}",
         premises=(Property("DP", (eps, delta), "B"),),
-        notes="Loss bounded by 1. Same formula in 001 (Theorem 2).",
+        notes="Loss bounded by 1. Same formula in He et al. (long) (Theorem 2).",
         tags=("generalization", "on-average", "multi-sample-set"),
     ),
     theorem(
@@ -334,7 +334,7 @@ _MULTI = [
         quantity="P(Gen_{S_{i_B(S)}, h_B(S)} <= k e^{-1.7 eps} delta + 1.7 eps)",
         premises=(Property("DP", (eps, delta), "B"),),
         conclusion=Property("generalization", (THM3_UAI_A_SMALL, 1 - THM3_UAI_P_SMALL), "B"),
-        notes="The event's threshold is THM3_UAI_A_SMALL. 001's Theorem 3 differs (k e^-eps delta + 3 eps, probability >= eps).",
+        notes="The event's threshold is THM3_UAI_A_SMALL. He et al.'s (long) Theorem 3 differs (k e^-eps delta + 3 eps, probability >= eps).",
         tags=("generalization", "high-probability", "multi-sample-set"),
     ),
     theorem(
@@ -355,7 +355,7 @@ _MULTI = [
     ),
     theorem(
         "he2021uai.lemma1_n_condition",
-        "Sample-size condition of Lemma 1 (000)",
+        "Sample-size condition of Lemma 1 (He et al. (UAI))",
         Kind.BOUND,
         src(HE_UAI, "Lemma 1"),
         lhs=N,
@@ -489,7 +489,7 @@ def _thm4_eps(j: int, expr, sum_expr):
             notes=(
                 f"Homogeneous case eps_i = eps of eq. for eps'_{j}; eps' = min{{eps'_1, eps'_2, eps'_3}} and delta' is "
                 "the maximum of eq. (7) (for identical steps: Corollary 1, he2021.cor1_delta). delta~ is an "
-                "arbitrary positive constant. Same formulas in 001 (Theorem 4)."
+                "arbitrary positive constant. Same formulas in He et al. (long) (Theorem 4)."
             ),
             tags=("composition", "thm4"),
         ),
@@ -504,7 +504,7 @@ def _thm4_eps(j: int, expr, sum_expr):
             quantity="composed epsilon of a T-step iterative algorithm whose i-th step is (eps_i, delta_i)-DP",
             premises=(Property("DP", (eps_seq[i_], delta_seq[i_]), "M_i"),),
             oracle="composition_eq7_hetero",
-            notes=_SEQ_NOTE + " 000's premise says '(eps, delta)-DP' but the formulas use eps_i.",
+            notes=_SEQ_NOTE + " He et al.'s (UAI) premise says '(eps, delta)-DP' but the formulas use eps_i.",
             tags=("composition", "thm4", "heterogeneous"),
         ),
     ]
@@ -542,7 +542,7 @@ _COMPOSITION = [
         conclusion=Property("DP", (eps_p, delta_p), "A"),
         notes=(
             _SEQ_NOTE + " delta' is the MAXIMUM of the rhs over {alpha_i} in I = boundary of "
-            "{sum_i alpha_i = eps', eps_i >= alpha_i >= 0} (000). 001 states the same objective with "
+            "{sum_i alpha_i = eps', eps_i >= alpha_i >= 0} (He et al. (UAI)). He et al. (long) states the same objective with "
             "I = {sum alpha_i = eps', at most one alpha_i not in {0, eps_i}}. For identical steps the maximum is "
             "Corollary 1 (he2021.cor1_delta)."
         ),
@@ -562,7 +562,7 @@ _COMPOSITION = [
         conclusion=Property("DP", (eps_p, COR1_DELTA), "A"),
         oracle="composition_at_eq",
         notes=(
-            "001 numbers this Corollary 2. The formula is written in eps', which is Theorem 4's "
+            "He et al. (long) numbers this Corollary 2. The formula is written in eps', which is Theorem 4's "
             "eps' = min{eps'_1, eps'_2, eps'_3} (hypothesis Eq(eps', ...)); it is NOT claimed at other eps'. "
             "The instantiated, oracle-checkable claim is he2021.cor1_delta_at_thm4_eps. The side condition "
             "eps' <= T eps (so that T - ceil(eps'/eps) >= 0) follows from eps'_1 = T eps."
@@ -601,9 +601,9 @@ _COMPOSITION = [
             "eps' is Theorem 4's min{eps'_1, eps'_2, eps'_3}, whose slack delta~ (here the symbol "
             "deltatilde_cor2, a free parameter of eps') no longer appears in delta'; the instantiated claim with "
             "eps' = eps'_3 is he2021uai.cor2_delta_at_eps3. "
-            "000 states the premise as '(eps, delta_i)-DP' but the formula uses a single delta (encoded: "
+            "He et al. (UAI) states the premise as '(eps, delta_i)-DP' but the formula uses a single delta (encoded: "
             "delta_i = delta) and gives no eps' of its own beyond 'eps' = min{eps'_1, eps'_2, eps'_3}'. "
-            "The first term is delta'' = COR2_DELTA_PP (001 Corollary 3 names it). 001's Corollary 3 assumes "
+            "The first term is delta'' = COR2_DELTA_PP (He et al. (long) Corollary 3 names it). He et al.'s (long) Corollary 3 assumes "
             "eps-DP steps and fixes eps' = eps'_3. Needs T eps > eps'."
         ),
         tags=("composition", "cor2"),
@@ -651,7 +651,7 @@ _COMPOSITION = [
         oracle="optimal_composition",
         notes=(
             "The case the text singles out ('for the case eps' = eps'_3, delta' is strictly tighter than that in "
-            "Theorem 4'); 001's Corollary 3 states exactly this pairing (for eps-DP steps). The oracle compares "
+            "Theorem 4'); He et al.'s (long) Corollary 3 states exactly this pairing (for eps-DP steps). The oracle compares "
             "with the optimal delta at eps' = eps'_3."
         ),
         tags=("composition", "cor2"),
@@ -672,7 +672,7 @@ _COMPOSITION = [
         notes=(
             "Homogeneous case of sqrt(2 log(1/delta') sum eps_i^2) + sum eps_i (e^eps_i - 1)/(e^eps_i + 1). "
             "The extent of the square root is lost in our copy; read (as in Theorem 4's eps'_3) as covering "
-            "the first term only. 001's typeset Theorem 5 puts both terms under the root."
+            "the first term only. He et al.'s (long) typeset Theorem 5 puts both terms under the root."
         ),
         tags=("composition", "thm5"),
     ),
@@ -739,7 +739,7 @@ _COMPOSITION = [
         notes=(
             "D_inf^delta(Y||Z) <= eps and D_inf^delta(Z||Y) <= eps iff there are Y', Z' with "
             "Delta(Y||Y') <= delta/(e^eps+1), Delta(Z||Z') <= delta/(e^eps+1), D_inf(Y'||Z') <= eps and "
-            "D_inf(Z'||Y') <= eps. Same statement in 001 (Lemma 2)."
+            "D_inf(Z'||Y') <= eps. Same statement in He et al. (long) (Lemma 2)."
         ),
         tags=("coupling", "divergence"),
     ),
@@ -780,7 +780,7 @@ _IGMM = [
         notes=_IGMM_NOTE + (
             "Plain text: 'log[(N - tau)/N + tau/N exp( sqrt2 D sigma (1/tau) sqrt(log 1/delta) + (1/tau^2) D^2 / "
             "(2 sigma^2) )]' with the fraction bars lost; read as the whole numerator over 2 sigma^2, which is "
-            "001's eps-tilde with D = 2L."
+            "He et al.'s (long) eps-tilde with D = 2L."
         ),
         tags=("igmm", "gaussian", "subsampling"),
     ),
@@ -817,7 +817,7 @@ _IGMM = [
         notes=generic_steps_note("algo.he2021uai.thm7_igmm") + _IGMM_NOTE + (
             "deltatildeprime is he2021uai.thm7_delta_tilde_p (a function of eps'), while eps' uses a separate "
             "delta~. The count ceil(N eps'/(tau eps~)) can exceed T, making the exponent T - ceil(...) negative; "
-            "000 does not restrict it. 001 (SGLD Theorem 7) rescales by tau/N throughout."
+            "He et al. (UAI) does not restrict it. He et al. (long) (SGLD Theorem 7) rescales by tau/N throughout."
         ),
         tags=("igmm", "composition", "generic-steps"),
     ),
@@ -940,7 +940,7 @@ _COMPARISONS = [
         quantity="(e^eps/2) x Theorem 2's bound versus Nissim-Stemmer's bound",
         notes=(
             "'Our bound is tighter by a factor of e^eps/2' read as: ours x e^eps/2 <= theirs. The text adds 'this "
-            "factor can be as large as e^10 ~ 20,000' (e^10 = 22026; e^10/2 = 11013). 001 says 'a factor of e^eps'."
+            "factor can be as large as e^10 ~ 20,000' (e^10 = 22026; e^10/2 = 11013). He et al. (long) says 'a factor of e^eps'."
         ),
         tags=("comparison", "generalization"),
     ),

@@ -255,8 +255,8 @@ THEOREMS = [
         premises=(Property("DP", (eps, delta)),),
         conclusion=Property("generalization", (THM1_LONG_A, THM1_LONG_B)),
         notes=(
-            "001 Thm 1: if A is (eps, delta)-DP, N >= (2/eps^2) ln(16/(e^{-eps} delta)) and ||l||_inf <= 1, then "
-            "P[|R_S - R| < 9 eps] > 1 - (e^{-eps} delta/eps) ln(2/eps). No restriction on eps is stated (000 splits "
+            "He et al. (long) Thm 1: if A is (eps, delta)-DP, N >= (2/eps^2) ln(16/(e^{-eps} delta)) and ||l||_inf <= 1, then "
+            "P[|R_S - R| < 9 eps] > 1 - (e^{-eps} delta/eps) ln(2/eps). No restriction on eps is stated (He et al. (UAI) splits "
             "eps <= 1/5 and eps > 1/5 with a = 4 eps / 1.2(1 - 0.9 e^{-eps})). Suspicion: for eps >= 2, b <= 0 and the "
             "claimed probability > 1 - b >= 1 is impossible; for 1/9 < eps < 2 it holds trivially (|gen| <= 1 < 9 eps)."
         ),
@@ -328,7 +328,7 @@ THEOREMS = [
     ),
     theorem(
         "he2021long.quote_dwork2015_b",
-        "Dwork et al. 2015 as quoted by 001: P[R - R_S < 4 eps] > 1 - 8 delta^eps (failure probability)",
+        "Dwork et al. 2015 as quoted by He et al. (long): P[R - R_S < 4 eps] > 1 - 8 delta^eps (failure probability)",
         Kind.BOUND,
         src(HE_LONG, "Sec. 4.1.2, comparison of Thm 1", cites="Dwork, Feldman, Hardt, Pitassi, Reingold, Roth 2015"),
         lhs=P_FAIL,
@@ -341,7 +341,7 @@ THEOREMS = [
         conclusion=Property("generalization", (4 * eps, 8 * delta**eps)),
         refs=("classical.dwork2015_high_prob",),
         notes=(
-            "001 prints '1 - 8 delta^eps' where 000 prints '1 - 8 delta eps' (classical.dwork2015_high_prob); both "
+            "He et al. (long) prints '1 - 8 delta^eps' where He et al. (UAI) prints '1 - 8 delta eps' (classical.dwork2015_high_prob); both "
             "look like conversion damage. As printed, 8 delta^eps >= 1 for small eps (vacuous): e.g. eps = 0.01, "
             "delta = 1e-5 gives 8 * 0.891."
         ),
@@ -349,7 +349,7 @@ THEOREMS = [
     ),
     theorem(
         "he2021long.def_empirical_variance",
-        "Empirical variance of the loss as defined in 001 (for Oneto et al.'s bound)",
+        "Empirical variance of the loss as defined in He et al. (long) (for Oneto et al.'s bound)",
         Kind.DEFINITION,
         src(HE_LONG, "Sec. 4.1.2, comparison of Thm 1", cites="Oneto, Ridella, Anguita 2017"),
         lhs=V_HAT,
@@ -360,8 +360,8 @@ THEOREMS = [
         quantity="V_S(A(S)) = 1/(2N(N-1)) sum_{i != j} (l(A(S), z_i) - l(A(S), z_j))^2",
         refs=("classical.oneto2017_empirical_variance",),
         notes=(
-            "001 writes the sum over i != j; the i = j terms vanish, so the full double sum is encoded. It equals "
-            "the unbiased sample variance of the losses. 000 writes V_S = Cov_{z ~ S}(l(A(S), z)) instead."
+            "He et al. (long) writes the sum over i != j; the i = j terms vanish, so the full double sum is encoded. It equals "
+            "the unbiased sample variance of the losses. He et al. (UAI) writes V_S = Cov_{z ~ S}(l(A(S), z)) instead."
         ),
         tags=("definition", "differs-from-uai"),
     ),
@@ -384,7 +384,7 @@ THEOREMS = [
         "he2021long.consistency_thm1_a",
         "Thm 1 deviation a: UAI 4 eps vs long 9 eps (eps <= 1/5)",
         Kind.COMPARISON,
-        src(HE_LONG, "Thm 1 vs 000 Thm 1"),
+        src(HE_LONG, "Thm 1 vs He et al. (UAI) Thm 1"),
         lhs=UAI["THM1_UAI_A_SMALL"],
         rhs=THM1_LONG_A,
         hypotheses=[eps > 0, eps <= sp.Rational(1, 5)],
@@ -397,7 +397,7 @@ THEOREMS = [
         "he2021long.consistency_thm1_b",
         "Thm 1 failure probability: long e^{-eps} delta/eps ln(2/eps) vs UAI 2 e^{-1.7 eps} delta/eps ln(2/eps)",
         Kind.COMPARISON,
-        src(HE_LONG, "Thm 1 vs 000 Thm 1"),
+        src(HE_LONG, "Thm 1 vs He et al. (UAI) Thm 1"),
         lhs=THM1_LONG_B,
         rhs=UAI["THM1_UAI_B_SMALL"],
         hypotheses=[*_EPS_DELTA, eps <= sp.Rational(1, 5)],
@@ -410,7 +410,7 @@ THEOREMS = [
         "he2021long.consistency_thm1_a_large",
         "Thm 1 deviation a for eps > 1/5: UAI 1.2(1 - 0.9 e^{-eps}) vs long 9 eps",
         Kind.COMPARISON,
-        src(HE_LONG, "Thm 1 vs 000 Thm 1"),
+        src(HE_LONG, "Thm 1 vs He et al. (UAI) Thm 1"),
         lhs=UAI["THM1_UAI_A_LARGE"],
         rhs=THM1_LONG_A,
         hypotheses=[eps > sp.Rational(1, 5)],
@@ -422,7 +422,7 @@ THEOREMS = [
         "he2021long.consistency_thm1_b_large",
         "Thm 1 failure probability for eps > 1/5: long vs UAI",
         Kind.COMPARISON,
-        src(HE_LONG, "Thm 1 vs 000 Thm 1"),
+        src(HE_LONG, "Thm 1 vs He et al. (UAI) Thm 1"),
         lhs=THM1_LONG_B,
         rhs=UAI["THM1_UAI_B_LARGE"],
         hypotheses=[*_EPS_DELTA, eps > sp.Rational(1, 5)],
@@ -433,16 +433,16 @@ THEOREMS = [
     ),
     theorem(
         "he2021long.consistency_thm1_n",
-        "Thm 1 sample size: long (2/eps^2) ln(16 e^eps/delta) vs the explicit UAI condition of 000 Lemma 1",
+        "Thm 1 sample size: long (2/eps^2) ln(16 e^eps/delta) vs the explicit UAI condition of He et al. (UAI) Lemma 1",
         Kind.COMPARISON,
-        src(HE_LONG, "Thm 1 vs 000 Lemma 1"),
+        src(HE_LONG, "Thm 1 vs He et al. (UAI) Lemma 1"),
         lhs=THM1_LONG_N_MIN,
         rhs=UAI_LEMMA1_N,
         hypotheses=[*_EPS_DELTA, eps <= sp.Rational(1, 5)],
         domain=_D_EPS_SMALL,
         refs=("he2021long.thm1_n_condition", "he2021uai.lemma1_n_condition"),
         notes=(
-            "000 Thm 1 states its N-condition with unnamed constants c1..c7 (he2021uai.thm1_n_condition); its "
+            "He et al. (UAI) Thm 1 states its N-condition with unnamed constants c1..c7 (he2021uai.thm1_n_condition); its "
             "Lemma 1 makes them explicit, N >= max{2/(0.077 eps^2) ln(43/(254 e^{-1.7 eps} delta)), "
             "200/(ln 0.9 (1 - 0.9 e^{-eps})) ln(9 e^{-eps} delta/48180)}. Claim checked: the long version needs "
             "no more samples than the UAI one."
@@ -463,7 +463,7 @@ THEOREMS = [
         quantity="on-average multi-database generalization gap",
         notes=(
             "Read as: e^eps * (e^{-eps} k delta + 1 - e^{-eps}) <= k delta + 2 eps. The k delta terms differ by "
-            "exactly e^eps; the whole bounds only when e^eps - 1 <= 2 eps (eps <= 1.2564...). 000 claims a factor "
+            "exactly e^eps; the whole bounds only when e^eps - 1 <= 2 eps (eps <= 1.2564...). He et al. (UAI) claims a factor "
             "e^eps / 2 instead."
         ),
         tags=("comparison", "differs-from-uai"),
@@ -511,7 +511,7 @@ THEOREMS = [
         notes=(
             "The event's threshold is THM3_LONG_A. "
             "Printed: P[R_{S_i}(h) <= R(h) + k e^{-eps} delta + 3 eps] >= eps (a lower bound eps on the probability, "
-            "used against Lemma 4's '< eps'). No condition on k (000 Thm 3 has k <= eps/(1.7 e^{-1.7 eps} delta) and "
+            "used against Lemma 4's '< eps'). No condition on k (He et al. (UAI) Thm 3 has k <= eps/(1.7 e^{-1.7 eps} delta) and "
             "other constants). The proof's display 'P <= (alpha - (e^{-eps} k delta + eps))/(1 + alpha) <= eps' has "
             "its inequality reversed: Markov gives P >= 2 eps/(1 + alpha), which is >= eps iff alpha <= 1; for "
             "alpha > 1 the event is certain. See he2021long.thm3_markov_step."
@@ -541,7 +541,7 @@ THEOREMS = [
         rhs=LEMMA4_K,
         hypotheses=_EPS_DELTA,
         domain={eps: (sp.Rational(1, 10**4), sp.Rational(1, 5)), delta: (sp.Rational(1, 10**10), sp.Rational(1, 2))},
-        notes="000 Lemma 1 uses k = eps/(e^{-1.7 eps} delta) (eps < 1/5) or (1 - 0.9 e^{-eps})/(9 e^{-eps} delta).",
+        notes="He et al. (UAI) Lemma 1 uses k = eps/(e^{-1.7 eps} delta) (eps < 1/5) or (1 - 0.9 e^{-eps})/(9 e^{-eps} delta).",
         tags=("generalization", "differs-from-uai"),
     ),
     theorem(
@@ -676,7 +676,7 @@ THEOREMS = [
         oracle="optimal_composition",
         refs=("he2021uai.cor2_delta_at_eps3", "he2021.thm4_eps3", "he2021uai.cor2_delta_pp"),
         notes=(
-            "001 Cor 3 assumes the M_i are eps-DP and fixes eps' = eps'_3 = T eps (e^eps - 1)/(e^eps + 1) + "
+            "He et al. (long) Cor 3 assumes the M_i are eps-DP and fixes eps' = eps'_3 = T eps (e^eps - 1)/(e^eps + 1) + "
             "sqrt(2 log(1/delta~) T eps^2); its delta' is printed with delta (the (eps, delta) form, identical to "
             "he2021uai.cor2_delta_at_eps3 and not repeated here). Under its own premise (delta = 0) the two "
             "Composition-II terms vanish and delta' = delta''. Needs T eps > eps'. Suspicion: B.4 minimises "
@@ -755,7 +755,7 @@ THEOREMS = [
         "he2021long.consistency_thm7_step",
         "Per-step epsilon of the sub-sampled Gaussian step: UAI eps~ (D = 2L) vs long 2 (tau/N) eps~",
         Kind.COMPARISON,
-        src(HE_LONG, "Thm 7 / Appendix C.1 vs 000 Thm 7"),
+        src(HE_LONG, "Thm 7 / Appendix C.1 vs He et al. (UAI) Thm 7"),
         lhs=(_UAI_THM7_EPS_TILDE if _UAI_THM7_EPS_TILDE is not None else sp.log(
             (N - tau) / N + tau / N * sp.exp(THM7_EPS_TILDE))).subs(sp.Symbol("D", positive=True), 2 * L),
         rhs=2 * _Q * THM7_EPS_TILDE,
@@ -770,8 +770,8 @@ THEOREMS = [
         refs=("he2021uai.thm7_eps_tilde", "he2021long.thm7_eps_tilde", "he2021long.thm7_subsampling"),
         quantity="epsilon of one mini-batch step (sensitivity 2L/tau, noise sigma, tau of N sampled)",
         notes=(
-            "000 prints eps~ = log((N - tau)/N + (tau/N) exp(x)) with x the 001 eps~ at D = 2L (the tight "
-            "amplification of x); 001 uses 2 (tau/N) x. The long form is the larger (safe) one iff "
+            "He et al. (UAI) prints eps~ = log((N - tau)/N + (tau/N) exp(x)) with x the He et al. (long) eps~ at D = 2L (the tight "
+            "amplification of x); He et al. (long) uses 2 (tau/N) x. The long form is the larger (safe) one iff "
             "e^x - 1 <= 2x roughly, i.e. for x below about 1.256 when tau/N is small."
         ),
         tags=("consistency", "sgld"),

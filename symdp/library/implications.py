@@ -17,7 +17,7 @@ next entry's premise.  A few entries need more than a reading:
 * Dwork et al. 2015's max-information entries are in bits; their typed
   conclusion is in nats.
 * ``he2021long.thm7_subsampling`` (a comparison as printed) is typed as the
-  step 001 uses in Thm 7: an (eps~, delta)-DP step run on a tau-of-N
+  step He et al. (long) uses in Thm 7: an (eps~, delta)-DP step run on a tau-of-N
   mini-batch is (2 eps~ tau / N, delta tau / N)-DP.
 
 >>> from symdp.library.implications import implication
@@ -185,7 +185,7 @@ def _clt(th: Theorem) -> Implication:
     return Implication(
         th.id, (P.Mechanism("dp_sgd", (("rate", p), ("sigma", sigma), ("steps", T)), "NoisySGD"),),
         P.GDP(th.rhs, "NoisySGD", approximate=True), approximate=True,
-        note="central-limit approximation (003 eq. 3.1): not a guarantee",
+        note="central-limit approximation (Bu et al. eq. 3.1): not a guarantee",
     )
 
 
@@ -198,7 +198,7 @@ def _sgld_subsampling(th: Theorem) -> Implication:
         th.id, (P.ApproxDP(eps_t, delta, "M_t"),),
         P.ApproxDP(2 * eps_t * tau / N, delta * tau / N, "M_t on a tau-of-N mini-batch"),
         hypotheses=(tau <= N, eps_t <= 1),
-        note="001 App. C.1 as used in Thm 7: amplification by a tau-of-N mini-batch (Beimel, Kasiviswanathan, "
+        note="He et al. (long) App. C.1 as used in Thm 7: amplification by a tau-of-N mini-batch (Beimel, Kasiviswanathan, "
              "Nissim 2010, Lemma 4.4, which needs eps~ <= 1), linearised; the ledger verdict of this comparison is "
              "the step's verdict",
     )

@@ -1,5 +1,5 @@
 r"""Wang, Lei, Fienberg: "On-average KL-privacy and its equivalence to generalization
-for max-entropy mechanisms" (seed 004, 2016 version).  Ids ``wang2016.*``.
+for max-entropy mechanisms" (seed Wang et al., 2016 version).  Ids ``wang2016.*``.
 
 The paper's results are mostly relations between *named quantities* (the
 On-Average KL-privacy level, the on-average generalization error, mutual
@@ -429,8 +429,8 @@ THEOREMS = [
         conclusion=Property("max-information", (sp.Symbol("k_mi", nonnegative=True), beta_mi)),
         notes="As printed: I^beta_inf(Z; A(Z)) = max_{(H, Z) subset H x Z^n : P(h in H, Z in Z~) > beta} "
         "log (P(h in H, Z in Z~) - beta) / (P(h in H) p(Z in Z~)) <= k. The log base is not stated in "
-        "004; in Dwork et al. 2015 log is base 2 (see dwork2015.def_max_information). Encoded with the "
-        "natural log, as 004's proofs use natural-log densities. Pure max-information: beta = 0.",
+        "Wang et al.; in Dwork et al. 2015 log is base 2 (see dwork2015.def_max_information). Encoded with the "
+        "natural log, as Wang et al.'s proofs use natural-log densities. Pure max-information: beta = 0.",
         tags=("definition", "max-information"),
     ),
     _entry(

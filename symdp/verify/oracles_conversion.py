@@ -140,7 +140,7 @@ def _mech_evidence(th, checks: list[tuple[bool, Any, str]], what: str) -> Any:
 
 
 def map_duality(th):
-    """003's duality delta(eps) = 1 + f*(-e^eps), checked for f = G_mu: the conjugate sup_a (-e^eps a - G_mu(a)) by
+    """Bu et al.'s duality delta(eps) = 1 + f*(-e^eps), checked for f = G_mu: the conjugate sup_a (-e^eps a - G_mu(a)) by
     golden-section search at 30 digits (concave in a), against the exact Gaussian profile (Balle and Wang 2018)."""
     from .oracles_tradeoff import gaussian_tradeoff
 
@@ -167,7 +167,7 @@ def map_duality(th):
 
 
 def map_dp_iff(th):
-    """003's 'M is (eps, delta)-DP iff M is f_{eps,delta}-DP', checked on the Kairouz-Oh-Viswanath pair (the (eps, delta)-DP
+    """Bu et al.'s 'M is (eps, delta)-DP iff M is f_{eps,delta}-DP', checked on the Kairouz-Oh-Viswanath pair (the (eps, delta)-DP
     pair whose trade-off is exactly f_{eps,delta}) and on random (eps, delta)-DP pairs (their trade-off is >= f_{eps,delta})."""
     import random
 
@@ -284,7 +284,7 @@ for _name, _fn, _desc in (
      "the privacy parameter of the Gaussian witness of the premise (group of two, T-fold composition, one "
      "Poisson-subsampled Gaussian step's exact RDP at integer orders)"),
     ("group_dp_gaussian", map_group_dp, "replace-one (eps, delta) of the Gaussian with the add/remove premise"),
-    ("gdp_duality_gaussian", map_duality, "003's duality for f = G_mu against the exact Gaussian profile"),
+    ("gdp_duality_gaussian", map_duality, "Bu et al.'s duality for f = G_mu against the exact Gaussian profile"),
     ("f_eps_delta_pairs", map_dp_iff, "f_{eps,delta} against the trade-offs of the KOV pair and random (eps, delta)-DP pairs"),
     ("gaussian_witness", map_gaussian_witness,
      "the Gaussian mechanism that has the premise (zCDP: mu = sqrt(2 rho); RDP at alpha: mu = sqrt(2 eps_alpha/alpha); "

@@ -1,6 +1,6 @@
 r"""Oracles that decide entries the library records without one (issue 12 item 5).
 
-- **004's worked examples** [Wang, Lei, Fienberg 2016, Sec. 6]: the exact pure-DP level of a posterior
+- **Wang et al.'s worked examples** [Wang, Lei, Fienberg 2016, Sec. 6]: the exact pure-DP level of a posterior
   sampler is the supremum of the log-density ratio over neighbouring data sets.
   *Laplace mean release* (``h ~ exp(-gamma |Z - h|)`` on ``h in R``, one data point ``Z in [-2, 2]``): the
   normaliser ``2/gamma`` does not depend on ``Z`` and ``|Z' - h| - |Z - h| <= |Z - Z'| <= 4`` with equality
@@ -15,9 +15,9 @@ r"""Oracles that decide entries the library records without one (issue 12 item 5
   ``l <= 16``), which proves any claim above it.
 - **The coupling lemma** [He et al. 2021, Lemma 3] on finite distributions, by a linear programme (see
   :func:`coupling_distance`).
-- **Chernoff terms** (the delta'' of He et al.'s Composition Theorem III, 001 App. B.4 eq. (38)) against the
+- **Chernoff terms** (the delta'' of He et al.'s Composition Theorem III, He et al. (long) App. B.4 eq. (38)) against the
   exact binomial tail of the privacy loss they bound (:func:`rr_loss_tail`).
-- **Azuma-Hoeffding** (001 Lemma 3 as quoted) against the exact tail of the Rademacher walk.
+- **Azuma-Hoeffding** (He et al. (long) Lemma 3 as quoted) against the exact tail of the Rademacher walk.
 - **Max-information of randomized response** [Dwork et al. 2015b, Thms 19-20], by enumeration: ``n`` bits, each
   released through eps-randomized response (an eps-DP algorithm on ``n`` samples).  Pure max-information with a
   product prior of bit probability ``p``: ``n log2(r / (p r + (1 - p)(1 - r)))``, ``r = e^eps/(1 + e^eps)``,
@@ -62,7 +62,7 @@ def laplace_mean_dp(*, gamma: Any, **_: Any) -> mpmath.mpf:
 
 
 def linreg_dp_lower(*, gamma: Any, **_: Any) -> mpmath.mpf:
-    """A lower bound on the pure-DP level of the 1-D linear-regression posterior sampler of 004 Sec. 6 (as
+    """A lower bound on the pure-DP level of the 1-D linear-regression posterior sampler of Wang et al. Sec. 6 (as
     printed: ``y in [-1, 1]``, ``x in [-2, 2]``, ``h in [-2, 2]``): ``gamma max (Delta(h) - Delta(h*))`` on a grid."""
     g = _mpf(gamma)
     if not g > 0:
@@ -260,7 +260,7 @@ CHERNOFF_STEP: dict[str, str] = {
 
 def rr_loss_tail(*, step: Any, T: Any, at: Any) -> mpmath.mpf:
     r"""``P(S > eps')`` for ``S`` the sum of ``T`` privacy losses ``+step`` (probability ``e^step/(1 + e^step)``)
-    or ``-step`` (the model whose moment generating function eq. (36) of 001 App. B.4 displays): ``K ~ Bin(T, r)``
+    or ``-step`` (the model whose moment generating function eq. (36) of He et al. (long) App. B.4 displays): ``K ~ Bin(T, r)``
     agreements, ``S = step (2K - T)``.  scipy's binomial log-survival function, less 1e-9 relative (a lower
     bound)."""
     from scipy.stats import binom

@@ -1,6 +1,6 @@
 r"""Claims about posterior sampling and about a maximiser, decided on finite instances (issue 23, item 4).
 
-Posterior sampling (Wang, Lei, Fienberg 2016, "004"): ``A(Z)`` draws ``h`` with probability
+Posterior sampling (Wang, Lei, Fienberg 2016, "Wang et al."): ``A(Z)`` draws ``h`` with probability
 ``p(h | Z) ∝ exp(-gamma sum_i l(z_i, h))`` over a finite hypothesis set.  On a finite data domain with a
 distribution ``D`` every quantity of the paper is a finite sum, computed exactly here in mpmath at 30
 digits: the On-Average KL-privacy of k replacements ``E_{Z ~ D^n, z'_{1:k} ~ D^k} KL(A(Z) || A(Z'))``, the
@@ -10,7 +10,7 @@ domain of 2-3 points, 2-4 hypotheses, n = 2-3, losses uniform in [-B, B]); a cla
 them is refuted (a finite instance is an instance of the lemma), one that holds on all of them is
 SUPPORTED over the instances, never PROVED.
 
-001 Lemma 6 (the maximiser of ``1 - prod(1 - A_i alpha_i)`` over ``{1 <= alpha_i <= c_i, prod alpha_i =
+He et al. (long) Lemma 6 (the maximiser of ``1 - prod(1 - A_i alpha_i)`` over ``{1 <= alpha_i <= c_i, prod alpha_i =
 c}`` has at most one coordinate strictly inside its bounds) is checked the same way: on random
 instances the largest value over the vertices is compared with the largest value found by a random
 search plus coordinate ascent over the feasible set.
@@ -115,7 +115,7 @@ def _rhs(th):
 
 
 def map_group_privacy(th):
-    """004 Lemma 6: the k-replacement On-Average KL equals k times the 1-replacement one (posterior sampling)."""
+    """Wang et al. Lemma 6: the k-replacement On-Average KL equals k times the 1-replacement one (posterior sampling)."""
     claim = _rhs(th)
 
     def check(rng):
@@ -130,7 +130,7 @@ def map_group_privacy(th):
 
 
 def map_maxinfo_okl(th):
-    """004 Lemma 11: On-Average KL-privacy <= I_inf(A, n)/n for posterior sampling (natural-log max-information)."""
+    """Wang et al. Lemma 11: On-Average KL-privacy <= I_inf(A, n)/n for posterior sampling (natural-log max-information)."""
     claim = _rhs(th)
 
     def check(rng):
@@ -143,7 +143,7 @@ def map_maxinfo_okl(th):
 
 
 def map_bounded_loss_dp(th):
-    """004 Remark 3: posterior sampling with |l| <= B is 4 B gamma-DP."""
+    """Wang et al. Remark 3: posterior sampling with |l| <= B is 4 B gamma-DP."""
     claim = _rhs(th)
 
     def check(rng):
@@ -187,7 +187,7 @@ def adaptive_okl(n: int, D: list[mpmath.mpf], L1: list[list[mpmath.mpf]], L2: li
 
 
 def map_adaptive_composition(th):
-    """004 Lemma 7: (A, B(., h)) is (eps_1 + eps_2)-On-Average KL-private when A is eps_1- and every B(., h) is
+    """Wang et al. Lemma 7: (A, B(., h)) is (eps_1 + eps_2)-On-Average KL-private when A is eps_1- and every B(., h) is
     eps_2-On-Average KL-private; checked on finite posterior-sampling instances with eps_1, eps_2 the exact levels."""
     claim = _rhs(th)
 
@@ -240,7 +240,7 @@ def _vertices(c: float, cs: list[float]) -> list[list[float]]:
 
 
 def map_lemma6_maximiser(th):
-    """001 Lemma 6: the maximum over the feasible set is attained where at most one coordinate is interior."""
+    """He et al. (long) Lemma 6: the maximum over the feasible set is attained where at most one coordinate is interior."""
     import math
 
     def check(rng):

@@ -1,4 +1,4 @@
-r"""Machine-checked algebra of the KL reduction [He et al. 2021 (000), Lemma 2].
+r"""Machine-checked algebra of the KL reduction [He et al. 2021 (He et al. (UAI)), Lemma 2].
 
 Claim: for an eps-DP pair, :math:`D_{KL}(P\|Q) \le \varepsilon\tanh(\varepsilon/2)`.
 Proof: with :math:`y = dP/dQ \in [e^{-\varepsilon}, e^{\varepsilon}]` and
