@@ -51,11 +51,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from ..errors import ConvergenceError, InvalidTypeError, UnsupportedError
+from ..errors import ConvergenceError, InvalidTypeError, SymdpError, UnsupportedError
 from ..mechanisms import (
     ZCDP,
     ApproxDPBlackBox,
@@ -127,15 +128,83 @@ def _parts(m: Mechanism) -> list[tuple[Mechanism, int]]:
     out: list[tuple[Mechanism, int]] = []
     _flatten(m, 1, out)
     merged: dict[Mechanism, int] = {}
-    mu2 = 0.0
+    gauss: list[tuple[float, int]] = []
     for p, c in out:  # equal parts compose by one power in the FFT
         if isinstance(p, Gaussian):  # Gaussian mechanisms compose exactly: N(mu_tot) with mu_tot^2 = sum c mu^2
-            mu2 += c * (p.sensitivity / p.sigma) ** 2
+            gauss.append((p.sensitivity / p.sigma, c))
             continue
         merged[p] = merged.get(p, 0) + c
-    if mu2 > 0:
-        merged[Gaussian(math.sqrt(mu2), 1.0)] = 1
+    if gauss:
+        mu = _gauss_mu(gauss)
+        if mu > 0:
+            merged[Gaussian(mu, 1.0)] = 1
     return list(merged.items())
+
+
+def _gauss_mu(mus: list[tuple[float, int]]) -> float:
+    """``sqrt(sum c mu^2)`` scaled by the largest ``mu`` (no underflow at mu = 1e-300, no overflow at 1e200); inf
+    when the result itself overflows."""
+    top = max(m for m, _ in mus)
+    if top <= 0:
+        return 0.0
+    with np.errstate(over="ignore"):
+        return float(np.float64(top) * np.float64(math.sqrt(sum(c * (m / top) ** 2 for m, c in mus))))
+
+
+def _gaussian_only(parts: list[tuple[Mechanism, int]]) -> float | None:
+    """``mu`` when the composition is Gaussian mechanisms only (exactly mu-GDP), else None."""
+    if len(parts) == 1 and isinstance(parts[0][0], Gaussian):
+        g, c = parts[0]
+        return _gauss_mu([(g.sensitivity / g.sigma, c)])
+    return None
+
+
+def _composition_bound(parts: list[tuple[Mechanism, int]]) -> tuple[float, float, float] | None:
+    """``(mu, E, D)``: the composition is dominated by ``mu``-GDP composed with an ``(E, D)``-DP mechanism, or None.
+
+    Gaussian parts count exactly; a subsampled Gaussian (any scheme, the pair of its own analysis) and a mixture
+    of Gaussians count as the Gaussian of their largest shift (by joint convexity of the hockey-stick divergence
+    each of their pairs is dominated by that Gaussian's pair, in both directions); every other part counts by its
+    (eps, delta)-DP guarantee (:func:`_max_loss`), composed by basic composition.  None when some part has none
+    of these (a discrete Gaussian).
+    """
+    mus: list[tuple[float, int]] = []
+    rest: list[tuple[Mechanism, int]] = []
+    for m, c in parts:
+        base = m.mechanism if isinstance(m, Subsampled) else m
+        if isinstance(base, Gaussian):
+            mus.append((base.sensitivity / base.sigma, c))
+        elif isinstance(m, MixtureOfGaussians):
+            mus.append((max(m.sensitivities) / m.sigma, c))
+        else:
+            rest.append((m, c))
+    E, D = _pure_bound(rest)
+    if not math.isfinite(E):
+        return None
+    return (_gauss_mu(mus) if mus else 0.0), E, D
+
+
+def _composition_epsilon(parts: list[tuple[Mechanism, int]], d: float) -> float | None:
+    """Epsilon at ``d`` from :func:`_composition_bound` (basic composition: E + eps_GDP(mu, d - D)), or None."""
+    b = _composition_bound(parts)
+    if b is None or b[2] > d or (b[2] == d and b[0] > 0):
+        return None
+    mu, E, D = b
+    if mu <= 0:
+        return E
+    try:
+        return E + float(_pld.gdp_epsilon(mu, d - D))
+    except ConvergenceError:  # mu beyond ~1e150: epsilon ~ mu^2 / 2 beyond the float range
+        return math.inf
+
+
+def _composition_delta(parts: list[tuple[Mechanism, int]], e: float) -> float | None:
+    """Delta at ``e`` from :func:`_composition_bound` (D + delta_GDP(mu, e - E)), or None."""
+    b = _composition_bound(parts)
+    if b is None or e < b[1]:
+        return None
+    mu, E, D = b
+    return min(1.0, D + (float(_pld.gdp_delta(e - E, mu)) if mu > 0 else 0.0))
 
 
 _PAIR_BASES = (Gaussian, Laplace, RandomizedResponse, ApproxDPBlackBox, DiscreteGaussian, DiscreteLaplace, ExponentialMechanism)
@@ -261,15 +330,54 @@ class TightAccountant(_Accountant):
         lower = max(evaluate(c, False) for c in self._composed(parts, h, False, tail_tol))
         return best, min(lower, best), {"discretization": h, "error_estimate": est, "parts": len(parts), "steps": total}
 
-    def _fallback(self, mechanism: Mechanism, exc: ConvergenceError, *, delta: float | None = None,
+    def _fallback(self, mechanism: Mechanism, exc: BaseException, *, delta: float | None = None,
                   epsilon: float | None = None) -> MechanismResult:
-        """The composed loss does not fit an FFT grid (e.g. 1e9 Laplace steps): the RDP upper bound, labelled."""
-        if rdp.supports(mechanism):
-            raise exc
-        r = rdp.epsilon(mechanism, delta) if delta is not None else rdp.delta(mechanism, float(epsilon or 0.0))
-        note = f"tight accountant could not run ({exc}); the RDP accountant's upper bound is reported"
-        return MechanismResult(r.epsilon, r.delta, "tight (fallback: rdp)", True, 0.0, r.upper, (*r.notes, note),
-                               {**r.details, "fallback": "rdp"})
+        """The PLD cannot answer (a loss range beyond the grid budget, e.g. 1e9 Laplace steps or a huge Gaussian
+        shift; an overflow): the smaller of the rigorous upper bounds that apply -- the RDP accountant's and the
+        composition bound (:func:`_composition_bound`: Gaussian parts exactly, DP parts by basic composition) --
+        labelled; a one-line :class:`ConvergenceError` when neither applies."""
+        parts = _parts(mechanism)
+        cands: list[tuple[float, str, tuple[str, ...], dict[str, Any]]] = []
+        why = f"tight accountant could not run ({type(exc).__name__}: {exc})"
+        if not rdp.supports(mechanism):
+            try:
+                r = rdp.epsilon(mechanism, delta) if delta is not None else rdp.delta(mechanism, float(epsilon or 0.0))
+                v = r.epsilon if delta is not None else r.delta
+                if v == v:
+                    cands.append((v, "rdp", r.notes, {**r.details, "fallback": "rdp"}))
+            except (SymdpError, ArithmeticError, ValueError, MemoryError):
+                pass
+        cb = _composition_epsilon(parts, delta) if delta is not None else _composition_delta(parts, float(epsilon or 0.0))
+        if cb is not None and cb == cb:
+            cands.append((cb, "composition", _notes(mechanism), {"fallback": "composition"}))
+        if not cands:
+            raise ConvergenceError(f"{why}; no rigorous fallback covers {mechanism!r} (RDP: "
+                                   f"{'; '.join(r for _, r in rdp.supports(mechanism)) or 'no answer'}; the composition "
+                                   "bound needs Gaussian or (eps, delta)-DP parts)")
+        v, which, notes, det = min(cands, key=lambda t: t[0])
+        label = {"rdp": "the RDP accountant's upper bound", "composition": "the composition bound (Gaussian parts "
+                 "composed exactly as GDP, the others by basic composition of their (eps, delta) guarantees)"}[which]
+        note = f"{why}; {label} is reported"
+        eps_v, delta_v = (v, float(delta)) if delta is not None else (float(epsilon or 0.0), v)
+        return MechanismResult(eps_v, delta_v, f"tight (fallback: {which})", True, 0.0, v, (*notes, note), det)
+
+    def _exact_gaussian(self, mechanism: Mechanism, parts: list[tuple[Mechanism, int]], *, delta: float | None = None,
+                        epsilon: float | None = None) -> MechanismResult | None:
+        """Gaussian mechanisms only: exactly mu-GDP (mu^2 = sum of the parts' mu^2), answered by the GDP profile in
+        log space (no grid: time and memory independent of mu)."""
+        mu = _gaussian_only(parts)
+        if mu is None:
+            return None
+        det = {"method": "exact: Gaussian mechanisms compose to mu-GDP", "mu": mu}
+        if delta is not None:
+            try:
+                v = float(_pld.gdp_epsilon(mu, delta))
+            except ConvergenceError:  # mu beyond ~1e150: epsilon ~ mu^2/2 is beyond the float range
+                v = math.inf
+            return MechanismResult(v, delta, self.name, True, v, v, _notes(mechanism), det)
+        e = float(epsilon or 0.0)
+        v = float(_pld.gdp_delta(e, mu))
+        return MechanismResult(e, v, self.name, True, v, v, _notes(mechanism), det)
 
     def epsilon(self, mechanism: Mechanism, delta: float, *, discretization: float | None = None) -> MechanismResult:
         """Upper bound on epsilon at ``delta`` for the (composed) mechanism; ``lower`` is the optimistic estimate."""
@@ -283,9 +391,16 @@ class TightAccountant(_Accountant):
             extra = 0.0 if pess else -(c.upper_tail + c.roundoff)
             return float(c.epsilon(d, extra=extra)[0])
 
+        exact = self._exact_gaussian(mechanism, _require(mechanism, _tight_reason, self.name), delta=d)
+        if exact is not None:
+            return exact
         try:
             eps, lo, det = self._run(mechanism, ev, discretization, tail_tol)
         except ConvergenceError as exc:
+            return self._fallback(mechanism, exc, delta=d)
+        except SymdpError:
+            raise
+        except (ArithmeticError, MemoryError, ValueError) as exc:  # an overflow in a pair: the rigorous fallbacks
             return self._fallback(mechanism, exc, delta=d)
         notes = _notes(mechanism)
         pure_eps, pure_delta = _pure_bound(_parts(mechanism))
@@ -311,10 +426,22 @@ class TightAccountant(_Accountant):
             extra = 0.0 if pess else -(c.upper_tail + c.roundoff)
             return float(np.asarray(c.delta(e, extra=extra)).reshape(-1)[0])
 
+        parts = _require(mechanism, _tight_reason, self.name)
+        exact = self._exact_gaussian(mechanism, parts, epsilon=e)
+        if exact is not None:
+            return exact
         try:
             dl, lo, det = self._run(mechanism, ev, discretization, 1e-18)
         except ConvergenceError as exc:
             return self._fallback(mechanism, exc, epsilon=e)
+        except SymdpError:
+            raise
+        except (ArithmeticError, MemoryError, ValueError) as exc:
+            return self._fallback(mechanism, exc, epsilon=e)
+        pure_eps, pure_delta = _pure_bound(parts)
+        if pure_eps <= e and pure_delta < dl:  # basic composition of the parts' (eps, delta) guarantees: exact here
+            det["pure_dp_bound"] = pure_delta
+            dl, lo = pure_delta, min(lo, pure_delta)
         return MechanismResult(e, dl, self.name, True, max(lo, 0.0), dl, _notes(mechanism), det)
 
 
@@ -328,21 +455,43 @@ def _max_loss(m: Mechanism) -> tuple[float, float]:
     else:
         return math.inf, 0.0
     if isinstance(m, Subsampled):  # amplification of an (eps, delta) pair: log(1 + q (e^eps - 1)), q delta
-        return math.log1p(m.rate * math.expm1(e)), m.rate * d
+        if e < 700:
+            ea = math.log1p(m.rate * math.expm1(e))
+        else:  # no overflow
+            ea = float(np.logaddexp(math.log(m.rate) + e, math.log1p(-m.rate)))
+        return ea * (1 + 8 * _U) + 5e-324, _up(Fraction(m.rate) * Fraction(d))  # rounded up
     return e, d
 
 
+def _up(x: Fraction) -> float:
+    """The smallest float >= x."""
+    f = float(x)
+    return f if Fraction(f) >= x else math.nextafter(f, math.inf)
+
+
 def _pure_bound(parts: list[tuple[Mechanism, int]]) -> tuple[float, float]:
-    """Basic composition (sum of eps, 1 - prod(1 - delta)) of the parts' (eps, delta) guarantees, rounded up."""
-    eps = 0.0
-    log_keep = 0.0
+    """Basic composition (sum of eps, 1 - prod(1 - delta)) of the parts' (eps, delta) guarantees, each rounded up to
+    the next float from its exact value (rational arithmetic on the floats given, while the counts are small), so
+    that ``(1, 0.1)`` and ``(2, 0.2)`` compose to exactly ``(3, 0.28)``."""
+    eps_parts: list[tuple[float, int]] = []
+    del_parts: list[tuple[float, int]] = []
     for m, c in parts:
         e, d = _max_loss(m)
         if not math.isfinite(e):
             return math.inf, 1.0
-        eps += c * e
-        log_keep += c * math.log1p(-d) if d < 1 else -math.inf
-    return eps * (1 + 4 * _U) + 4 * _U, -math.expm1(log_keep) * (1 + 4 * _U)
+        eps_parts.append((e, c))
+        if d > 0:
+            del_parts.append((d, c))
+    eps = _up(sum((Fraction(e) * c for e, c in eps_parts), Fraction(0)))
+    if not del_parts:
+        return eps, 0.0
+    if sum(c for _, c in del_parts) <= 64:
+        keep = Fraction(1)
+        for d, c in del_parts:
+            keep *= (1 - Fraction(d)) ** c
+        return eps, _up(1 - keep)
+    log_keep = sum(c * math.log1p(-d) if d < 1 else -math.inf for d, c in del_parts)
+    return eps, min(-math.expm1(log_keep) * (1 + 8 * _U * len(del_parts)) + 5e-324, 1.0)
 
 
 def _inf_probability(parts: list[tuple[Mechanism, int]]) -> float:

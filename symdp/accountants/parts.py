@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _special as sps
-from ..errors import UnsupportedError
+from ..errors import ConvergenceError, UnsupportedError
 from ..mechanisms import (
     ZCDP,
     ApproxDPBlackBox,
@@ -91,16 +91,18 @@ def _atoms_pair(loss: np.ndarray, pmass: np.ndarray, inf_mass: float = 0.0, qmas
 
 def _approx_dp_pair(eps: float, delta: float) -> _Pair:
     """Kairouz-Oh-Viswanath dominating pair of (eps, delta)-DP: P = (delta, (1-delta) e^eps/(1+e^eps), (1-delta)/(1+e^eps), 0)."""
-    a = (1 - delta) / (1 + math.exp(-eps))  # loss +eps
-    b = (1 - delta) / (1 + math.exp(eps))  # loss -eps
+    em = math.exp(-eps)  # no overflow for any eps (e^-eps underflows to 0 past 745: b is then 0)
+    a = (1 - delta) / (1 + em)  # loss +eps
+    b = (1 - delta) * em / (1 + em)  # loss -eps
     if eps == 0:
         return _atoms_pair(np.array([0.0]), np.array([1 - delta]), delta, np.array([1 - delta]))
     return _atoms_pair(np.array([eps, -eps]), np.array([a, b]), delta, np.array([b, a]))
 
 
 def _rr_pair(eps: float, k: int) -> _Pair:
-    r = 1.0 / (math.exp(eps) + k - 1)
-    p = math.exp(eps) * r
+    em = math.exp(-eps)  # e^eps / (e^eps + k - 1) without overflow for any eps
+    p = 1.0 / (1.0 + (k - 1) * em)
+    r = em * p
     if k == 2:
         return _atoms_pair(np.array([eps, -eps]), np.array([p, r]), 0.0, np.array([r, p]))
     return _atoms_pair(np.array([eps, -eps, 0.0]), np.array([p, r, (k - 2) * r]), 0.0, np.array([r, p, (k - 2) * r]))
@@ -266,6 +268,9 @@ def _pairs(m: Mechanism, tail: float = _TAIL) -> tuple[_Pair, _Pair]:
 
 def _discretize(pair: _Pair, h: float, pessimistic: bool) -> _pld.DiscretePLD:
     """Connect-the-dots discretisation of a pair on ``ell = j h`` (see the module docstring)."""
+    if not (math.isfinite(pair.lo) and math.isfinite(pair.hi)) or (pair.hi - pair.lo) / h + 4 > _pld.MAX_POINTS:
+        raise ConvergenceError(f"tight accountant: a part's loss range [{pair.lo:.3g}, {pair.hi:.3g}] needs more "
+                               f"than {_pld.MAX_POINTS} grid points at h={h:.3g} (checked before allocating)")
     j0 = math.floor(pair.lo / h)
     j1 = max(math.ceil(pair.hi / h), j0 + 1)
     ell = np.arange(j0, j1 + 1, dtype=float) * h
@@ -287,6 +292,8 @@ def _discretize(pair: _Pair, h: float, pessimistic: bool) -> _pld.DiscretePLD:
     else:
         pmf[-1] += float(SP[-1])
         roundoff = 0.0
+    if not (np.all(np.isfinite(pmf)) and math.isfinite(inf_mass)):  # NaN would poison every bound: fall back instead
+        raise ConvergenceError("tight accountant: a part's discretisation is not finite in floating point")
     return _pld.DiscretePLD(h=h, j0=j0, pmf=pmf, inf_mass=min(inf_mass, 1.0), roundoff=roundoff)
 
 
@@ -298,7 +305,7 @@ def _pure_dp_rdp(eps: float, orders: np.ndarray) -> np.ndarray:
 
 def _rr_rdp(eps: float, k: int, orders: np.ndarray) -> np.ndarray:
     a = orders
-    lr = -math.log(math.exp(eps) + k - 1)
+    lr = -(eps + math.log1p((k - 1) * math.exp(-eps)))  # -log(e^eps + k - 1), no overflow
     lp = eps + lr
     terms = [a * lp + (1 - a) * lr, a * lr + (1 - a) * lp]
     if k > 2:

@@ -98,13 +98,14 @@ from .pld_grid import _xstar as _xstar
 from .pld_grid import discretize_step as discretize_step
 from .pld_grid import discretize_step_pair as discretize_step_pair
 from .pld_grid import discretize_step_pairs as discretize_step_pairs
+from .pld_grid import step_loss_range as step_loss_range
 
 
 def default_interval(total_steps: int, delta: float = 1e-5) -> float:
     """Grid spacing for a run of ``total_steps`` steps: the connect-the-dots error per step is O(h^2)."""
-    return float(min(2e-2, max(2e-4, 0.05 / math.sqrt(total_steps))))
+    return float(min(2e-2, max(2e-4, 0.05 / math.sqrt(max(total_steps, 1)))))
 
 
 __all__ = ["ComposedPLD", "DiscretePLD", "MAX_POINTS", "compose", "default_interval", "discretize_step", "discretize_step_pair",
            "discretize_step_pairs", "gdp_delta", "gdp_epsilon", "gdp_log_delta", "inclusion_count_delta",
-           "inclusion_count_epsilon"]
+           "inclusion_count_epsilon", "step_loss_range"]

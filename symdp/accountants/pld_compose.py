@@ -179,6 +179,13 @@ def _window(steps: Sequence[tuple[DiscretePLD, int]], tail_tol: float) -> tuple[
     """Certified window [lo, up] (loss units) with P[S > up], P[S < lo] <= tail_tol (Chernoff, min over a lambda grid)."""
     mom = [(_moments(p), T) for p, T in steps]
     V = sum(T * m[1] for m, T in mom)
+    if V != V or V == math.inf:
+        raise ConvergenceError("tight accountant: the discretised privacy loss has no finite variance (NaN or "
+                               "overflow in the discretisation)")
+    if V <= 0 or any(not np.any(p.pmf > 0) for p, _ in steps):
+        # a point mass per step, or a step with no finite mass at all: the exact support, no tails
+        h = steps[0][0].h
+        return (sum(T * p.j0 for p, T in steps) * h, sum(T * (p.j0 + len(p.pmf) - 1) for p, T in steps) * h, 0.0, 0.0)
     lam_both = _LAM_BOTH / math.sqrt(V)  # (lam, -lam): both signs at once
     k = len(_LAM_GRID)
     lam = lam_both[:k]

@@ -139,6 +139,17 @@ def discretize_step_pairs(sigma: float, q: float, h: float, *, tail: float = 1e-
 MAX_POINTS = 1 << 22
 
 
+def step_loss_range(sigma: float, q: float, tail: float) -> float:
+    """Width (nats) of one step's discretised loss range (the remove direction's, the wider one) at ``tail``:
+    the grid has about ``width / h`` points.  ``inf`` where it is not finite in floating point.  Cheap (two
+    kernel calls): callers check a grid's size with it before building anything."""
+    with np.errstate(all="ignore"):
+        x_hi = max(sps.upper_quantile(tail / 2) * sigma, 1 + sps.upper_quantile(min(0.5, tail / (2 * q))) * sigma)
+        lo_val = math.log1p(-q) if q < 1 else _loss(-sps.upper_quantile(tail) * sigma, sigma, q)
+        w = _loss(x_hi, sigma, q) - lo_val
+    return float(w) if math.isfinite(w) else math.inf
+
+
 def _grid_range(lo_val: float, hi_val: float, h: float, with_coarse: bool) -> tuple[int, int]:
     """``(j0, j1)`` of the grid ``j h`` covering ``[lo_val, hi_val]``; ConvergenceError when the range is not finite
     or needs more than :data:`MAX_POINTS` points (checked before any array is allocated)."""
@@ -245,6 +256,9 @@ def _build_dir(direction: str, t0: np.ndarray, u0: np.ndarray, t1: np.ndarray, u
         else:
             pmf[-1] += P_top
             inf_mass = 0.0
+        if not (np.all(np.isfinite(pmf)) and math.isfinite(inf_mass)):  # never pass NaN on: it would poison every bound
+            raise ConvergenceError(f"tight accountant: the discretisation of a step (q={q!r}, h={hh!r}) is not "
+                                   "finite in floating point; a rigorous fallback answers")
         return DiscretePLD(h=hh, j0=jj0, pmf=pmf, inf_mass=float(inf_mass), roundoff=ro)
 
     fine = build(P, Q, ell, h, j0, roundoff)

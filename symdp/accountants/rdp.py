@@ -47,6 +47,8 @@ from typing import Any
 import numpy as np
 
 from .. import _special as sps
+from ..errors import InvalidParameterError
+from ..validation import check_real
 from ._kernels import _kernel
 
 _DPA_ORDERS = [1 + x / 10.0 for x in range(1, 100)] + list(range(11, 64)) + [128, 256, 512, 1024]
@@ -218,6 +220,18 @@ def _frac_series_rows(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) -> n
     return out
 
 
+#: the largest Renyi order evaluated (an integer order sums order + 1 terms); LARGE_ORDERS end at 2^20
+MAX_ORDER = float(1 << 24)
+
+
+def _check_orders(orders: Any) -> np.ndarray:
+    """``orders`` as a 1-d float array in (1, MAX_ORDER]; InvalidParameterError (one line) otherwise."""
+    o = np.asarray(check_real("orders", orders, 1.0, MAX_ORDER, lo_open=True), dtype=float)
+    if o.size == 0:
+        raise InvalidParameterError(f"orders must be a non-empty list of Renyi orders in (1, {MAX_ORDER:g}]")
+    return np.atleast_1d(o)
+
+
 def sgm_rdp(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None) -> np.ndarray:
     r"""RDP :math:`\epsilon_\alpha` of ONE Poisson-subsampled Gaussian step (add/remove adjacency), an upper bound.
 
@@ -227,7 +241,7 @@ def sgm_rdp(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None) -> n
     orders: the smaller of the MTZ series bound and the convexity bound.  Arrays
     broadcast; the result has one more trailing axis (orders).
     """
-    orders = DEFAULT_ORDERS if orders is None else np.atleast_1d(np.asarray(orders, dtype=float))
+    orders = DEFAULT_ORDERS if orders is None else _check_orders(orders)
     sigma, q = np.broadcast_arrays(np.asarray(noise_multiplier, dtype=float), np.asarray(sample_rate, dtype=float))
     int_orders = _int_orders_needed(orders)
     r = _sgm_rdp_int(sigma, q, int_orders)
@@ -263,7 +277,7 @@ def wor_rdp(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None) -> n
     >= 2 (log-binomials: any order); fractional orders by the convexity interpolation.
     The Gaussian's own RDP ``alpha / (2 sigma^2)`` (no amplification) also holds; the smaller is kept.
     """
-    orders = DEFAULT_ORDERS if orders is None else np.atleast_1d(np.asarray(orders, dtype=float))
+    orders = DEFAULT_ORDERS if orders is None else _check_orders(orders)
     sigma, g = np.broadcast_arrays(np.asarray(noise_multiplier, dtype=float), np.asarray(sample_rate, dtype=float))
     int_orders = _int_orders_needed(orders)
     t2 = _kernel("accounting.wor_rdp_term2", "numpy")

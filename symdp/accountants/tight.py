@@ -26,11 +26,18 @@ from .result import Segment
 _TARGET_REL = 3e-3  # refine the grid until the estimated discretisation error is below this (relative)
 
 
+#: most grid points of one step's loss range: the composed window is several times wider and is built for two
+#: directions on two grids, so this keeps every FFT of the attempt well inside pld.MAX_POINTS (and the answer in
+#: about a second); beyond it (sigma below ~5e-3 for short runs) the fallbacks answer, where the inclusion-count
+#: bound is within a fraction of a percent of the PLD
+_STEP_POINTS = _pld.MAX_POINTS // 8
+
+
 def _initial_h(segs: list[Segment], eps_guess: float) -> float:
     active = [(s, qq, T) for s, qq, T in segs if T > 0]
     T = sum(t for _, _, t in active)
     with np.errstate(over="ignore"):
-        s1 = min(qq * math.sqrt(math.expm1(min(1 / s**2, 700.0))) for s, qq, _ in active)
+        s1 = min(qq * math.sqrt(math.expm1(700.0 if s * s * 700.0 <= 1.0 else 1.0 / (s * s))) for s, qq, _ in active)
     h = math.sqrt(_TARGET_REL * max(eps_guess, 0.05) * max(s1, 1e-12) / (0.005 * T))
     # empirical correction of the O(T h^2) model for short runs (checked by the Richardson estimate)
     h *= 0.35 if T < 1000 else (0.6 if T < 8000 else 0.9)
@@ -93,7 +100,10 @@ _GUESS_START = np.concatenate([[0], np.cumsum(_GUESS_INT_ORDERS.astype(np.int64)
 def _gauss_exact(segs: list[Segment]) -> float | None:
     """mu of T full-batch Gaussian steps (exact), or None when some segment subsamples."""
     if all(qq == 1.0 for _, qq, T in segs if T > 0):
-        return math.sqrt(sum(T / s**2 for s, _, T in segs))
+        # scaled by the smallest sigma: 1/sigma^2 overflows (and sigma^2 underflows) for sigma < 1e-154
+        s0 = min(s for s, _, T in segs if T > 0)
+        with np.errstate(over="ignore"):
+            return float(np.float64(math.sqrt(sum(T * (s0 / s) ** 2 for s, _, T in segs if T > 0))) / np.float64(s0))
     return None
 
 
@@ -130,6 +140,13 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
     else:
         h_cur = float(h)
         adaptive = False
+    # the budget, checked before any grid is built: one step's loss range over h (a tiny sigma makes it
+    # ~1/sigma^2 nats wide); past it the PLD does not run (its coarser-grid retries would each build grids
+    # of that size) and _tight_checked answers with the rigorous fallbacks
+    width = max(_pld.step_loss_range(s, qq, step_tail) for s, qq, T in segs if T > 0)
+    if not width / h_cur <= _STEP_POINTS:
+        raise ConvergenceError(f"one step's privacy loss spans {width:.3g} nats: {width / h_cur:.3g} grid points at "
+                               f"h={h_cur:.3g}, more than {_STEP_POINTS}")
 
     def values(c: _pld.ComposedPLD) -> np.ndarray:
         if deltas is not None:
@@ -208,13 +225,15 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
 
 def _tight_checked(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndarray | None,
                    h: float | None, guess: float | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any], str | None]:
-    """:func:`_tight_one`, with the RDP bound where the PLD cannot answer (never a silent inf/NaN/traceback).
+    """:func:`_tight_one`, with rigorous fallbacks where the PLD cannot answer (never a silent inf/NaN/traceback).
 
     Where the PLD's round-off/tail floor is above the asked delta (its epsilon is then infinite),
     where its loss range does not fit an FFT grid (ConvergenceError) or overflows, the RDP
     accountant's bound (rigorous as well) is returned for those values and the reason is returned
-    as the fourth element (``AccountingResult.fallback``).  For delta queries the RDP delta also
-    replaces a PLD delta that it undercuts (both are upper bounds; the smaller is kept).
+    as the fourth element (``AccountingResult.fallback``); so is the inclusion-count bound of
+    :func:`.pld.inclusion_count_epsilon` (near-exact for a tiny sigma, where RDP overflows), the smaller of
+    the two is kept.  For delta queries the RDP delta also replaces a PLD delta that it undercuts (both are
+    upper bounds; the smaller is kept).  ``inf`` is returned only where the true epsilon exceeds the float range.
     """
     reason = None
     try:
@@ -228,18 +247,26 @@ def _tight_checked(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.
     if deltas is not None:
         if not bad.any():
             return vals, est, det, None
+        if reason is None and "mu" in det:
+            reason = f"the exact Gaussian profile (mu = {det['mu']:.3g}) gives an epsilon beyond the float range"
         if reason is None:
             floor = det.get("roundoff_added", 0.0) + det.get("tail_mass_added", 0.0)
             reason = (f"the tight PLD accountant's round-off/tail floor ({floor:.3g}) is not below the asked delta "
                       f"({float(np.min(deltas[bad])):.3g})")
         db = deltas[bad]
         r_eps, _ = rdp_epsilons([segs] * len(db), db, "poisson", None)  # the RDP accountant's answer
+        c_eps = np.array([_pld.inclusion_count_epsilon(float(d), segs) for d in db])
+        fb = np.fmin(np.asarray(r_eps, dtype=float).ravel(), c_eps)  # both upper bounds: the smaller (NaN: not one)
+        fb = np.where(np.isnan(fb), np.inf, fb)
         vals = vals.copy()
-        vals[bad] = r_eps
+        vals[bad] = fb
     else:
         assert epsilons is not None
         dr, _ = rdp_deltas([segs] * len(epsilons), epsilons, "poisson", None)  # the RDP accountant's answer
         dr = np.asarray(dr, dtype=float).ravel()
+        dc = np.array([_pld.inclusion_count_delta(float(e), segs) for e in epsilons]) if bad.any() else dr
+        dr = np.fmin(dr, dc)
+        dr = np.where(np.isnan(dr), 1.0, dr)  # no bound at all: the trivial delta <= 1
         use = bad | (dr < vals)
         if not use.any():
             return vals, est, det, None
@@ -248,7 +275,10 @@ def _tight_checked(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.
         vals = np.where(use, dr, vals)
     est = np.where(bad, np.nan, est)
     det = dict(det, fallback="rdp")
-    return vals, est, det, f"rdp: {reason}; the RDP accountant's upper bound is returned"
+    note = "" if np.all(np.isfinite(vals)) else "; epsilon inf: the true epsilon exceeds the float range (about 1.8e308)"
+    return vals, est, det, (f"rdp: {reason}; the smaller of two rigorous upper bounds is returned: the RDP accountant's "
+                            f"and the inclusion-count bound (each inclusion pattern of the Poisson sampling is an exact "
+                            f"Gaussian composition, pld.inclusion_count_delta){note}")
 
 
 # ---------------------------------------------------------------- batches over processes
