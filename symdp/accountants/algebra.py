@@ -153,8 +153,8 @@ def _gauss_mu(mus: list[tuple[float, int]]) -> float:
 
 def _gaussian_only(parts: list[tuple[Mechanism, int]]) -> float | None:
     """``mu`` when the composition is Gaussian mechanisms only (exactly mu-GDP), else None."""
-    if len(parts) == 1 and isinstance(parts[0][0], Gaussian):
-        g, c = parts[0]
+    g, c = parts[0] if len(parts) == 1 else (None, 0)
+    if isinstance(g, Gaussian):
         return _gauss_mu([(g.sensitivity / g.sigma, c)])
     return None
 
