@@ -33,7 +33,7 @@ from typing import Any
 import sympy as sp
 
 from . import properties as P
-from .errors import InvalidParameterError, InvalidTypeError
+from .errors import InvalidParameterError, InvalidTypeError, UnsupportedError
 from .library.implications import ADJACENCY_BRIDGES, BRIDGES_FOR, Implication, implication, register_implication
 from .theorem import Evidence, Kind, Property, Source, Theorem, Verdict
 
@@ -704,7 +704,10 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
                            "epsilon": eps_d, "delta": delta_d}
     if not 0 < delta_d < 1:
         return {**out, "verdict": "UNDECIDED", "reason": f"derived delta={delta_d!r} is not in (0, 1)"}
-    r = tight.epsilon(mech, delta_d)
+    try:
+        r = tight.epsilon(mech, delta_d)
+    except UnsupportedError as exc:
+        return {**out, "applies": False, "verdict": None, "reason": f"the tight accountant cannot referee it: {exc}"}
     out.update(tight_epsilon=float(r.epsilon), tight_lower=float(r.lower),
                lower_kind="optimistic discretisation (an estimate from below, not certified)")
     if eps_d < float(r.lower) * (1 - 1e-9):
