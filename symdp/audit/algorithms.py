@@ -542,7 +542,7 @@ def violation_region(where: Mapping[str, list[float]], points: Iterable[Hyper], 
         else:
             parts.append(f"{name} in {{{', '.join(f'{v:g}' for v in vs)}}}")
     if not parts:
-        return "violations at every value of every grid parameter"
+        return "violations occur at every grid value of each parameter (no parameter confines them)"
     return "violations only at " + ", ".join(parts)
 
 
