@@ -23,7 +23,7 @@ Statement conventions (``lhs``, ``relation``, ``rhs``):
   and ``notes``.
 
 ``formula_available`` is False for results whose formula is missing from our
-copy of the source (e.g. Lampert, Zakerinia's own theorems); ``unavailable_reason`` says why.
+copy of the source (e.g. Lampert and Zakerinia's own theorems); ``unavailable_reason`` says why.
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
 r"""Max-information, PAC-Bayes-kl and the Gaussian mechanism: Lampert and Zakerinia,
-"From privacy to generalization: linear max-information bounds for DP-SGD" (seed Lampert, Zakerinia, 2026)
+"From privacy to generalization: linear max-information bounds for DP-SGD" (Lampert and Zakerinia, 2026)
 and the cited results it builds on.
 
-Every formula of Lampert, Zakerinia's own results was lost in our copy: its Thm 1, Prop 1, Lemma 6, Thm 2 and
+Every formula of Lampert and Zakerinia's own results was lost in our copy: its Thm 1, Prop 1, Lemma 6, Thm 2 and
 Cor 3 are recorded with ``formula_available=False`` and what the text still states (hypotheses,
 "at most linear in n", fixed-size disjoint batches, clipping C, noise sigma, E epochs).  The cited
 results come from ``seeds/NOTES.md``:
 
 * ``dwork2015.*``: Dwork, Feldman, Hardt, Pitassi, Reingold, Roth (2015), "Generalization in
-  adaptive data analysis and holdout reuse" (Lampert, Zakerinia's "Dwork et al. 2015b"); there ``log`` is base 2,
+  adaptive data analysis and holdout reuse" (Lampert and Zakerinia's "Dwork et al. 2015b"); there ``log`` is base 2,
   so max-information is in **bits**;
 * ``pacbayes.*``: the PAC-Bayes-kl bound (Seeger 2002; Maurer 2004), the binary kl, its inversion
   (:class:`KLInverse`, numerically :func:`kl_inverse`), Pinsker's relaxation, and the
@@ -280,7 +280,7 @@ _PAC_DOMAIN = {KL_QP: (0, 10**4), n: (8, 10**6), delta: (sp.Rational(1, 10**6), 
 GAUSSIAN_PROFILE = (_Phi(-eps / (Delta / sigma) + (Delta / sigma) / 2)
                     - sp.exp(eps) * _Phi(-eps / (Delta / sigma) - (Delta / sigma) / 2))
 
-_NO_FORMULA = "every formula of Lampert, Zakerinia was lost in our copy (plain-text conversion); see notes for what the text states"
+_NO_FORMULA = "every formula of Lampert and Zakerinia (2026) was lost in our copy (plain-text conversion); see notes for what the text states"
 
 _DPSGD = Property("DP-SGD (fixed-size disjoint batches)", (C, sigma, E), "A")
 
@@ -358,7 +358,7 @@ THEOREMS = [
         conclusion=Property("max-information",
                             ((eps**2 * n / 2 + eps * sp.sqrt(n * sp.log(2 / beta) / 2)) / sp.log(2), beta)),
         notes="NOTES: 'Thm 20: eps-DP and i.i.d. data imply I_inf^beta(S; A(S)) <= log2(e) * (eps^2 n / 2 + "
-        "eps * sqrt(n ln(2/beta) / 2))'. Lampert, Zakerinia quotes it as its eq. (4) ('for any eps-differentially private "
+        "eps * sqrt(n ln(2/beta) / 2))'. Lampert and Zakerinia quote it as its eq. (4) ('for any eps-differentially private "
         "algorithm ... it holds that (4)') and compares its Prop 1 with it in Sec. 3.2: 'at most linear in "
         "the dataset size'.",
         tags=("max-information", "dp", "flagship"),
@@ -387,7 +387,7 @@ THEOREMS = [
         hypotheses=[L_S >= 0, L_S <= 1, c_kl >= 0],
         domain={L_S: (sp.Rational(1, 100), sp.Rational(1, 2)), c_kl: (sp.Rational(1, 1000), 2)},
         quantity="kl^{-1}(q, c) = sup{p in [0, 1] : kl(q || p) <= c}",
-        notes="Lampert, Zakerinia, App. A.3: 'kl is strictly monotonically increasing in p [for p >= q], so it is invertible in "
+        notes="Lampert and Zakerinia, App. A.3: 'kl is strictly monotonically increasing in p [for p >= q], so it is invertible in "
         "that range ... we can compute it efficiently with numeric techniques, e.g., using a binary search or "
         "Newton's method.' Evaluators: kl_inverse (float64, vectorised, safe upper side), kl_inverse_mp.",
         tags=("definition", "pac-bayes"),
@@ -406,7 +406,7 @@ THEOREMS = [
         conclusion=Property("PAC-Bayes-kl", (_PAC_RHS, delta)),
         notes="NOTES: 'with probability >= 1 - delta, for all posteriors Q, kl(L_S(Q) || L(Q)) <= (KL(Q||P) + "
         "ln(2 sqrt(n)/delta)) / n'. Hypothesis n >= 8 is Maurer's (2004, Thm 5) condition for the "
-        "2 sqrt(n) constant. Lampert, Zakerinia: 'we assume the loss function to only take values in [0, 1]'.",
+        "2 sqrt(n) constant. Lampert and Zakerinia: 'we assume the loss function to only take values in [0, 1]'.",
         tags=("pac-bayes", "generalization"),
     ),
     _entry(
@@ -421,7 +421,7 @@ THEOREMS = [
         quantity="true risk L(Q) of every posterior Q, with probability >= 1 - delta",
         refs=("pacbayes.seeger_maurer", "pacbayes.kl_inverse"),
         conclusion=Property("generalization", (KLInverse(L_S, _PAC_RHS) - L_S, delta)),
-        notes="Equivalent to pacbayes.seeger_maurer by the definition of kl^{-1} (Lampert, Zakerinia App. A.3: 'we can compute "
+        notes="Equivalent to pacbayes.seeger_maurer by the definition of kl^{-1} (Lampert and Zakerinia, App. A.3: 'we can compute "
         "an upper-bound on L as kl^{-1}(...)').",
         tags=("pac-bayes", "generalization"),
     ),
@@ -436,7 +436,7 @@ THEOREMS = [
         hypotheses=[L_S >= 0, L_S <= 1, L_D > 0, L_D < 1],
         domain={L_S: (0, 1), L_D: (sp.Rational(1, 100), sp.Rational(99, 100))},
         quantity="kl(q || p) for q, p in [0, 1]",
-        notes="Lampert, Zakerinia, App. A.3: 'one can use Pinsker's inequality, kl(q||p) >= 2 (q - p)^2 [formula lost; "
+        notes="Lampert and Zakerinia, App. A.3: 'one can use Pinsker's inequality, kl(q||p) >= 2 (q - p)^2 [formula lost; "
         "standard form], to derive bounds in the classic generalization-gap form', i.e. "
         "L(Q) <= L_S(Q) + sqrt(c/2).",
         tags=("pac-bayes",),
