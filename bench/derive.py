@@ -5,7 +5,7 @@
 Each chain is derived in a fresh process (no caches shared between chains).  Per chain it reports
 the derivation time, with ``--rate`` the rate of its first conclusion parameter in its headline
 variable (and whether that limit stays inside the chain's hypotheses), and at three DP-SGD-like
-settings the referee (:func:`symdp.calculus.referee`): the (eps, delta) the chain derives for the
+settings the referee (:func:`symdp.referee.referee`): the (eps, delta) the chain derives for the
 mechanism it describes against the tight accountant's epsilon at that delta ("slack": derived /
 tight), or why the referee does not apply (an approximate CLT step, a mechanism the accountants do
 not model).
@@ -44,7 +44,8 @@ SETTINGS = {
 CHILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from symdp.calculus import WORKED_CHAINS, chain, referee
+from symdp.calculus import WORKED_CHAINS, chain
+from symdp.referee import referee
 t1 = time.perf_counter()
 ids = WORKED_CHAINS[sys.argv[1]]
 d = chain(ids)

@@ -25,7 +25,6 @@ the ``T`` of the run).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,11 +32,12 @@ from typing import Any
 import sympy as sp
 
 from . import properties as P
-from .errors import InvalidParameterError, InvalidTypeError, UnsupportedError
+from .calculus_eval import EVAL_DIGITS, _numeric, decide, evaluate
+from .errors import InvalidParameterError, InvalidTypeError
 from .library.implications import ADJACENCY_BRIDGES, BRIDGES_FOR, Implication, implication, register_implication
 from .theorem import Evidence, Kind, Property, Source, Theorem, Verdict
 
-__all__ = ["VERDICT_ORDER", "WORKED_CHAINS", "Derivation", "Step", "chain", "decide", "evaluate", "invert", "referee", "load_theorems", "register",
+__all__ = ["VERDICT_ORDER", "WORKED_CHAINS", "Derivation", "Step", "chain", "decide", "evaluate", "invert", "load_theorems", "register",
            "weakest"]
 
 #: strongest first; the weakest of a chain's step verdicts is the chain's verdict
@@ -485,83 +485,6 @@ def _replace_params(p: P.Prop, ps: Mapping[str, sp.Expr]) -> P.Prop:
     return replace(p, **dict(ps))
 
 
-#: digits of the numbers bound into a chain (floats, not exact rationals: ``(1 - delta)**T`` at T = 1e4 with a
-#: rational delta is a 10^4-digit exact number, the cause of the SGLD chain's 8 minutes and 17 GB)
-BIND_DIGITS = 60
-#: digits a hypothesis and a conclusion value are evaluated with
-EVAL_DIGITS = 40
-
-
-def _numeric(v: sp.Expr) -> sp.Expr:
-    if v.is_Integer or not v.is_number:
-        return v
-    return sp.Float(v, BIND_DIGITS)
-
-
-def _opaque_functions(e: sp.Basic) -> dict[str, Any]:
-    """mpmath stand-ins for the library's opaque functions in ``e`` (GDPEpsilon, SGMRDP, ...): their own
-    ``evalf`` at :data:`EVAL_DIGITS` digits."""
-    import mpmath
-
-    out: dict[str, Any] = {}
-    for f in e.atoms(sp.Function):
-        cls = type(f)
-        if cls.__module__.startswith("sympy") or cls.__name__ in out:
-            continue
-
-        def call(*args: Any, cls: Any = cls) -> Any:
-            v = cls(*(sp.Float(mpmath.nstr(a, EVAL_DIGITS + 5), EVAL_DIGITS + 5) for a in args)).evalf(EVAL_DIGITS)
-            if not v.is_Number:
-                raise InvalidParameterError(f"{cls.__name__}{tuple(float(a) for a in args)} cannot be evaluated; "
-                                            "allowed: arguments inside its domain")
-            return mpmath.mpf(str(v))
-
-        out[cls.__name__] = call
-    return out
-
-
-def evaluate(e: sp.Expr, env: Mapping[sp.Symbol, sp.Expr]) -> Any:
-    """``e`` at ``env`` (every free symbol bound) in mpmath at :data:`EVAL_DIGITS` digits (lambdify: SymPy never
-    auto-evaluates a large tree of numbers); an mpc when the value is not real."""
-    import mpmath
-
-    syms = sorted((x for x in e.free_symbols if isinstance(x, sp.Symbol)), key=lambda x: x.name)
-    f = sp.lambdify(syms, e, modules=[_opaque_functions(e), "mpmath"])
-    with mpmath.workdps(EVAL_DIGITS):
-        args = [mpmath.mpf(str(sp.Float(env[x], EVAL_DIGITS + 5))) if not sp.sympify(env[x]).is_Integer
-                else mpmath.mpf(int(env[x])) for x in syms]
-        try:
-            return f(*args)
-        except (ZeroDivisionError, ValueError, OverflowError) as exc:
-            return mpmath.mpc(mpmath.nan, mpmath.nan) if str(exc) else mpmath.nan
-
-
-def decide(h: sp.Basic, env: Mapping[sp.Symbol, sp.Expr] | None = None) -> tuple[bool | None, str]:
-    """Whether hypothesis ``h`` holds at ``env`` (every free symbol bound), evaluated in mpmath at
-    :data:`EVAL_DIGITS` digits, and the values of its sides; None when a symbol is unbound, a side is not
-    real, or the sides tie within rounding on a strict comparison."""
-    import mpmath
-
-    if h is True or isinstance(h, sp.logic.boolalg.BooleanTrue):
-        return True, ""
-    if h is sp.false or h is False:
-        return False, ""
-    env = env or {}
-    if not isinstance(h, sp.core.relational.Relational) or not h.free_symbols <= set(env):
-        return None, ""
-    a, b = evaluate(h.lhs, env), evaluate(h.rhs, env)
-    with mpmath.workdps(EVAL_DIGITS):
-        shown = f"{sp.sstr(h.lhs)[:80]} = {mpmath.nstr(a, 8)}, {sp.sstr(h.rhs)[:80]} = {mpmath.nstr(b, 8)}"
-        if any(isinstance(x, mpmath.mpc) or not mpmath.isfinite(x) for x in (a, b)):
-            return None, shown + " (not a real number)"
-        diff = a - b
-        tol = mpmath.mpf(10) ** (8 - EVAL_DIGITS) * max(abs(a), abs(b), mpmath.mpf(10) ** -300)
-        if abs(diff) <= tol:  # a tie within rounding: holds for <=, >=, undecided for <, >
-            return (None if h.rel_op in ("<", ">") else True), shown
-        holds = {"<": diff < 0, "<=": diff < 0, ">": diff > 0, ">=": diff > 0, "==": False, "!=": True}[h.rel_op]
-        return bool(holds), shown
-
-
 def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
     import mpmath
 
@@ -619,104 +542,6 @@ def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
         concl = concl.xreplace(m)
     return Derivation(d.ids, tuple(p.xreplace(m) for p in d.premises), concl, tuple(hyps),
                       d.steps, d.approximate, tuple((k, sp.sstr(v)) for k, v in values.items()), d.notes)
-
-
-# ---------------------------------------------------------------------------------------- the referee
-#: how each step changes the mechanism the chain's privacy conclusion describes (for the exact accountant):
-#: "base:<name>" starts from the premise mechanism, "poisson" subsamples it at rate q, "compose" runs it T
-#: times, "same" converts the property of the same mechanism (RDP -> DP, GDP -> DP, ...)
-MECHANISM_STEPS: dict[str, str] = {
-    "classical.gaussian_mechanism_calibration": "base:gaussian", "bridge.mironov2017_gaussian_rdp": "base:gaussian",
-    "bridge.bun_steinke2016_gaussian_zcdp": "base:gaussian", "accounting.gaussian_rdp": "base:gaussian1",
-    "bridge.mtz2019_sgm_rdp": "base:sgm",
-    "bridge.bbg2018_poisson_eps": "poisson", "bridge.bbg2018_poisson_delta": "poisson",
-    "classical.dwork_roth_advanced_composition_eps": "compose", "classical.dwork_roth_advanced_composition_delta": "compose",
-    "classical.kairouz2017_eps1": "compose", "classical.kairouz2017_eps2": "compose", "classical.kairouz2017_eps3": "compose",
-    "classical.kairouz2017_delta": "compose", "he2021.cor1_delta_at_thm4_eps": "compose",
-    "bridge.dwork_roth_basic_composition_eps": "compose", "bridge.mironov2017_rdp_composition": "compose",
-    "bridge.bun_steinke2016_zcdp_composition": "compose",
-    "accounting.rdp_to_dp_cks": "same", "bridge.mironov2017_rdp_to_dp": "same", "bridge.bun_steinke2016_zcdp_to_dp": "same",
-    "bu2020.delta_of_eps_gdp": "same", "bridge.gdp_eps_of_delta": "same",
-}
-
-
-def _mechanism_of(ids: Sequence[str], values: Mapping[str, float], table: Mapping[str, str]) -> Any:
-    """The runtime mechanism (:mod:`symdp.mechanisms`, add/remove) whose privacy the chain ``ids`` concludes."""
-    from . import mechanisms as M
-
-    def need(name: str) -> float:
-        if name not in values:
-            raise InvalidParameterError(f"referee: bind {name}; allowed: every parameter of the mechanism")
-        return float(values[name])
-
-    m: Any = None
-    for i in ids:
-        how = table[i]
-        if how == "base:gaussian":
-            m = M.Gaussian(sensitivity=need("Delta"), sigma=need("sigma"))
-        elif how == "base:gaussian1":
-            m = M.Gaussian(sensitivity=1.0, sigma=need("sigma"))
-        elif how == "base:sgm":
-            m = M.Subsampled(M.Gaussian(1.0, need("sigma")), need("q"))
-        elif how == "poisson":
-            m = M.Subsampled(m, need("q"))
-        elif how == "compose":
-            m = M.SelfComposed(m, round(need("T")))
-    return m
-
-
-def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The exact mechanism as referee of a chain's privacy conclusion.
-
-    The longest prefix of ``ids`` whose steps describe a mechanism the accountants model
-    (:data:`MECHANISM_STEPS`: Gaussian, Poisson subsampling, composition, conversions) and which concludes
-    (eps, delta)-DP is derived at ``bind`` (every symbol bound) and compared with the tight accountant
-    (:mod:`symdp.accountants.algebra`) at the derived delta: a derived eps below the accountant's lower
-    estimate refutes the derivation at that point; otherwise ``slack`` = derived eps / tight eps ("this
-    closed form is 9.7x the tight epsilon here").  The lower estimate is the optimistic discretisation
-    of the privacy loss distribution (Doroshenko et al. 2022), not a certified bound (labelled).
-    ``steps`` declares what user theorems do to the mechanism (e.g. ``{"user.my_composition": "compose"}``):
-    a composition theorem is then refereed against the exact composition."""
-    from .accountants.algebra import tight
-
-    table = {**MECHANISM_STEPS, **(steps or {})}
-    prefix: list[str] = []
-    for i in ids:
-        if i not in table or (not prefix and not table[i].startswith("base:")):
-            break
-        prefix.append(i)
-    while prefix and not isinstance(P.canonical(implication(prefix[-1]).conclusion), P.ApproxDP):
-        prefix.pop()
-    if not prefix:
-        return {"applies": False, "reason": "no prefix of the chain is a privacy property of a mechanism the "
-                                            "accountants model (Gaussian, Poisson subsampling, composition)"}
-    d = chain(prefix)
-    names = {s.name for s in d.free_symbols} | {s.name for p in d.premises for s in p.free_symbols}
-    vals = {k: v for k, v in (bind or {}).items() if k in names}
-    d = chain(prefix, bind=vals)
-    got = d.values()
-    if set(got) != {"eps", "delta"}:
-        raise InvalidParameterError(f"referee: bind every symbol of {','.join(prefix)}; unbound: "
-                                    f"{', '.join(sorted(s.name for s in d.free_symbols))}")
-    eps_d, delta_d = float(got["eps"]), float(got["delta"])
-    mech = _mechanism_of(prefix, {k: float(v) for k, v in vals.items()}, table)
-    out: dict[str, Any] = {"applies": True, "prefix": list(prefix), "mechanism": mech.to_dict(), "at": dict(vals),
-                           "epsilon": eps_d, "delta": delta_d}
-    if not 0 < delta_d < 1:
-        return {**out, "verdict": "UNDECIDED", "reason": f"derived delta={delta_d!r} is not in (0, 1)"}
-    try:
-        r = tight.epsilon(mech, delta_d)
-    except UnsupportedError as exc:
-        return {**out, "applies": False, "verdict": None, "reason": f"the tight accountant cannot referee it: {exc}"}
-    out.update(tight_epsilon=float(r.epsilon), tight_lower=float(r.lower),
-               lower_kind="optimistic discretisation (an estimate from below, not certified)")
-    if eps_d < float(r.lower) * (1 - 1e-9):
-        out.update(verdict="REFUTED", slack=eps_d / float(r.epsilon),
-                   reason=f"derived eps={eps_d:.6g} is below the exact mechanism's {float(r.lower):.6g} at delta={delta_d:.3g}")
-    else:
-        out.update(verdict="CONSISTENT", slack=eps_d / float(r.epsilon) if r.epsilon > 0 else math.inf,
-                   reason=f"this closed form is {eps_d / float(r.epsilon):.3g}x the tight epsilon here")
-    return out
 
 
 # ---------------------------------------------------------------------------------------- user theorems

@@ -16,11 +16,12 @@ import sympy as sp
 from click.testing import CliRunner
 
 from symdp import properties as P
-from symdp.calculus import WORKED_CHAINS, chain, referee, register
+from symdp.calculus import WORKED_CHAINS, chain, register
 from symdp.cli import main
 from symdp.errors import InvalidParameterError
 from symdp.library import unregister
 from symdp.limits import LimitExceeded
+from symdp.referee import referee
 from symdp.theorem import Kind, Source, Theorem
 
 GAUSS = "classical.gaussian_mechanism_calibration"

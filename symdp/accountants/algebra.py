@@ -368,16 +368,22 @@ class TightAccountant(_Accountant):
         mu = _gaussian_only(parts)
         if mu is None:
             return None
-        det = {"method": "exact: Gaussian mechanisms compose to mu-GDP", "mu": mu}
+        det: dict[str, Any] = {"method": "exact: Gaussian mechanisms compose to mu-GDP", "mu": mu}
+        notes = _notes(mechanism)
         if delta is not None:
             try:
                 v = float(_pld.gdp_epsilon(mu, delta))
             except ConvergenceError:  # mu beyond ~1e150: epsilon ~ mu^2/2 is beyond the float range
                 v = math.inf
-            return MechanismResult(v, delta, self.name, True, v, v, _notes(mechanism), det)
+                notes = (*notes, f"mu = {mu:.3g}: the exact epsilon (about mu^2/2) exceeds the float range; "
+                                 "inf is reported as its upper bound")
+            # the profile is evaluated in log space with its rounding moved to the safe side (a few ulps): the
+            # lower end gives that back with a wide margin
+            lo = max(0.0, v * (1 - 1e-9) - 1e-15) if math.isfinite(v) else v
+            return MechanismResult(v, delta, self.name, True, lo, v, notes, det)
         e = float(epsilon or 0.0)
         v = float(_pld.gdp_delta(e, mu))
-        return MechanismResult(e, v, self.name, True, v, v, _notes(mechanism), det)
+        return MechanismResult(e, v, self.name, True, max(0.0, v * (1 - 1e-9)), v, notes, det)
 
     def epsilon(self, mechanism: Mechanism, delta: float, *, discretization: float | None = None) -> MechanismResult:
         """Upper bound on epsilon at ``delta`` for the (composed) mechanism; ``lower`` is the optimistic estimate."""

@@ -1,6 +1,6 @@
 r"""Bu, Dong, Long, Su: "Deep learning with Gaussian differential privacy" (2020).
 
-Seed file ``003_066a862b3a3a386a.txt``; ids ``bu2020.*``.  The paper builds on
+Ids ``bu2020.*`` (the seed file is recorded in ``symdp.library._sources``).  The paper builds on
 f-DP and Gaussian DP (Dong, Roth, Su 2019): trade-off functions, the
 (eps, delta)-DP trade-off :math:`f_{\epsilon,\delta}` (2.1), the Gaussian
 trade-off :math:`G_\mu`, the duality :math:`\delta(\epsilon) = 1 + f^*(-e^\epsilon)`

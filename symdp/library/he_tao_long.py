@@ -1,7 +1,7 @@
 r"""He, Wang, Tao, *Tighter generalization bounds for iterative differentially private
-learning algorithms*: the long (journal) version, seed ``001_e8ee374f2acb240b.txt``.
+learning algorithms*: the long (journal) version (its seed file is recorded in ``symdp.library._sources``).
 
-Only what the long text states differently from the UAI text (``000``), or adds
+Only what the long text states differently from the UAI text (He et al. (UAI)), or adds
 to it, lives here (ids ``he2021long.*``); statements common to both texts are
 ``he2021.*`` and the UAI-only forms ``he2021uai.*`` (module :mod:`.he_tao`).
 
