@@ -127,8 +127,10 @@ def describe(r: AuditResult, th: Theorem | None) -> tuple[str | None, str | None
     if r.kind in ("expansion", "identity", "equivalence"):
         return quantity, f"{quantity or 'value'}{where}: claimed {c}, actual {a}"
     if r.kind in ("algorithm", "experiment"):  # a run of an algorithm: the claim's number vs the mechanism's own
-        return quantity, (f"{quantity or 'the claimed guarantee'}{where}: claimed {c}, the real mechanism's value {a} "
-                          "(bracket and method in the verifier log)")
+        # FAILS: ``actual`` is the real mechanism's rigorous lower bound (above the claim); otherwise its upper bound
+        side = "at least" if r.verdict == "FAILS" else "at most"
+        return quantity, (f"{quantity or 'the claimed guarantee'}{where}: claimed {c}, the real mechanism's value is "
+                          f"{side} {a} (bracket and method in the verifier log)")
     # comparisons: the claim says 'actual' side <= 'claimed' side
     try:
         fc, fa = float(r.claimed), float(r.actual)
