@@ -35,6 +35,7 @@ from . import properties as P
 from .calculus_eval import EVAL_DIGITS, _numeric, decide, evaluate
 from .errors import InvalidParameterError, InvalidTypeError
 from .library.implications import ADJACENCY_BRIDGES, BRIDGES_FOR, Implication, implication, register_implication
+from .rendering import clip
 from .theorem import Evidence, Kind, Property, Source, Theorem, Verdict
 
 __all__ = ["VERDICT_ORDER", "WORKED_CHAINS", "Derivation", "Step", "chain", "decide", "evaluate", "invert", "load_theorems", "register",
@@ -160,7 +161,7 @@ class Derivation:
                 continue
             v = sp.Float(e, EVAL_DIGITS) if e.is_Number else sp.N(e, EVAL_DIGITS)
             if not (v.is_real and v.is_finite):
-                raise InvalidParameterError(f"{self.conclusion.kind} {n} = {sp.sstr(v)[:60]} at "
+                raise InvalidParameterError(f"{self.conclusion.kind} {n} = {clip(sp.sstr(v), 60)} at "
                                             f"{', '.join(f'{k}={x}' for k, x in self.bound)} is not a real number")
             out[n] = v
         return out
@@ -510,17 +511,17 @@ def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
         if not isinstance(h, sp.core.relational.Relational):
             hv = h.xreplace(m)
             if hv is sp.false:
-                raise InvalidParameterError(f"bind {at}: violates hypothesis {sp.sstr(h)[:200]} of {s}")
+                raise InvalidParameterError(f"bind {at}: violates hypothesis {clip(sp.sstr(h), 200)} of {s}")
             if hv is not sp.true:
                 hyps.append((hv, s))
             continue
         if h.free_symbols <= set(m):
             ok, shown = decide(h, m)
             if ok is False:
-                raise InvalidParameterError(f"bind {at}: violates hypothesis {sp.sstr(h)[:200]} of {s} ({shown})")
+                raise InvalidParameterError(f"bind {at}: violates hypothesis {clip(sp.sstr(h), 200)} of {s} ({shown})")
             if ok is None:
                 raise InvalidParameterError(
-                    f"bind {at}: hypothesis {sp.sstr(h)[:200]} of {s} cannot be decided at these values ({shown})")
+                    f"bind {at}: hypothesis {clip(sp.sstr(h), 200)} of {s} cannot be decided at these values ({shown})")
             continue
         # partly bound: substitute without letting SymPy decide a comparison of large numeric trees
         hyps.append((sp.Rel(h.lhs.xreplace(m), h.rhs.xreplace(m), h.rel_op, evaluate=False), s))
@@ -531,7 +532,7 @@ def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
         v = evaluate(e, m)
         with mpmath.workdps(EVAL_DIGITS):
             if isinstance(v, mpmath.mpc) or not mpmath.isfinite(v):
-                raise InvalidParameterError(f"bind {at}: the conclusion {sp.sstr(e)[:120]} is not a real number "
+                raise InvalidParameterError(f"bind {at}: the conclusion {clip(sp.sstr(e), 120)} is not a real number "
                                             f"there ({mpmath.nstr(v, 8)}); allowed: values inside every hypothesis")
             return sp.Float(mpmath.nstr(v, EVAL_DIGITS), EVAL_DIGITS)
 

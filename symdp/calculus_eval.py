@@ -12,6 +12,7 @@ from typing import Any
 import sympy as sp
 
 from .errors import InvalidParameterError
+from .rendering import clip
 
 #: digits of the numbers bound into a chain (floats, not exact rationals: ``(1 - delta)**T`` at T = 1e4 with a
 #: rational delta is a 10^4-digit exact number, the cause of the SGLD chain's 8 minutes and 17 GB)
@@ -79,7 +80,7 @@ def decide(h: sp.Basic, env: Mapping[sp.Symbol, sp.Expr] | None = None) -> tuple
         return None, ""
     a, b = evaluate(h.lhs, env), evaluate(h.rhs, env)
     with mpmath.workdps(EVAL_DIGITS):
-        shown = f"{sp.sstr(h.lhs)[:80]} = {mpmath.nstr(a, 8)}, {sp.sstr(h.rhs)[:80]} = {mpmath.nstr(b, 8)}"
+        shown = f"{clip(sp.sstr(h.lhs), 80)} = {mpmath.nstr(a, 8)}, {clip(sp.sstr(h.rhs), 80)} = {mpmath.nstr(b, 8)}"
         if any(isinstance(x, mpmath.mpc) or not mpmath.isfinite(x) for x in (a, b)):
             return None, shown + " (not a real number)"
         diff = a - b

@@ -1,6 +1,6 @@
 """Rendering of formulas: LaTeX -> MathML for HTML pages and notebooks (``latex2mathml``, offline).
 
-One home for it, low enough that :class:`~symdp.theorem.Theorem` (its notebook ``_repr_html_``),
+Also :func:`clip`, the one way a reader's text is shortened (at a word boundary).  One home for it, low enough that :class:`~symdp.theorem.Theorem` (its notebook ``_repr_html_``),
 the audit reports (:mod:`symdp.audit.render`) and the certificates (:mod:`symdp.certify.certificate`)
 all use the same conversion.  No SymPy; ``latex2mathml`` is imported only when a formula is rendered.
 """
@@ -22,4 +22,16 @@ def math_html(latex: str | None, fallback: str = "") -> str:
         return f"<code class='latex'>{html.escape(latex)}</code>"
 
 
-__all__ = ["math_html"]
+def clip(text: str, limit: int) -> str:
+    """``text`` of at most ``limit`` characters, cut at a word boundary with " ..." (never mid-word); unchanged
+    when it fits.  A single word longer than ``limit`` is cut with "..." (nothing else can be done)."""
+    if len(text) <= limit:
+        return text
+    head = text[: max(limit - 4, 1)]
+    cut = head.rfind(" ")
+    if cut > 0:
+        return head[:cut].rstrip(" ,;:") + " ..."
+    return head.rstrip() + "..."
+
+
+__all__ = ["clip", "math_html"]

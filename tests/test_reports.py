@@ -462,3 +462,16 @@ def test_printed_statements_are_shown_as_the_paper_states_them() -> None:
     th = get("bu2020.mnist_fig4_top", with_evidence=False)
     assert th.latex().startswith(r"\delta_{\mathrm{CLT}}(1.34;")
     assert "erfc" in th.latex(computed=True) and "erfc" not in th.latex()
+
+
+def test_reader_text_is_never_cut_mid_word():
+    from symdp.rendering import clip
+
+    text = "the claimed guarantee at sigma = 1.06, sample_rate = 256/60000: claimed 1.34, at least 1.361"
+    for n in range(20, len(text)):
+        out = clip(text, n)
+        assert len(out) <= n and out.endswith(" ...")
+        kept = out[:-4]
+        assert text.startswith(kept) and text[len(kept)] in " ,;:"  # the cut falls between words
+    assert clip(text, len(text)) == text
+    assert clip("x" * 50, 10) == "xxxxxx..."  # one word longer than the limit: nothing else can be done

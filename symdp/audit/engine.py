@@ -23,6 +23,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from ..rendering import clip
 from ..theorem import Kind, Theorem, Verdict
 from .claims import UserClaim, load_claims
 from .report import AuditResult
@@ -55,7 +56,7 @@ def _kind_label(th: Theorem) -> str:
 def _statement(th: Theorem) -> str:
     st = th.statement()
     if st is None:
-        return th.notes[:200] if th.notes else th.title
+        return clip(th.notes, 200) if th.notes else th.title
     s = sp.sstr(st)
     if th.kind is Kind.EXPANSION and th.expansion is not None:
         ex = th.expansion
@@ -119,7 +120,7 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
     with mpmath.workdps(30):
         plot_claim(
             plot_dir / fname,
-            title=f"{res.verdict}: {th.id}\n{th.title[:90]}",
+            title=f"{res.verdict}: {th.id}\n{clip(th.title, 90)}",
             ylabel=ylabel,
             region=res.region,
             fixed={k: v for k, v in point.items() if k != var},
@@ -318,7 +319,7 @@ def apply_audit_consistency(results: list[AuditResult], *, seed: int = 0) -> lis
             continue
         cx = {str(k): str(v) for k, v in dict(s_cx).items()}
         cx.update({str(k): str(v) for k, v in sc.fixed})
-        before = f"HOLDS ({g.strength or 'supported'}: {g.detail[:160]})"
+        before = f"HOLDS ({g.strength or 'supported'}: {clip(g.detail, 160)})"
         g.verdict, g.strength, g.rung = "FAILS", "", "consistency"
         g.counterexample = cx
         g.claimed, g.actual, g.margin, g.region = s_claimed, s_actual, None, None
@@ -447,7 +448,7 @@ def audit_user_claim(uc: UserClaim, *, limit: float, which: str = "per claim", d
         return _undecided(uc, f"time limit {which} ({limit:.3g} s) reached before a verdict")
     except (ArithmeticError, ValueError, TypeError, RecursionError, MemoryError) as exc:
         # one claim SymPy or mpmath cannot handle must not sink the audit of the others: say why instead
-        return _undecided(uc, f"could not be checked ({type(exc).__name__}: {str(exc)[:160]})")
+        return _undecided(uc, f"could not be checked ({type(exc).__name__}: {clip(str(exc), 160)})")
 
 
 def ledger_result(th: Theorem, e: dict[str, Any]) -> AuditResult:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .._io import atomic_write_text
+from ..rendering import clip
 from ..rendering import math_html as math_html
 from .citations import citation
 from .finding import (
@@ -65,7 +66,7 @@ def print_table(results: list[AuditResult], *, title: str = "symdp audit", conso
     table.add_column("how / counterexample", overflow="fold", ratio=1)
     for r in results:
         color = _COLORS[r.verdict]
-        table.add_row(escape(r.id), escape(r.kind), f"[{color}]{r.verdict}[/{color}]", escape(_how(r)[:400]))
+        table.add_row(escape(r.id), escape(r.kind), f"[{color}]{r.verdict}[/{color}]", escape(clip(_how(r), 400)))
     console.print(table)
     c = counts(results)
     console.print("  ".join(f"[{_COLORS[k]}]{k}: {v}[/{_COLORS[k]}]" for k, v in c.items()))

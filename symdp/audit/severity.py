@@ -48,6 +48,7 @@ from decimal import Decimal, InvalidOperation
 
 import sympy as sp
 
+from ..rendering import clip
 from ..theorem import Theorem
 from .finding import AuditResult
 from .root_causes import _GEN as _GEN
@@ -171,7 +172,7 @@ def vacuous_recheck(th: Theorem, range_hi: float, *, seed: int = 0) -> tuple[boo
 
     vr = verify_theorem(_restricted(th, range_hi), seed=seed)
     ok = vr.evidence.verdict not in (Verdict.REFUTED, Verdict.PARTIAL)
-    return ok, f"restricted to informative bounds (< {range_hi:g} - {VACUOUS_MARGIN:g}): {vr.evidence.verdict.value} ({vr.evidence.detail[:160]})"
+    return ok, f"restricted to informative bounds (< {range_hi:g} - {VACUOUS_MARGIN:g}): {vr.evidence.verdict.value} ({clip(vr.evidence.detail, 160)})"
 
 
 def classify(th: Theorem | None, res: AuditResult, *, recheck: bool = True, seed: int = 0) -> Classification:
