@@ -100,7 +100,7 @@ def list_cmd(source: str | None, kind: str | None, as_json: bool) -> None:
     table.add_column("status", no_wrap=True)
     table.add_column("title", overflow="fold", ratio=1)
     for t in ths:
-        table.add_row(*(escape(x) for x in (t.id, t.kind.value, t.source.paper, t.source.locator, t.status, t.title)))
+        table.add_row(*(escape(x) for x in (t.id, t.kind.value, t.source.paper, t.source.where(), t.status, t.title)))
     console.print(table)
 
 

@@ -67,7 +67,9 @@ class Source:
     ``"lampert2026"``, ``"bu2020"``, ``"wang2016"``, ``"classical"``);
     ``file`` the seed file name; ``version`` the text variant; ``locator`` the
     theorem / equation number in that text; ``cites`` the original reference
-    when the source quotes prior work.
+    when the source quotes prior work; ``counterpart`` the same result's number
+    in another version of the paper (``"long version: Theorem 4"``), which the
+    library fills from its numbering table (``symdp.library._numbering``).
     """
 
     paper: str
@@ -75,9 +77,14 @@ class Source:
     version: str
     locator: str
     cites: str | None = None
+    counterpart: str | None = None
+
+    def where(self) -> str:
+        """The locator as a reader reads it: ``Corollary 1 (long version: Corollary 2)``."""
+        return f"{self.locator} ({self.counterpart})" if self.counterpart else self.locator
 
     def cite(self) -> str:
-        s = f"[{self.paper}, {self.locator}; {self.version}]"
+        s = f"[{self.paper}, {self.where()}; {self.version}]"
         if self.cites:
             s += f" quoting {self.cites}"
         return s
@@ -344,6 +351,7 @@ class Theorem:
             "file": self.source.file,
             "version": self.source.version,
             "locator": self.source.locator,
+            "counterpart": self.source.counterpart,
             "cites": self.source.cites,
             "status": self.status,
             "statement": sp.sstr(self.statement()) if self.statement() is not None else None,
