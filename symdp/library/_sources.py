@@ -1,6 +1,7 @@
 """Source records shared by library modules (one per text variant)."""
 
 from ..theorem import Source
+from ._numbering import counterpart
 
 HE_UAI = "he2021-uai"  # 000: short (UAI) version
 HE_LONG = "he2021-long"  # 001: long (journal) version
@@ -20,9 +21,11 @@ FILES = {
 
 
 def src(paper: str, locator: str, cites: str | None = None, *, file: str | None = None) -> Source:
-    """A :class:`Source` for ``paper`` (one of the keys above) at ``locator`` (e.g. ``"Lemma 2"``)."""
+    """A :class:`Source` for ``paper`` (one of the keys above) at ``locator`` (e.g. ``"Lemma 2"``); for the two
+    texts of He et al. also the same result's number in the other text (:mod:`._numbering`)."""
     f, version = FILES[paper]
-    return Source(paper=paper, file=file if file is not None else f, version=version, locator=locator, cites=cites)
+    return Source(paper=paper, file=file if file is not None else f, version=version, locator=locator, cites=cites,
+                  counterpart=counterpart(paper, locator))
 
 
 def generic_steps_note(algorithm_claim: str) -> str:
