@@ -83,7 +83,7 @@ CITATIONS: dict[str, Citation] = {
     "he2021-long": Citation(
         "he2021-long", "Fengxiang He, Bohan Wang, Dacheng Tao", _HE_TITLE,
         "extended (journal) version with appendix proofs", "2021", arxiv="2007.09371",
-        note="Long version; its constants differ from the UAI text (e.g. Thm 1).", variant="long version"),
+        note="Long version; its constants differ from the UAI text (e.g. Theorem 1).", variant="long version"),
     "lampert2026": Citation(
         "lampert2026", "Christoph H. Lampert, Hossein Zakerinia",
         "From privacy to generalization: linear max-information bounds for DP-SGD", "preprint", "2026",
