@@ -39,7 +39,7 @@ class RootCause:
 ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
     RootCause(
         "he2021.composition_delta_part",
-        "Composition Theorems I-II (He et al. (UAI) Thm 4, Cor 1; He et al. (long) Thm 3): the delta part of eq. (7) is below what any "
+        "Composition Theorems I-II (He et al. (UAI) Theorem 4, Corollary 1; He et al. (long) Theorem 4, Corollary 2): the delta part of eq. (7) is below what any "
         "composition of T (eps, delta)-DP steps needs",
         "With c = delta/(1 + e^eps), eq. (7)'s delta part 2 - prod(1 - e^{alpha_i} c) - (1 - c)^T is, to first order "
         "in delta, T delta - delta (e^eps - 1)/(e^eps + 1) (T - ceil(eps'/eps)). But every T-fold composition of "
@@ -48,7 +48,7 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
         "Kairouz et al. the papers claim (He et al. (UAI) Sec. 1), so the pair (eps', delta') is invalid wherever delta~ does not "
         "cover that deficit (small delta~ relative to T delta). Every theorem that reuses eq. (7) or Cor 1's delta' "
         "(Thm 6, the generic readings of IGMM, SGLD and federated learning) inherits it.",
-        short="composition delta part below 1-(1-delta)^T by the claimed improvement over Kairouz et al. (He et al. (UAI) Thm 4/Cor 1, He et al. (long) Thm 3)",
+        short="composition delta part below 1-(1-delta)^T by the claimed improvement over Kairouz et al. (He et al. Theorem 4 and Corollary 1 (UAI) / Corollary 2 (long))",
     ),
     RootCause(
         "he2021.composition_III_chernoff",
