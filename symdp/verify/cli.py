@@ -9,6 +9,7 @@ import time
 import click
 
 from ..cli_types import SEED, IntParam
+from ..rendering import clip
 
 
 @click.command("verify")
@@ -78,7 +79,7 @@ def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_
     for r in results:
         v = r.verdict.value
         counts[v] = counts.get(v, 0) + 1
-        table.add_row(r.id, f"[{colour[v]}]{v}[/]", r.evidence.rung or "", r.evidence.certificate or "", r.evidence.detail[:300])
+        table.add_row(r.id, f"[{colour[v]}]{v}[/]", r.evidence.rung or "", r.evidence.certificate or "", clip(r.evidence.detail, 300))
     con = Console()
     con.print(table)
     con.print(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + (f"; ledger written to {default_proofs_out()}" if not no_write else ""))

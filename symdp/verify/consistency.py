@@ -30,6 +30,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..rendering import clip
 from ..theorem import Evidence, Theorem, Verdict
 from .core import VerificationResult, cx_dict
 
@@ -170,7 +171,7 @@ def apply_consistency(results: list[VerificationResult], theorems: Iterable[Theo
             g.counterexample = cx
             g.claimed, g.actual, g.margin = s_claimed, s_actual, None
             g.region = None
-            g.attempts.append(f"consistency: was {before.value} ({g.evidence.detail[:160]})")
+            g.attempts.append(f"consistency: was {before.value} ({clip(g.evidence.detail, 160)})")
             g.evidence = Evidence(
                 Verdict.REFUTED, "consistency",
                 f"its special case {sc.special} ({sc.how}) is {s_verdict.value} ({s_rung or 'numerical'} rung) with "
@@ -182,7 +183,7 @@ def apply_consistency(results: list[VerificationResult], theorems: Iterable[Theo
             notes.append(f"{sc.general}: {before.value} -> REFUTED (special case {sc.special} is {s_verdict.value})")
         elif g.verdict is Verdict.PROVED:
             msg = (f"consistency: special case {sc.special} ({sc.how}) is {s_verdict.value} at {dict(s_cx)} while this "
-                   f"entry is PROVED ({g.evidence.detail[:120]}): re-read both encodings and the special-case relation")
+                   f"entry is PROVED ({clip(g.evidence.detail, 120)}): re-read both encodings and the special-case relation")
             g.attempts.append(msg)
             notes.append(f"{sc.general}: PROVED but special case {sc.special} is {s_verdict.value} (kept; flagged)")
     return notes
