@@ -6,7 +6,7 @@ import random
 
 import mpmath
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from symdp.verify import oracles as O
@@ -53,6 +53,7 @@ def test_optimal_composition_three_ways(e, d, T, at):
 
 @settings(max_examples=30, deadline=None)
 @given(st.floats(0.05, 1.5), st.floats(0.0, 0.05), st.integers(1, 3), st.floats(0.0, 3.0), st.integers(0, 10**6))
+@example(1.0, 1.192092896e-07, 1, 1.0, 1)  # 1 - (1 - delta)^T at 53 bits lost 9 digits (CI, 2026-11-25)
 def test_optimal_composition_dominates_any_composition(e, d, T, at, seed):
     rng = random.Random(seed)
     pairs = [O.random_dp_pair(e, d, k=3, rng=rng) for _ in range(T)]
@@ -435,3 +436,13 @@ def test_subsampling_theorem_entry_supported():
     from symdp.theorem import Verdict
 
     assert _verdict("bu2020.subsampling_theorem").verdict is Verdict.SUPPORTED
+
+
+@pytest.mark.parametrize("d,T", [("1.192092896e-7", 1), ("1e-12", 3), ("1e-300", 2)])
+def test_optimal_composition_keeps_tiny_delta_exact(d, T):
+    # at eps' = T eps nothing but the delta mass counts: delta' = 1 - (1 - delta)^T, to the last digit
+    with mpmath.workdps(60):
+        exact = 1 - (1 - mpmath.mpf(d)) ** T
+    got = O.optimal_composition(epsilon=1, delta=d, T=T, at=T)
+    assert mpmath.almosteq(got, exact, rel_eps=mpmath.mpf(10) ** -14)
+    assert mpmath.almosteq(O.optimal_composition_hetero([(1, d)] * T, T), exact, rel_eps=mpmath.mpf(10) ** -14)
