@@ -16,8 +16,9 @@ codegen, the verifier and :mod:`symdp.asymptotics` do, and the calculus and the 
   fires at the earlier of its own and every outer deadline, raising the exception of the block whose
   deadline passed, and leaving an inner block re-arms the timer for what is left of the outer one.
   Past a deadline the alarm repeats every second until the block is left, so an exception swallowed by a
-  library's bare ``except:`` is raised again.  ``error=`` picks the exception class (default :class:`TimeLimitExceeded`; the verifier uses a
-  ``BaseException`` that generic handlers cannot swallow).
+  library's bare ``except:`` (or dropped inside a gc callback) is raised again.  ``error=`` picks the
+  exception class (default :class:`TimeLimitExceeded`; the verifier uses a ``BaseException`` that generic
+  handlers cannot swallow).
 * :func:`memory_limit` -- ``with memory_limit(2048):`` caps this process's address space at its current
   size plus ``2048`` MiB while the block runs (``RLIMIT_AS``, Linux; elsewhere no cap): an allocation past
   it raises :class:`MemoryLimitExceeded` instead of growing until the machine kills the process (seen:

@@ -1,8 +1,10 @@
-"""Rendering of formulas: LaTeX -> MathML for HTML pages and notebooks (``latex2mathml``, offline).
+"""Rendering for readers: LaTeX -> MathML for HTML pages and notebooks (``latex2mathml``, offline), and
+:func:`clip`, the one way a reader's text is shortened (at a word boundary, never mid-word).
 
-Also :func:`clip`, the one way a reader's text is shortened (at a word boundary).  One home for it, low enough that :class:`~symdp.theorem.Theorem` (its notebook ``_repr_html_``),
-the audit reports (:mod:`symdp.audit.render`) and the certificates (:mod:`symdp.certify.certificate`)
-all use the same conversion.  No SymPy; ``latex2mathml`` is imported only when a formula is rendered.
+One home for both, low enough that :class:`~symdp.theorem.Theorem` (its notebook ``_repr_html_``),
+the audit reports (:mod:`symdp.audit.render`), the calculus, the verifier and the certificates
+(:mod:`symdp.certify.certificate`) all use them.  No SymPy; ``latex2mathml`` is imported only when a
+formula is rendered.
 """
 
 from __future__ import annotations

@@ -135,27 +135,17 @@ def _parts(m: Mechanism) -> list[tuple[Mechanism, int]]:
             continue
         merged[p] = merged.get(p, 0) + c
     if gauss:
-        mu = _gauss_mu(gauss)
+        mu = _pld.composed_mu(gauss)
         if mu > 0:
             merged[Gaussian(mu, 1.0)] = 1
     return list(merged.items())
-
-
-def _gauss_mu(mus: list[tuple[float, int]]) -> float:
-    """``sqrt(sum c mu^2)`` scaled by the largest ``mu`` (no underflow at mu = 1e-300, no overflow at 1e200); inf
-    when the result itself overflows."""
-    top = max(m for m, _ in mus)
-    if top <= 0:
-        return 0.0
-    with np.errstate(over="ignore"):
-        return float(np.float64(top) * np.float64(math.sqrt(sum(c * (m / top) ** 2 for m, c in mus))))
 
 
 def _gaussian_only(parts: list[tuple[Mechanism, int]]) -> float | None:
     """``mu`` when the composition is Gaussian mechanisms only (exactly mu-GDP), else None."""
     g, c = parts[0] if len(parts) == 1 else (None, 0)
     if isinstance(g, Gaussian):
-        return _gauss_mu([(g.sensitivity / g.sigma, c)])
+        return _pld.composed_mu([(g.sensitivity / g.sigma, c)])
     return None
 
 
@@ -181,7 +171,7 @@ def _composition_bound(parts: list[tuple[Mechanism, int]]) -> tuple[float, float
     E, D = _pure_bound(rest)
     if not math.isfinite(E):
         return None
-    return (_gauss_mu(mus) if mus else 0.0), E, D
+    return _pld.composed_mu(mus), E, D
 
 
 def _composition_epsilon(parts: list[tuple[Mechanism, int]], d: float) -> float | None:
@@ -298,9 +288,8 @@ class TightAccountant(_Accountant):
                 dirs[i].append((_discretize(pair, h, pessimistic), c))
         return [_pld.compose(d, tail_tol=tail_tol) for d in dirs]
 
-    def _run(self, mechanism: Mechanism, evaluate: Callable[[_pld.ComposedPLD, bool], float],
+    def _run(self, parts: list[tuple[Mechanism, int]], evaluate: Callable[[_pld.ComposedPLD, bool], float],
              discretization: float | None, tail_tol: float) -> tuple[float, float, dict[str, Any]]:
-        parts = _require(mechanism, _tight_reason, self.name)
         total = sum(c for _, c in parts)
         h = float(discretization) if discretization is not None else _pld.default_interval(total) / 2
         adaptive = discretization is None
@@ -330,13 +319,27 @@ class TightAccountant(_Accountant):
         lower = max(evaluate(c, False) for c in self._composed(parts, h, False, tail_tol))
         return best, min(lower, best), {"discretization": h, "error_estimate": est, "parts": len(parts), "steps": total}
 
-    def _fallback(self, mechanism: Mechanism, exc: BaseException, *, delta: float | None = None,
-                  epsilon: float | None = None) -> MechanismResult:
+    def _run_or_fallback(self, mechanism: Mechanism, parts: list[tuple[Mechanism, int]],
+                         evaluate: Callable[[_pld.ComposedPLD, bool], float], discretization: float | None,
+                         tail_tol: float, *, delta: float | None = None,
+                         epsilon: float | None = None) -> tuple[float, float, dict[str, Any]] | MechanismResult:
+        """:meth:`_run`, or :meth:`_fallback`'s labelled result where the PLD cannot answer (a grid past its budget,
+        an overflow in a pair); a symdp error other than ConvergenceError propagates."""
+        try:
+            return self._run(parts, evaluate, discretization, tail_tol)
+        except ConvergenceError as exc:
+            return self._fallback(mechanism, parts, exc, delta=delta, epsilon=epsilon)
+        except SymdpError:
+            raise
+        except (ArithmeticError, MemoryError, ValueError) as exc:  # an overflow in a pair: the rigorous fallbacks
+            return self._fallback(mechanism, parts, exc, delta=delta, epsilon=epsilon)
+
+    def _fallback(self, mechanism: Mechanism, parts: list[tuple[Mechanism, int]], exc: BaseException, *,
+                  delta: float | None = None, epsilon: float | None = None) -> MechanismResult:
         """The PLD cannot answer (a loss range beyond the grid budget, e.g. 1e9 Laplace steps or a huge Gaussian
         shift; an overflow): the smaller of the rigorous upper bounds that apply -- the RDP accountant's and the
         composition bound (:func:`_composition_bound`: Gaussian parts exactly, DP parts by basic composition) --
         labelled; a one-line :class:`ConvergenceError` when neither applies."""
-        parts = _parts(mechanism)
         cands: list[tuple[float, str, tuple[str, ...], dict[str, Any]]] = []
         why = f"tight accountant could not run ({type(exc).__name__}: {exc})"
         if not rdp.supports(mechanism):
@@ -397,25 +400,22 @@ class TightAccountant(_Accountant):
             extra = 0.0 if pess else -(c.upper_tail + c.roundoff)
             return float(c.epsilon(d, extra=extra)[0])
 
-        exact = self._exact_gaussian(mechanism, _require(mechanism, _tight_reason, self.name), delta=d)
+        parts = _require(mechanism, _tight_reason, self.name)
+        exact = self._exact_gaussian(mechanism, parts, delta=d)
         if exact is not None:
             return exact
-        try:
-            eps, lo, det = self._run(mechanism, ev, discretization, tail_tol)
-        except ConvergenceError as exc:
-            return self._fallback(mechanism, exc, delta=d)
-        except SymdpError:
-            raise
-        except (ArithmeticError, MemoryError, ValueError) as exc:  # an overflow in a pair: the rigorous fallbacks
-            return self._fallback(mechanism, exc, delta=d)
+        run = self._run_or_fallback(mechanism, parts, ev, discretization, tail_tol, delta=d)
+        if isinstance(run, MechanismResult):
+            return run
+        eps, lo, det = run
         notes = _notes(mechanism)
-        pure_eps, pure_delta = _pure_bound(_parts(mechanism))
+        pure_eps, pure_delta = _pure_bound(parts)
         if pure_delta <= d and pure_eps < eps:  # basic composition of the parts' largest losses is exact here
             det["pure_dp_bound"] = pure_eps
             eps, lo = pure_eps, min(lo, pure_eps)
-        inf_p = _inf_probability(_parts(mechanism))
+        inf_p = _inf_probability(parts)
         if not math.isfinite(eps) and inf_p < d:  # not a true infinity: the grid's allowances exceed delta
-            return self._fallback(mechanism, ConvergenceError(
+            return self._fallback(mechanism, parts, ConvergenceError(
                 f"the discretisation's tail and rounding allowances reach delta={d!r}"), delta=d)
         if inf_p >= d:
             notes = (*notes, f"no finite epsilon: delta={d!r} is below the probability {inf_p:.3g} of an infinite "
@@ -436,14 +436,10 @@ class TightAccountant(_Accountant):
         exact = self._exact_gaussian(mechanism, parts, epsilon=e)
         if exact is not None:
             return exact
-        try:
-            dl, lo, det = self._run(mechanism, ev, discretization, 1e-18)
-        except ConvergenceError as exc:
-            return self._fallback(mechanism, exc, epsilon=e)
-        except SymdpError:
-            raise
-        except (ArithmeticError, MemoryError, ValueError) as exc:
-            return self._fallback(mechanism, exc, epsilon=e)
+        run = self._run_or_fallback(mechanism, parts, ev, discretization, 1e-18, epsilon=e)
+        if isinstance(run, MechanismResult):
+            return run
+        dl, lo, det = run
         pure_eps, pure_delta = _pure_bound(parts)
         if pure_eps <= e and pure_delta < dl:  # basic composition of the parts' (eps, delta) guarantees: exact here
             det["pure_dp_bound"] = pure_delta

@@ -77,6 +77,7 @@ from .pld_exact import MAX_COUNT_TERMS as MAX_COUNT_TERMS
 from .pld_exact import _binom_log_sf as _binom_log_sf
 from .pld_exact import _count_delta as _count_delta
 from .pld_exact import _inclusion_counts as _inclusion_counts
+from .pld_exact import composed_mu as composed_mu
 from .pld_exact import gdp_delta as gdp_delta
 from .pld_exact import gdp_epsilon as gdp_epsilon
 from .pld_exact import gdp_log_delta as gdp_log_delta
@@ -106,6 +107,6 @@ def default_interval(total_steps: int, delta: float = 1e-5) -> float:
     return float(min(2e-2, max(2e-4, 0.05 / math.sqrt(max(total_steps, 1)))))
 
 
-__all__ = ["ComposedPLD", "DiscretePLD", "MAX_POINTS", "compose", "default_interval", "discretize_step", "discretize_step_pair",
+__all__ = ["ComposedPLD", "DiscretePLD", "MAX_POINTS", "compose", "composed_mu", "default_interval", "discretize_step", "discretize_step_pair",
            "discretize_step_pairs", "gdp_delta", "gdp_epsilon", "gdp_log_delta", "inclusion_count_delta",
            "inclusion_count_epsilon", "step_loss_range"]

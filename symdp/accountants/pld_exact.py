@@ -16,6 +16,19 @@ from ..errors import ConvergenceError
 from .pld_grid import _U
 
 
+def composed_mu(mus: Sequence[tuple[float, int]]) -> float:
+    """``mu`` of the composition of ``count`` runs of each ``mu``-GDP Gaussian: ``sqrt(sum count mu^2)`` (Gaussian
+    mechanisms compose exactly), scaled by the largest ``mu`` so that no square underflows (mu = 1e-300) or
+    overflows (mu = 1e200); inf when the result itself is beyond the float range, 0 for an empty list."""
+    top = max((m for m, _ in mus), default=0.0)
+    if top <= 0:
+        return 0.0
+    if math.isinf(top):
+        return math.inf
+    with np.errstate(over="ignore"):
+        return float(np.float64(top) * np.float64(math.sqrt(sum(c * (m / top) ** 2 for m, c in mus))))
+
+
 def gdp_log_delta(epsilon: np.ndarray | float, mu: np.ndarray | float) -> np.ndarray:
     r"""Upper bound on :math:`\log\delta_\mu(\epsilon)` of :math:`\mu`-GDP, in log space (any epsilon, any mu).
 

@@ -139,14 +139,22 @@ def discretize_step_pairs(sigma: float, q: float, h: float, *, tail: float = 1e-
 MAX_POINTS = 1 << 22
 
 
+def _remove_range(sigma: float, q: float, tail: float) -> tuple[float, float]:
+    """``(lo, hi)`` loss values of one step's remove direction at ``tail``: x ~ P = (1-q) N(0, s^2) + q N(1, s^2),
+    loss L(x) increasing.  Above x_hi the P-mass is <= (1-q) tail/2 + q tail/(2q) <= tail; below -z s each
+    component has < tail."""
+    x_hi = max(sps.upper_quantile(tail / 2) * sigma, 1 + sps.upper_quantile(min(0.5, tail / (2 * q))) * sigma)
+    lo_val = math.log1p(-q) if q < 1 else _loss(-sps.upper_quantile(tail) * sigma, sigma, q)
+    return lo_val, _loss(x_hi, sigma, q)
+
+
 def step_loss_range(sigma: float, q: float, tail: float) -> float:
     """Width (nats) of one step's discretised loss range (the remove direction's, the wider one) at ``tail``:
     the grid has about ``width / h`` points.  ``inf`` where it is not finite in floating point.  Cheap (two
     kernel calls): callers check a grid's size with it before building anything."""
     with np.errstate(all="ignore"):
-        x_hi = max(sps.upper_quantile(tail / 2) * sigma, 1 + sps.upper_quantile(min(0.5, tail / (2 * q))) * sigma)
-        lo_val = math.log1p(-q) if q < 1 else _loss(-sps.upper_quantile(tail) * sigma, sigma, q)
-        w = _loss(x_hi, sigma, q) - lo_val
+        lo_val, hi_val = _remove_range(sigma, q, tail)
+        w = hi_val - lo_val
     return float(w) if math.isfinite(w) else math.inf
 
 
@@ -180,14 +188,7 @@ def _discretize(sigma: float, q: float, h: float, directions: Sequence[str], tai
     z = sps.upper_quantile(tail)  # Phi(-z) <= tail
     rng: dict[str, tuple[int, int]] = {}
     if "remove" in directions:
-        # x ~ P = (1-q) N(0, s^2) + q N(1, s^2); loss L(x) increasing.  Above x_hi the P-mass is
-        # <= (1-q) tail/2 + q tail/(2q) <= tail; below -z s each component has < tail.
-        z_half = sps.upper_quantile(tail / 2)
-        z_q = sps.upper_quantile(min(0.5, tail / (2 * q)))
-        x_hi = max(z_half * sigma, 1 + z_q * sigma)
-        lo_val = math.log1p(-q) if q < 1 else _loss(-z * sigma, sigma, q)
-        hi_val = _loss(x_hi, sigma, q)
-        rng["remove"] = _grid_range(lo_val, hi_val, h, with_coarse)
+        rng["remove"] = _grid_range(*_remove_range(sigma, q, tail), h, with_coarse)
     if "add" in directions:
         # x ~ P' = N(0, s^2); loss -L(x) decreasing in x; P'(x > z s) = tail (rounded up to the lowest atom)
         lo_val = -_loss(z * sigma, sigma, q)

@@ -100,10 +100,7 @@ _GUESS_START = np.concatenate([[0], np.cumsum(_GUESS_INT_ORDERS.astype(np.int64)
 def _gauss_exact(segs: list[Segment]) -> float | None:
     """mu of T full-batch Gaussian steps (exact), or None when some segment subsamples."""
     if all(qq == 1.0 for _, qq, T in segs if T > 0):
-        # scaled by the smallest sigma: 1/sigma^2 overflows (and sigma^2 underflows) for sigma < 1e-154
-        s0 = min(s for s, _, T in segs if T > 0)
-        with np.errstate(over="ignore"):
-            return float(np.float64(math.sqrt(sum(T * (s0 / s) ** 2 for s, _, T in segs if T > 0))) / np.float64(s0))
+        return _pld.composed_mu([(1.0 / s, T) for s, _, T in segs if T > 0])  # scaled: no overflow of 1/sigma^2
     return None
 
 

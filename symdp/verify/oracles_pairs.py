@@ -197,7 +197,6 @@ def optimal_composition_hetero(steps: Sequence[tuple[Any, Any]], at: Any) -> mpm
     with the number of distinct losses, fine for a few dozen steps.
     """
     dist: dict[mpmath.mpf, mpmath.mpf] = {mpmath.mpf(0): mpmath.mpf(1)}  # loss -> P-mass (finite part)
-    inf_mass = mpmath.mpf(0)
     log_keep = mpmath.mpf(0)
     for e, d in steps:
         e, d = _mpf(e), _mpf(d)
