@@ -131,18 +131,11 @@ def memory_limit(extra_mb: float = DEFAULT_MEMORY_MB) -> Iterator[None]:
         yield
         return
     size = _address_space()
-    old_soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if size is None:
         yield
         return
-    cap = size + int(extra_mb * 2**20)
-    if old_soft != resource.RLIM_INFINITY:
-        cap = min(cap, old_soft)  # nested: the smaller cap holds
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    except (ValueError, OSError):  # cannot lower it here: run without the cap
+    old = _lower_address_space(size + int(extra_mb * 2**20))
+    if old is None:  # cannot lower it here: run without the cap
         yield
         return
     try:
@@ -152,7 +145,7 @@ def memory_limit(extra_mb: float = DEFAULT_MEMORY_MB) -> Iterator[None]:
             raise
         raise MemoryLimitExceeded(f"memory limit reached ({extra_mb:g} MiB more than at the start)") from exc
     finally:
-        resource.setrlimit(resource.RLIMIT_AS, (old_soft, hard))
+        resource.setrlimit(resource.RLIMIT_AS, old)
 
 
 # ---------------------------------------------------------------------------------------------- fork and kill
@@ -172,16 +165,27 @@ def _soft(fn: Callable[..., R], args: tuple[Any, ...], seconds: float, error: ty
         raise error("recursion limit reached") from exc
 
 
-def _cap_memory(memory_mb: float | None) -> None:
-    if memory_mb is None:
-        return
-    import resource
+def _lower_address_space(cap: int) -> tuple[int, int] | None:
+    """Lower ``RLIMIT_AS`` to ``cap`` bytes (never above an existing soft or hard limit: nested, the smaller cap
+    holds); returns the (soft, hard) pair to restore, or None where the limit cannot be set here."""
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return None
+    old_soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    for lim in (old_soft, hard):
+        if lim != resource.RLIM_INFINITY:
+            cap = min(cap, lim)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (ValueError, OSError):
+        return None
+    return old_soft, hard
 
-    cap = int(memory_mb * 2**20)
-    _soft_lim, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+def _cap_memory(memory_mb: float | None) -> None:
+    if memory_mb is not None:
+        _lower_address_space(int(memory_mb * 2**20))
 
 
 def run_limited(fn: Callable[..., R], *args: Any, seconds: float = DEFAULT_SECONDS, memory_mb: float | None = None,
