@@ -33,6 +33,17 @@ def _rdp_curve_fn(cfgs: list[list[Segment]], sampling: str) -> Any:
         return _rdp_batch(uniq, orders, sampling)[np.array(inv, dtype=np.int64)]
     # Poisson sampling: integer values exact (within rdp._LOWER_SLACK), so convexity prunes orders (rdp._ladder)
     curve.exact_convex = sampling != "without_replacement"  # type: ignore[attr-defined]
+    if curve.exact_convex and all(len(c) == 1 for c in cfgs):  # type: ignore[attr-defined]
+        arr = np.array([c[0] for c in cfgs], dtype=float).reshape(-1, 3)
+
+        def rows_at(alpha: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """(upper, lower) composed RDP of the configs ``rows``, each at its own fractional order ``alpha[i]``;
+            the upper values are those of ``curve([alpha[i]], [rows[i]])`` to the bit (rdp.sgm_rdp_rows)."""
+            up, low = _rdp.sgm_rdp_rows(arr[rows, 0], arr[rows, 1], alpha)
+            return arr[rows, 2] * up, arr[rows, 2] * low
+
+        curve.rows_at = rows_at  # type: ignore[attr-defined]
+        curve.steps = lambda rows: arr[rows, 2]  # type: ignore[attr-defined]
     return curve
 
 
