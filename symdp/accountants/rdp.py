@@ -161,6 +161,32 @@ def _frac_series_upper(sigma: float, q: float, alphas: np.ndarray) -> np.ndarray
 _SERIES_ROW_CHUNK = 256
 
 
+#: log|binom(alpha, i)| and sign(binom(alpha, i)), i < n, per (alpha, n) already met (bounded: cleared when full)
+_BINOM_CACHE: dict[tuple[float, int], tuple[np.ndarray, np.ndarray]] = {}
+_BINOM_CACHE_MAX = 512
+
+
+def _binom_rows(ua: np.ndarray, n: int, i: np.ndarray, lgi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log|binom|, sign) rows (len(ua), n) of the distinct orders ``ua``, each row computed by the same
+    elementwise operations whether cached or not (so a value never depends on which other orders were met)."""
+    miss = [x for x in ua.tolist() if (x, n) not in _BINOM_CACHE]
+    if miss:
+        if len(_BINOM_CACHE) + len(miss) > _BINOM_CACHE_MAX:
+            _BINOM_CACHE.clear()
+        ub = np.array(miss)[:, None]
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            lb = sps.gammaln(ub + 1) - lgi - sps.gammaln(ub - i + 1)
+            sg = sps.gammasgn(ub - i + 1)
+        if len(miss) <= _BINOM_CACHE_MAX:
+            for k, x in enumerate(miss):
+                _BINOM_CACHE[(x, n)] = (lb[k], sg[k])
+        else:
+            got = dict(zip(miss, zip(lb, sg)))
+            return np.stack([got[x][0] for x in ua.tolist()]), np.stack([got[x][1] for x in ua.tolist()])
+    rows = [_BINOM_CACHE[(x, n)] for x in ua.tolist()]
+    return np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
+
+
 def _frac_series_rows(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) -> np.ndarray:
     """:func:`_frac_series_bounds` without the lower bounds."""
     return _frac_series_bounds(sigma, q, alphas)[0]
@@ -202,9 +228,8 @@ def _frac_series_bounds(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) ->
             with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
                 # log|binom(alpha, i)| and its sign once per distinct order (rows of a batch share them)
                 ua, ia = np.unique(a[:, 0], return_inverse=True)
-                ub = ua[:, None]
-                logb = (sps.gammaln(ub + 1) - lgi - sps.gammaln(ub - i + 1))[ia.ravel()]
-                sign = sps.gammasgn(ub - i + 1)[ia.ravel()]
+                logb, sign = _binom_rows(ua, n, i, lgi)
+                logb, sign = logb[ia.ravel()], sign[ia.ravel()]
                 l1 = logb + t1(alpha=a, j=i, q=qq, sigma=ss)
                 l2 = logb + t2(alpha=a, j=i, q=qq, sigma=ss)
                 lmag = np.logaddexp(l1, l2)  # log |t_i| (both parts carry the same sign)
