@@ -113,3 +113,58 @@ def test_batched_tight_on_cpu_torch_is_an_upper_bound_near_the_single_accountant
     one = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=1e-5).epsilon
     assert r.is_upper_bound and r.fallbacks == 0
     assert np.all(r.epsilon >= one * (1 - 3e-3)) and np.all(r.epsilon <= one * 1.01)
+
+
+def test_rows_at_their_own_fractional_orders_equal_sgm_rdp_and_bracket_the_truth():
+    """``sgm_rdp_rows`` (one vectorised pass, each row at its own order) gives each row the value of
+    ``sgm_rdp(orders=[alpha])`` to the bit; its lower bound lies below mpmath quadrature and the upper above."""
+    rng = np.random.default_rng(11)
+    n = 30
+    s, q = rng.uniform(0.4, 4.0, n), 10 ** rng.uniform(-3.5, 0.0, n)
+    q[:3] = 1.0  # no subsampling: the Gaussian's own RDP
+    a = rng.choice(R.FRAC_ORDERS, n)
+    up, low = R.sgm_rdp_rows(s, q, a)
+    for i in range(n):
+        assert up[i] == R.sgm_rdp(noise_multiplier=s[i], sample_rate=q[i], orders=[a[i]])[0]
+    assert np.all(low <= up)
+    for i in (0, 4, 9, 17):
+        ex = _mp_rdp(s[i], q[i], a[i])
+        assert low[i] <= ex * (1 + 1e-14) and ex * (1 - 1e-12) <= up[i]
+        assert low[i] >= ex * (1 - 1e-6)  # the lower bound is tight where the series is controlled
+    with pytest.raises(Exception, match="fractional"):
+        R.sgm_rdp_rows(s[:1], q[:1], np.array([3.0]))
+
+
+@pytest.mark.parametrize("kind", ["epsilon", "delta"])
+def test_best_first_orders_equal_every_candidate_order(kind):
+    """The best-first search (rdp._refine_bnb) returns the value and the optimal order of the loop over every
+    candidate fractional order (rdp._refine_fractional), to the bit, with fewer series evaluations."""
+    rng = np.random.default_rng(19)
+    n = 120
+    s, q = rng.uniform(0.4, 5.0, n), 10 ** rng.uniform(-4, -0.2, n)
+    T = rng.integers(1, 10 ** 6, n)
+    tgt = rng.choice([1e-5, 1e-8, 1e-12], n) if kind == "epsilon" else rng.uniform(0.05, 30, n)
+    kw = dict(noise_multiplier=s, sample_rate=q, steps=T, accountant="rdp")
+
+    def call():
+        r = A.epsilon(delta=tgt, **kw) if kind == "epsilon" else A.delta(epsilon=tgt, **kw)
+        return np.asarray(getattr(r, kind)), np.asarray(r.details["optimal_order"])
+
+    rows = []
+    orig_rows = R.sgm_rdp_rows
+    R.sgm_rdp_rows = lambda *a: (rows.append(len(a[2])), orig_rows(*a))[1]
+    try:
+        new_v, new_o = call()
+    finally:
+        R.sgm_rdp_rows = orig_rows
+    orig = R._refine_bnb
+    calls = []
+    orig_loop = R._refine_fractional
+    R._refine_bnb = lambda values, curve, target, cand, v, o, r_int: (calls.append(int(cand.sum())),
+                                                                       orig_loop(values, curve, target, cand, v, o))
+    try:
+        old_v, old_o = call()
+    finally:
+        R._refine_bnb = orig
+    assert np.array_equal(new_v, old_v) and np.array_equal(new_o, old_o)
+    assert sum(rows) < sum(calls)
