@@ -590,38 +590,37 @@ _BNB_FRAC = np.searchsorted(_BNB_X, FRAC_ORDERS)
 _BNB_INT = np.searchsorted(_BNB_X, _DEFAULT_INTS[_INT_GROUPS[0]])
 
 
-def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarray, at: np.ndarray) -> np.ndarray:
-    r"""Lower bounds on a convex nondecreasing ``g`` (``g(x) = (x - 1) eps_x``) at the columns ``at`` of rows of
+def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarray, ri: np.ndarray,
+                  at: np.ndarray) -> np.ndarray:
+    r"""Lower bounds on a convex nondecreasing ``g`` (``g(x) = (x - 1) eps_x``) at the cells ``(ri, at)`` of rows of
     known brackets ``gl <= g(x_k) <= gu`` (where ``known``): with ``p2 < p1 < alpha < n1 < n2`` the nearest known
     points, ``g(alpha) >= g(p1) + (alpha - p1) (g(p1) - g(p2)) / (p1 - p2)`` (a secant extended beyond its
     interval lies below a convex function), ``g(alpha) >= g(n1) - (n1 - alpha) (g(n2) - g(n1)) / (n2 - n1)``,
     and ``eps_alpha >= eps_p1`` (RDP is nondecreasing in the order); each rounded the safe way (a relative
     ``1e-12`` of the largest value involved taken off)."""
     m, k = known.shape
-    idx = np.broadcast_to(np.arange(k), (m, k))
-    acc = np.maximum.accumulate(np.where(known, idx, -1), axis=1)  # last known index <= column
-    nacc = np.minimum.accumulate(np.where(known, idx, k)[:, ::-1], axis=1)[:, ::-1]  # first known >= column
-    pad = lambda v, fill: np.concatenate([v, np.full((m, 1), fill)], axis=1)  # noqa: E731
-    acc_p, nacc_p = pad(acc, -1), pad(nacc, k)  # column k: "none"
-    rows = np.arange(m)[:, None]
-    p1 = acc_p[rows, np.maximum(at - 1, 0)[None, :] + 0 * rows]
-    p1 = np.where(at[None, :] >= 1, p1, -1)
-    p2 = np.where(p1 >= 1, acc_p[rows, np.maximum(p1 - 1, 0)], -1)
-    n1 = nacc_p[rows, np.minimum(at + 1, k)[None, :] + 0 * rows]
-    n2 = np.where(n1 < k - 1, nacc_p[rows, np.minimum(n1 + 1, k)], k)
-    xa = x[at][None, :]
+    idx = np.arange(k)
+    # last known column < each column, first known column > each column (-1 / k: none)
+    acc = np.maximum.accumulate(np.where(known, idx, -1), axis=1)
+    nacc = np.minimum.accumulate(np.where(known, idx, k)[:, ::-1], axis=1)[:, ::-1]
+    prv = np.concatenate([np.full((m, 1), -1), acc[:, :-1]], axis=1)
+    nxt = np.concatenate([nacc[:, 1:], np.full((m, 1), k)], axis=1)
+    prv_p, nxt_p = np.concatenate([prv, np.full((m, 1), -1)], axis=1), np.concatenate([nxt, np.full((m, 1), k)], axis=1)
+    p1, n1 = prv[ri, at], nxt[ri, at]
+    p2, n2 = prv_p[ri, np.where(p1 < 0, k, p1)], nxt_p[ri, np.where(n1 >= k, k, n1)]
     xp = np.append(x, np.nan)
-    glp, gup = pad(gl, np.nan), pad(gu, np.nan)
-    take = lambda arr, j: arr[rows, np.where(j < 0, k, j)]  # noqa: E731
+    glp, gup = np.concatenate([gl, np.full((m, 1), np.nan)], axis=1), np.concatenate([gu, np.full((m, 1), np.nan)], axis=1)
+    cl = lambda j: np.where((j < 0) | (j >= k), k, j)  # noqa: E731
+    xa = x[at]
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        gp1, gp2u, gn1, gn2u = take(glp, p1), take(gup, p2), take(glp, n1), take(gup, n2)
-        xp1, xp2, xn1, xn2 = (xp[np.where(j < 0, k, j)] for j in (p1, p2, n1, n2))
+        gp1, gp2u, gn1, gn2u = glp[ri, cl(p1)], gup[ri, cl(p2)], glp[ri, cl(n1)], gup[ri, cl(n2)]
+        xp1, xp2, xn1, xn2 = xp[cl(p1)], xp[cl(p2)], xp[cl(n1)], xp[cl(n2)]
         left = gp1 + (xa - xp1) * np.maximum(gp1 - gp2u, 0.0) / (xp1 - xp2)
         right = gn1 - (xn1 - xa) * (gn2u - gn1) / (xn2 - xn1)
         mono = np.where(xp1 > 1.0, (xa - 1) * gp1 / (xp1 - 1), 0.0)
-        b = np.fmax(np.fmax(np.where(np.isfinite(left), left, 0.0), np.where(np.isfinite(right), right, 0.0)),
-                    np.where(np.isfinite(mono), mono, 0.0))
-        scale = np.fmax(np.fmax(np.where(np.isfinite(gn2u), gn2u, 0.0), np.where(np.isfinite(gn1), gn1, 0.0)), b)
+        fin = lambda v: np.where(np.isfinite(v), v, 0.0)  # noqa: E731
+        b = np.maximum(np.maximum(fin(left), fin(right)), fin(mono))
+        scale = np.maximum(np.maximum(fin(gn2u), fin(gn1)), b)
         return np.maximum(b - 1e-12 * scale, 0.0)
 
 
@@ -650,19 +649,24 @@ def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarra
     refined = np.zeros(m, dtype=bool)
     a_all = FRAC_ORDERS
     while m:
-        rows = act
-        lb_g = _convex_lower(_BNB_X, gl, gu, known, _BNB_FRAC)
-        c = values(lb_g / (a_all - 1), a_all, target[rows])
-        vr, orr = v[rows][:, None], o[rows][:, None]
-        left &= (c < vr) | ((c == vr) & refined[:, None] & (a_all[None, :] < orr))
+        ri, cj = np.nonzero(left)  # the cells still open
+        a = a_all[cj]
+        rows_c = act[ri]
+        c = values((_convex_lower(_BNB_X, gl, gu, known, ri, _BNB_FRAC[cj]) / (a - 1))[:, None], a[:, None],
+                   target[rows_c])[:, 0]
+        vr, orr = v[rows_c], o[rows_c]
+        keep = (c < vr) | ((c == vr) & refined[ri] & (a < orr))
+        left[ri[~keep], cj[~keep]] = False
+        cm = np.full(left.shape, np.inf)
+        cm[ri[keep], cj[keep]] = c[keep]
         go = left.any(axis=1)
         if not go.all():
-            act, known, gl, gu, left, refined = act[go], known[go], gl[go], gu[go], left[go], refined[go]
-            c, m = c[go], int(go.sum())
+            act, known, gl, gu, left, refined, cm = act[go], known[go], gl[go], gu[go], left[go], refined[go], cm[go]
+            m = int(go.sum())
             if not m:
                 break
-            rows = act
-        j = np.argmin(np.where(left, c, np.inf), axis=1)
+        rows = act
+        j = np.argmin(cm, axis=1)
         alpha = a_all[j]
         up, lo = curve.rows_at(alpha, rows)
         vv = values(up[:, None], alpha[:, None], target[rows])[:, 0]
