@@ -168,6 +168,13 @@ def test_best_first_orders_equal_every_candidate_order(kind):
         R._refine_bnb = orig
     assert np.array_equal(new_v, old_v) and np.array_equal(new_o, old_o)
     assert sum(rows) < sum(calls)
+    chunk = R._BNB_CHUNK
+    R._BNB_CHUNK = 17  # the search in chunks of configurations (bounded memory): the same answers
+    try:
+        ch_v, ch_o = call()
+    finally:
+        R._BNB_CHUNK = chunk
+    assert np.array_equal(ch_v, old_v) and np.array_equal(ch_o, old_o)
 
 
 def test_odometer_per_step_rdp_on_the_torch_device_matches_numpy_from_above():

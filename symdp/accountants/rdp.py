@@ -526,7 +526,9 @@ def _default_grid_pruned(kind: str, curve: CurveFn, target: np.ndarray, n: int) 
     cand = values(_frac_lower(r_int, exact), FRAC_ORDERS, target) < v[:, None]
     if cand.any():
         if exact and hasattr(curve, "rows_at"):
-            _refine_bnb(values, curve, target, cand, v, o, r_int)
+            for c0 in range(0, n, _BNB_CHUNK):  # bounded memory: ~2 KiB of search state per configuration
+                sl = slice(c0, c0 + _BNB_CHUNK)
+                _refine_bnb(values, _Shifted(curve, c0), target[sl], cand[sl], v[sl], o[sl], r_int[sl])
         else:
             _refine_fractional(values, curve, target, cand, v, o)
     return _clamp(kind, v), o
@@ -582,6 +584,23 @@ def _refine_fractional(values: Callable[..., np.ndarray], curve: CurveFn, target
         vv = values(np.asarray(curve(a, sel), dtype=float).reshape(len(sel), 1), a, target[sel])[:, 0]
         better = vv < v[sel]
         v[sel[better]], o[sel[better]] = vv[better], a[0]
+
+
+#: configurations searched together by :func:`_refine_bnb`
+_BNB_CHUNK = 32768
+
+
+class _Shifted:
+    """A curve's ``rows_at`` / ``steps`` seen from row ``c0`` on (a chunk of the configurations)."""
+
+    def __init__(self, curve: Any, c0: int) -> None:
+        self.curve, self.c0 = curve, c0
+
+    def rows_at(self, alpha: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.curve.rows_at(alpha, rows + self.c0)  # type: ignore[no-any-return]
+
+    def steps(self, rows: np.ndarray) -> np.ndarray:
+        return np.asarray(self.curve.steps(rows + self.c0))
 
 
 #: the orders of the best-first search: 1 (where g = 0 exactly), the fractional orders and the integers up to 12
