@@ -596,6 +596,9 @@ class _Shifted:
     def __init__(self, curve: Any, c0: int) -> None:
         self.curve, self.c0 = curve, c0
 
+    def __call__(self, orders: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return np.asarray(self.curve(orders, rows + self.c0))
+
     def rows_at(self, alpha: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.curve.rows_at(alpha, rows + self.c0)  # type: ignore[no-any-return]
 
