@@ -600,7 +600,7 @@ class _Shifted:
         return np.asarray(self.curve(orders, rows + self.c0))
 
     def rows_at(self, alpha: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self.curve.rows_at(alpha, rows + self.c0)  # type: ignore[no-any-return]
+        return self.curve.rows_at(alpha, rows + self.c0)
 
     def steps(self, rows: np.ndarray) -> np.ndarray:
         return np.asarray(self.curve.steps(rows + self.c0))
