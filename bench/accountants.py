@@ -261,12 +261,26 @@ def rdp_rates(n: int = 10000) -> dict:
     TT, dd = rng.integers(100, 50000, n), rng.choice([1e-5, 1e-6, 1e-8], n)
     s2, q2 = np.repeat(rng.uniform(0.5, 3.0, n // 100), 100), np.repeat(rng.uniform(1e-3, 0.1, n // 100), 100)
     A.epsilon(noise_multiplier=sig[:10], sample_rate=qq[:10], steps=TT[:10], delta=dd[:10], accountant="rdp")
-    out = {"n": n, "load_before": os.getloadavg()[0]}
+    out: dict = {"n": n, "load_before": os.getloadavg()[0]}
     for tag, s, q in (("distinct", sig, qq), ("sweep", s2, q2)):
         t, c = time.perf_counter(), time.process_time()
         A.epsilon(noise_multiplier=s, sample_rate=q, steps=TT, delta=dd, accountant="rdp")
         out[f"{tag}_per_s"] = n / (time.perf_counter() - t)
         out[f"{tag}_per_cpu_s"] = n / (time.process_time() - c)
+    # the peers in the same run: one call per configuration (they have no batch API), on the distinct shape's first
+    # configurations; their own default orders (dp_accounting's grid is the base of symdp's)
+    n_peer = min(n, 300)
+    for tag, fn in (("dpacc_rdp", dpacc_rdp), ("opacus_rdp", lambda *a: opacus_eps("rdp", *a))):
+        try:
+            fn(float(sig[0]), float(qq[0]), int(TT[0]), float(dd[0]))
+            t, c = time.perf_counter(), time.process_time()
+            for i in range(n_peer):
+                fn(float(sig[i]), float(qq[i]), int(TT[i]), float(dd[i]))
+            out[f"{tag}_per_s"] = n_peer / (time.perf_counter() - t)
+            out[f"{tag}_per_cpu_s"] = n_peer / (time.process_time() - c)
+        except ImportError as exc:
+            out[f"{tag}_per_s"] = f"not installed ({exc})"
+    out["peer_configs"] = n_peer
     out["load_after"] = os.getloadavg()[0]
     return out
 

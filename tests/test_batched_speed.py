@@ -113,3 +113,106 @@ def test_batched_tight_on_cpu_torch_is_an_upper_bound_near_the_single_accountant
     one = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=1e-5).epsilon
     assert r.is_upper_bound and r.fallbacks == 0
     assert np.all(r.epsilon >= one * (1 - 3e-3)) and np.all(r.epsilon <= one * 1.01)
+
+
+def test_rows_at_their_own_fractional_orders_equal_sgm_rdp_and_bracket_the_truth():
+    """``sgm_rdp_rows`` (one vectorised pass, each row at its own order) gives each row the value of
+    ``sgm_rdp(orders=[alpha])`` to the bit; its lower bound lies below mpmath quadrature and the upper above."""
+    rng = np.random.default_rng(11)
+    n = 30
+    s, q = rng.uniform(0.4, 4.0, n), 10 ** rng.uniform(-3.5, 0.0, n)
+    q[:3] = 1.0  # no subsampling: the Gaussian's own RDP
+    a = rng.choice(R.FRAC_ORDERS, n)
+    up, low = R.sgm_rdp_rows(s, q, a)
+    for i in range(n):
+        assert up[i] == R.sgm_rdp(noise_multiplier=s[i], sample_rate=q[i], orders=[a[i]])[0]
+    assert np.all(low <= up)
+    for i in (0, 4, 9, 17):
+        ex = _mp_rdp(s[i], q[i], a[i])
+        assert low[i] <= ex * (1 + 1e-14) and ex * (1 - 1e-12) <= up[i]
+        assert low[i] >= ex * (1 - 1e-6)  # the lower bound is tight where the series is controlled
+    with pytest.raises(Exception, match="fractional"):
+        R.sgm_rdp_rows(s[:1], q[:1], np.array([3.0]))
+
+
+@pytest.mark.parametrize("kind", ["epsilon", "delta"])
+def test_best_first_orders_equal_every_candidate_order(kind):
+    """The best-first search (rdp._refine_bnb) returns the value and the optimal order of the loop over every
+    candidate fractional order (rdp._refine_fractional), to the bit, with fewer series evaluations."""
+    rng = np.random.default_rng(19)
+    n = 120
+    s, q = rng.uniform(0.4, 5.0, n), 10 ** rng.uniform(-4, -0.2, n)
+    T = rng.integers(1, 10 ** 6, n)
+    tgt = rng.choice([1e-5, 1e-8, 1e-12], n) if kind == "epsilon" else rng.uniform(0.05, 30, n)
+    kw = dict(noise_multiplier=s, sample_rate=q, steps=T, accountant="rdp")
+
+    def call():
+        r = A.epsilon(delta=tgt, **kw) if kind == "epsilon" else A.delta(epsilon=tgt, **kw)
+        return np.asarray(getattr(r, kind)), np.asarray(r.details["optimal_order"])
+
+    rows = []
+    orig_rows = R.sgm_rdp_rows
+    R.sgm_rdp_rows = lambda *a: (rows.append(len(a[2])), orig_rows(*a))[1]
+    try:
+        new_v, new_o = call()
+    finally:
+        R.sgm_rdp_rows = orig_rows
+    orig = R._refine_bnb
+    calls = []
+    orig_loop = R._refine_fractional
+    R._refine_bnb = lambda values, curve, target, cand, v, o, r_int: (calls.append(int(cand.sum())),
+                                                                       orig_loop(values, curve, target, cand, v, o))
+    try:
+        old_v, old_o = call()
+    finally:
+        R._refine_bnb = orig
+    assert np.array_equal(new_v, old_v) and np.array_equal(new_o, old_o)
+    assert sum(rows) < sum(calls)
+    chunk = R._BNB_CHUNK
+    R._BNB_CHUNK = 17  # the search in chunks of configurations (bounded memory): the same answers
+    try:
+        ch_v, ch_o = call()
+    finally:
+        R._BNB_CHUNK = chunk
+    assert np.array_equal(ch_v, old_v) and np.array_equal(ch_o, old_o)
+
+
+def test_odometer_per_step_rdp_on_the_torch_device_matches_numpy_from_above():
+    """Issue 25: the odometer computes a host-number step's RDP on its torch device (generated torch kernels,
+    float64; CPU torch here, the same code runs on CUDA).  Every order at or above the numpy accountant's value;
+    integer orders within 1.5e-12 relative; fractional orders within 1e-12 relative plus the float64 resolution
+    of log A (8u (1 + |log S| + |m|) / (alpha - 1), the pad that keeps them above); epsilon and delta at or
+    above the numpy conversion, epsilon within 2e-11 relative."""
+    torch = pytest.importorskip("torch")
+    from symdp.accountants.odometer import RDPOdometer, _TorchRDP
+
+    core = _TorchRDP(R.DEFAULT_ORDERS, torch.device("cpu"), torch.float64)
+    ints = R.DEFAULT_ORDERS == np.floor(R.DEFAULT_ORDERS)
+    rng = np.random.default_rng(2025)
+    cases = [(1.1, 0.01), (0.5, 0.1), (0.8, 1.0), (10.0, 1e-4), (0.3, 0.5), (50.0, 0.2)]
+    cases += [(float(a), float(b)) for a, b in zip(rng.uniform(0.3, 10, 14), 10 ** rng.uniform(-6, 0, 14))]
+    u = np.finfo(float).eps
+    for s, q in cases:
+        rt = core.per_step_exact(torch.tensor(s, dtype=torch.float64), torch.tensor(q, dtype=torch.float64)).numpy()
+        rn = R.sgm_rdp(noise_multiplier=s, sample_rate=q)
+        assert np.all(rt >= rn), (s, q)
+        assert np.all(rt[ints] <= rn[ints] * (1 + 1.5e-12)), (s, q)
+        pad = 8 * u * (2 + np.abs(np.log(rn * (R.DEFAULT_ORDERS - 1) + 1)) + 60) / (R.DEFAULT_ORDERS - 1)
+        fr = ~ints & (rn * (R.DEFAULT_ORDERS - 1) < 1)  # log A < 1: |log S| + |m| small
+        assert np.all(rt[fr] <= rn[fr] * (1 + 1e-12) + pad[fr]), (s, q)
+        for T, d, e in ((1000, 1e-5, 1.0), (100000, 1e-8, 8.0)):
+            en, _ = R.rdp_to_epsilon(rdp=T * rn, orders=R.DEFAULT_ORDERS, delta=d)
+            et = float(core.epsilon(torch.tensor(T * rt), d))
+            assert en <= et <= en * (1 + 2e-11)
+            dn, _ = R.rdp_to_delta(rdp=T * rn, orders=R.DEFAULT_ORDERS, epsilon=e)
+            assert float(core.delta(torch.tensor(T * rt), e)) >= dn
+    # the odometer steps with host numbers through the device path; a float32 odometer's per-step values round up
+    odo = RDPOdometer(device="cpu")
+    for _ in range(3):
+        odo.step(1.1, 0.01)
+    ref = A.epsilon(noise_multiplier=1.1, sample_rate=0.01, steps=3, delta=1e-5, accountant="rdp").epsilon
+    assert ref <= float(odo.epsilon(1e-5)) <= ref * (1 + 2e-11)
+    odo32 = RDPOdometer(device="cpu", dtype=torch.float32)
+    t = lambda v: torch.tensor(v, dtype=torch.float64)  # noqa: E731
+    r32, r64 = odo32._exact((1.1, 0.01), t(1.1), t(0.01)), odo._exact((1.1, 0.01), t(1.1), t(0.01))
+    assert r32.dtype == torch.float32 and np.all(r32.double().numpy() >= r64.numpy())

@@ -33,6 +33,38 @@ def _rdp_curve_fn(cfgs: list[list[Segment]], sampling: str) -> Any:
         return _rdp_batch(uniq, orders, sampling)[np.array(inv, dtype=np.int64)]
     # Poisson sampling: integer values exact (within rdp._LOWER_SLACK), so convexity prunes orders (rdp._ladder)
     curve.exact_convex = sampling != "without_replacement"  # type: ignore[attr-defined]
+    if curve.exact_convex and all(len(c) == 1 for c in cfgs):  # type: ignore[attr-defined]
+        arr = np.array([c[0] for c in cfgs], dtype=float).reshape(-1, 3)
+        pairs, pid = np.unique(arr[:, :2], axis=0, return_inverse=True)
+        pid = pid.ravel()
+        # per-step values met so far, per (sigma, q) pair and grid order (a sweep's configurations share pairs;
+        # kept only when they do)
+        memo: dict[str, np.ndarray] = {}
+        if len(pairs) < len(arr):
+            memo = {"up": np.full((len(pairs), len(_rdp.FRAC_ORDERS)), np.nan), "low": np.zeros((len(pairs), len(_rdp.FRAC_ORDERS)))}
+
+        def rows_at(alpha: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """(upper, lower) composed RDP of the configs ``rows``, each at its own fractional order ``alpha[i]``;
+            the upper values are those of ``curve([alpha[i]], [rows[i]])`` to the bit (rdp.sgm_rdp_rows)."""
+            alpha = np.asarray(alpha, dtype=float)
+            if not memo:
+                up, low = _rdp.sgm_rdp_rows(arr[rows, 0], arr[rows, 1], alpha)
+                return arr[rows, 2] * up, arr[rows, 2] * low
+            col = np.minimum(np.searchsorted(_rdp.FRAC_ORDERS, alpha), len(_rdp.FRAC_ORDERS) - 1)
+            on_grid = _rdp.FRAC_ORDERS[col] == alpha
+            p = pid[rows]
+            need = ~on_grid | np.isnan(memo["up"][p, col])
+            up, low = memo["up"][p, col], memo["low"][p, col]
+            if need.any():
+                k = np.nonzero(need)[0]
+                u, lw = _rdp.sgm_rdp_rows(pairs[p[k], 0], pairs[p[k], 1], alpha[k])
+                up[k], low[k] = u, lw
+                g = k[on_grid[k]]
+                memo["up"][p[g], col[g]], memo["low"][p[g], col[g]] = up[g], low[g]
+            return arr[rows, 2] * up, arr[rows, 2] * low
+
+        curve.rows_at = rows_at  # type: ignore[attr-defined]
+        curve.steps = lambda rows: arr[rows, 2]  # type: ignore[attr-defined]
     return curve
 
 

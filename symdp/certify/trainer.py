@@ -14,7 +14,8 @@ and Zhang 2019 and by the accountants of :mod:`symdp.accountants`):
 5. hand the result to any ``torch.optim.Optimizer`` as ``p.grad``.
 
 The odometer (``symdp.accountants.RDPOdometer``) is stepped every iteration
-on the training device without reading its value back; the host reads epsilon
+on the training device without reading its value back (its per-step RDP is
+computed there too, float64, generated torch kernels; once per (sigma, q)); the host reads epsilon
 only every ``log_every`` steps (for the progress bar and the log).  A budget
 stop (``target_epsilon``) is planned before training with a CPU instance of the
 same odometer class, so the loop itself never waits on the device.
