@@ -42,7 +42,7 @@ __all__ = ["ADJACENCY", "ADJACENCY_BRIDGES", "BRIDGES_FOR", "Implication", "from
 @dataclass(frozen=True)
 class Implication:
     """``premises -> conclusion`` of entry ``id``; ``variables`` are the premise's pattern symbols
-    that chaining binds (default: the premise parameters that are bare symbols); ``hypotheses`` add
+    that chaining binds (default: the parameters of every premise that are bare symbols); ``hypotheses`` add
     to the entry's own; ``approximate`` marks a conclusion that holds only approximately."""
 
     id: str
@@ -63,9 +63,10 @@ class Implication:
         if not self.premises:
             return ()
         out: list[sp.Symbol] = []
-        for e in P.canonical(self.premises[0]).params().values():
-            if isinstance(e, sp.Symbol) and e not in out:
-                out.append(e)
+        for prem in self.premises:  # every premise's: chaining unifies each with an earlier conclusion
+            for e in P.canonical(prem).params().values():
+                if isinstance(e, sp.Symbol) and e not in out:
+                    out.append(e)
         return tuple(out)
 
 
@@ -212,6 +213,15 @@ def _gaussian_rdp(th: Theorem) -> Implication:
                        note="the Gaussian mechanism of sensitivity 1 (noise multiplier sigma)")
 
 
+def _gaussian_gdp(th: Theorem) -> Implication:
+    from ..symbols import Delta, sigma
+
+    return Implication(th.id, (P.Mechanism("gaussian", (("sensitivity", Delta), ("sigma", sigma)), "M"),),
+                       P.GDP(th.rhs, "M"),
+                       note="the statement's premise (theta of sensitivity Delta, noise N(0, sigma^2) added) typed as "
+                            "the Gaussian mechanism it describes")
+
+
 def _thm7_pattern(th: Theorem) -> Implication:
     base = _auto(th)
     assert base is not None
@@ -226,6 +236,7 @@ _OVERRIDES = {
     "classical.gaussian_mechanism_calibration": _gaussian_calibration,
     "bu2020.clt_mu": _clt,
     "accounting.gaussian_rdp": _gaussian_rdp,
+    "bu2020.gaussian_mechanism_gdp": _gaussian_gdp,
     "he2021long.thm7_subsampling": _sgld_subsampling,
     "he2021long.thm7_eps": _thm7_pattern,
     "he2021long.thm7_delta": _thm7_pattern,
