@@ -19,6 +19,7 @@ HASHES = {
     'bridge__group_privacy_zcdp': 'accb2a7d431e21a2',
     'bridge__mironov2017_rdp_composition': '08ff70eea103e09d',
     'bridge__bun_steinke2016_zcdp_composition': '36ca8fa426b43f0b',
+    'bridge__wang2016_kl_to_on_average_kl': 'f3ed83ccc51ec1fe',
     'bridge__dwork2015_thm20_nats': 'aefbd5ced551d49c',
     'bridge__pac_bayes_dp_prior': '44c436e94df3aca1',
 }
@@ -36,6 +37,7 @@ SYMBOLS = {
     'bridge__group_privacy_zcdp': ('rho',),
     'bridge__mironov2017_rdp_composition': ('T', 'epsilon_alpha'),
     'bridge__bun_steinke2016_zcdp_composition': ('T', 'rho'),
+    'bridge__wang2016_kl_to_on_average_kl': ('epsilon',),
     'bridge__dwork2015_thm20_nats': ('beta', 'epsilon', 'n'),
     'bridge__pac_bayes_dp_prior': ('KL_QP', 'beta', 'delta', 'epsilon', 'n'),
 }
@@ -143,6 +145,14 @@ def bridge__bun_steinke2016_zcdp_composition(T, rho):
     """bridge.bun_steinke2016_zcdp_composition (rhs): T*rho"""
     T, rho, = _rt.torch_args(T, rho)
     return (T * rho)
+
+
+# theorem: bridge.wang2016_kl_to_on_average_kl | side: rhs | hash: f3ed83ccc51ec1fe
+# rules: none
+def bridge__wang2016_kl_to_on_average_kl(epsilon):
+    """bridge.wang2016_kl_to_on_average_kl (rhs): epsilon"""
+    epsilon, = _rt.torch_args(epsilon)
+    return epsilon
 
 
 # theorem: bridge.dwork2015_thm20_nats | side: rhs | hash: aefbd5ced551d49c

@@ -72,6 +72,12 @@ WORKED_CHAINS: dict[str, tuple[str, ...]] = {
     # (eps, delta) (Canonne-Kamath-Steinke) -> group privacy -> He et al. Thm 1 (long version)
     "sgm_rdp_cks_he_thm1": ("bridge.mtz2019_sgm_rdp", "bridge.mironov2017_rdp_composition", "accounting.rdp_to_dp_cks",
                             GROUP_DP, "he2021long.thm1"),
+    # (v) Wang et al.'s hierarchy (Table 1): pure DP -> KL-privacy (He et al. Lemma 2) -> On-Average KL-privacy ->
+    # on-average generalization (Thm 4 with Remark 2's dispersion gamma), for the Laplace mean release of
+    # Wang et al. Sec. 6 (4 gamma-DP): the gap 4 tanh(2 gamma) in the sampler's gamma; the posterior-sampling
+    # premise of Thm 4 stays a premise of the derivation
+    "laplace_mean_dp_kl_okl_generalization": ("wang2016.example_laplace_mean_dp", "he2021.lemma_kl",
+                                              "bridge.wang2016_kl_to_on_average_kl", "wang2016.remark2_dispersion"),
 }
 
 
@@ -315,7 +321,8 @@ def _unify(prev: P.Prop, need: P.Prop, fwd: Mapping[sp.Symbol, sp.Symbol], step:
 #: conclusion parameters that are probabilities (in [0, 1]) and those that are nonnegative (gaps, epsilons, ...)
 PROBABILITY_PARAMS = {"ApproxDP": ("delta",), "MaxInformation": ("beta",), "Generalization": ("failure",)}
 NONNEGATIVE_PARAMS = {"ApproxDP": ("eps",), "Generalization": ("gap",), "GDP": ("mu",), "zCDP": ("rho",),
-                      "RDP": ("eps_alpha",), "MaxInformation": ("k",), "OnAverageKL": ("eps",)}
+                      "RDP": ("eps_alpha",), "MaxInformation": ("k",), "OnAverageKL": ("eps",),
+                      "KLPrivacy": ("eps",), "OnAverageGeneralization": ("gap",)}
 
 
 def _nontrivial(h: sp.Basic) -> bool:

@@ -64,7 +64,7 @@ def test_unmatched_premise_is_listed_and_matched_one_is_not():
 def test_previous_step_feeds_a_later_premise_not_only_the_first():
     # Wang et al. Thm 4: premises (loss bounded ..., OnAverageKL(eps)); the OKL conclusion feeds the second
     d = chain(["wang2016.lemma7_adaptive_composition", "wang2016.thm4_equivalence"])
-    assert d.conclusion.kind == "Other"
+    assert d.conclusion.kind == "OnAverageGeneralization"
     assert any("premise 2 (OnAverageKL)" in n for n in d.notes)
     assert any(P.property_type(p).startswith("Other:") for p in d.premises)
 

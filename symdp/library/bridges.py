@@ -26,6 +26,9 @@ lives in :mod:`symdp.library.implications` like every other entry's.
   sum the accountants evaluate; a fractional order is bounded by the next integer order, RDP being
   nondecreasing in the order), T-fold RDP composition (Mironov 2017, Prop. 1) and zCDP composition
   (Bun and Steinke 2016, Lemma 2.3).
+* KL-privacy -> On-Average KL-privacy (Wang, Lei, Fienberg 2016, Sec. 3 and Table 1: the expectation over
+  data sets and the replaced entry is at most the supremum), the step between He et al.'s Lemma 2 (the KL
+  of an eps-DP algorithm) and Wang et al.'s Thm 4 (On-Average KL-privacy <=> on-average generalization).
 * Dwork et al. 2015 Thm 20 in nats (max-information of pure DP on i.i.d. data).
 * PAC-Bayes with a DP prior: Dziugaite and Roy 2018, "Data-dependent PAC-Bayes
   priors via differential privacy", Sec. 4 (with Dwork et al. 2015 Thm 20).
@@ -61,6 +64,7 @@ rho_T = sp.Symbol("rho_T", positive=True)
 k_mi = sp.Symbol("k_MI", positive=True)
 KL_QP = sp.Symbol("KL_QP", nonnegative=True)
 c_pb = sp.Symbol("c_PB", positive=True)
+eps_okl = sp.Symbol("epsilon_okl", nonnegative=True)
 
 BBG = "Balle, Barthe, Gaboardi 2018, 'Privacy amplification by subsampling: tight analyses via couplings and divergences'"
 MIRONOV = "Mironov 2017, 'Renyi differential privacy'"
@@ -69,6 +73,7 @@ DWORK_ROTH = "Dwork and Roth 2014, 'The algorithmic foundations of differential 
 DWORK2015 = "Dwork, Feldman, Hardt, Pitassi, Reingold, Roth 2015, 'Generalization in adaptive data analysis and holdout reuse'"
 MTZ = "Mironov, Talwar, Zhang 2019, 'Renyi differential privacy of the sampled Gaussian mechanism'"
 DRS = "Dong, Roth, Su 2022, 'Gaussian differential privacy' (JRSS-B)"
+WANG2016 = "Wang, Lei, Fienberg 2016, 'On-average KL-privacy and its equivalence to generalization for max-entropy mechanisms'"
 DZIUGAITE_ROY = "Dziugaite and Roy 2018, 'Data-dependent PAC-Bayes priors via differential privacy'"
 
 
@@ -400,6 +405,24 @@ THEOREMS: list[Theorem] = [
         premises=(Property("zCDP", (rho,), "M_i"),),
         conclusion=Property("zCDP", (T * rho,), "A"),
         tags=("bridge", "zcdp", "composition"),
+    ),
+    theorem(
+        "bridge.wang2016_kl_to_on_average_kl",
+        "KL-privacy eps implies eps-On-Average KL-privacy for every data distribution",
+        Kind.BOUND,
+        _src("Sec. 3 (after Def. 1) and Table 1", WANG2016),
+        lhs=eps_okl,
+        rhs=eps,
+        hypotheses=[eps > 0],
+        domain={eps: (_R(1, 1000), 50)},
+        quantity="E_{Z ~ D^n, z ~ D} D_KL(A(Z) || A([Z_-1, z])) for an algorithm whose KL divergence between data sets "
+                 "differing in one entry is at most eps",
+        premises=(Property("KL-privacy", (eps,), "A"),),
+        conclusion=Property("On-Average-KL-privacy", (eps,), "A"),
+        notes=("Text: KL-privacy replaces DP's supremum over outputs by an expectation; 'by replacing both supremums "
+               "with expectations we get what we call On-Average KL-Privacy'. An expectation is at most the "
+               "supremum, so eps-KL-privacy gives eps-On-Average KL-privacy for every D."),
+        tags=("bridge", "kl"),
     ),
     theorem(
         "bridge.dwork2015_thm20_nats",

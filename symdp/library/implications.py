@@ -84,6 +84,10 @@ def from_legacy(p: Property, *, bits: bool = False) -> P.Prop:
     if name == "max-information" and len(ps) == 2:
         k = ps[0] * sp.log(2) if bits else ps[0]
         return P.MaxInformation(sp.simplify(k) if bits else k, ps[1], subj)
+    if name == "on-average-generalization" and len(ps) == 1:
+        return P.OnAverageGeneralization(ps[0], subj)
+    if name == "KL-privacy" and len(ps) == 1:
+        return P.KLPrivacy(ps[0], subj)
     if name == "On-Average-KL-privacy" and len(ps) == 1:
         return P.OnAverageKL(ps[0], subj)
     if name == "RDP" and len(ps) == 2:
@@ -136,6 +140,8 @@ ADJACENCY: dict[str, tuple[str, str]] = {
     "bridge.group_privacy_dp": ("add_remove", "replace_one"),
     "bridge.group_privacy_gdp": ("add_remove", "replace_one"),
     "bridge.group_privacy_zcdp": ("add_remove", "replace_one"),
+    # Wang et al.: neighbours differ in one entry (Hamming distance one, [Z_-1, z])
+    "bridge.wang2016_kl_to_on_average_kl": ("replace_one", "any"),
 }
 
 #: (property type, have, need) -> the bridges that convert the neighbouring relation, with their cost
@@ -222,6 +228,14 @@ def _gaussian_gdp(th: Theorem) -> Implication:
                             "the Gaussian mechanism it describes")
 
 
+def _kl_of_pure_dp(th: Theorem) -> Implication:
+    from ..symbols import eps
+
+    return Implication(th.id, (P.PureDP(eps, "A"),), P.KLPrivacy(th.rhs, "A"),
+                       note="He et al. Lemma 2 as an implication: the supremum over neighbours of D_KL(A(S) || A(S')) "
+                            "is KL-privacy (Wang et al. Table 1)")
+
+
 def _thm7_pattern(th: Theorem) -> Implication:
     base = _auto(th)
     assert base is not None
@@ -237,6 +251,7 @@ _OVERRIDES = {
     "bu2020.clt_mu": _clt,
     "accounting.gaussian_rdp": _gaussian_rdp,
     "bu2020.gaussian_mechanism_gdp": _gaussian_gdp,
+    "he2021.lemma_kl": _kl_of_pure_dp,
     "he2021long.thm7_subsampling": _sgld_subsampling,
     "he2021long.thm7_eps": _thm7_pattern,
     "he2021long.thm7_delta": _thm7_pattern,
@@ -260,7 +275,9 @@ BRIDGES_FOR: dict[tuple[str, str], tuple[str, ...]] = {
     ("MaxInformation", "Other:PAC-Bayes-kl"): ("pacbayes.data_dependent_prior",),
     ("ApproxDP", "Other:PAC-Bayes-kl"): ("bridge.pac_bayes_dp_prior",),
     ("TradeOff", "ApproxDP"): ("bu2020.duality",),
-    ("OnAverageKL", "Other:on-average-generalization"): ("wang2016.thm4_equivalence",),
+    ("OnAverageKL", "OnAverageGeneralization"): ("wang2016.thm4_equivalence", "wang2016.remark2_dispersion"),
+    ("ApproxDP", "KLPrivacy"): ("he2021.lemma_kl",),
+    ("KLPrivacy", "OnAverageKL"): ("bridge.wang2016_kl_to_on_average_kl",),
 }
 
 
