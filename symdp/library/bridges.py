@@ -29,6 +29,8 @@ lives in :mod:`symdp.library.implications` like every other entry's.
 * KL-privacy -> On-Average KL-privacy (Wang, Lei, Fienberg 2016, Sec. 3 and Table 1: the expectation over
   data sets and the replaced entry is at most the supremum), the step between He et al.'s Lemma 2 (the KL
   of an eps-DP algorithm) and Wang et al.'s Thm 4 (On-Average KL-privacy <=> on-average generalization).
+* Max-information -> generalization: Dwork et al. 2015 Thm 13 with the event {|R_S(h) - R(h)| > t} and
+  Hoeffding's inequality on the product distribution (the combination certify's max-information route uses).
 * Dwork et al. 2015 Thm 20 in nats (max-information of pure DP on i.i.d. data).
 * PAC-Bayes with a DP prior: Dziugaite and Roy 2018, "Data-dependent PAC-Bayes
   priors via differential privacy", Sec. 4 (with Dwork et al. 2015 Thm 20).
@@ -65,6 +67,8 @@ k_mi = sp.Symbol("k_MI", positive=True)
 KL_QP = sp.Symbol("KL_QP", nonnegative=True)
 c_pb = sp.Symbol("c_PB", positive=True)
 eps_okl = sp.Symbol("epsilon_okl", nonnegative=True)
+t_gap = sp.Symbol("t_gap", positive=True)
+b_fail = sp.Symbol("b", positive=True)  # the failure probability the user chooses
 
 BBG = "Balle, Barthe, Gaboardi 2018, 'Privacy amplification by subsampling: tight analyses via couplings and divergences'"
 MIRONOV = "Mironov 2017, 'Renyi differential privacy'"
@@ -91,6 +95,9 @@ GAUSS_RDP = alpha * Delta**2 / (2 * sigma**2)
 RDP_TO_DP = eps_alpha + sp.log(1 / delta) / (alpha - 1)
 GAUSS_ZCDP = Delta**2 / (2 * sigma**2)
 ZCDP_TO_DP = rho + 2 * sp.sqrt(rho * sp.log(1 / delta))
+#: Dwork et al. 2015 Thm 13 at O = {|R_S(h) - R(h)| > t} (loss in [0, 1], Hoeffding on the product: 2 e^{-2 n t^2}),
+#: k in nats, solved for t at total failure probability b: e^k 2 e^{-2 n t^2} + beta = b
+THM13_HOEFFDING_GAP = sp.sqrt((k_mi + sp.log(2 / (b_fail - beta))) / (2 * n))
 #: Dwork et al. 2015 Thm 20, converted from bits to nats (log2(e) * x bits = x nats)
 MI_PURE_IID_NATS = eps**2 * n / 2 + eps * sp.sqrt(n * sp.log(2 / beta) / 2)
 
@@ -438,6 +445,25 @@ THEOREMS: list[Theorem] = [
         conclusion=Property("max-information", (MI_PURE_IID_NATS, beta), "A"),
         notes="Dwork et al. state it in bits (log base 2); multiplying by ln 2 gives nats.",
         tags=("bridge", "max-information"),
+    ),
+    theorem(
+        "bridge.dwork2015_thm13_hoeffding",
+        "beta-approximate max-information k (nats): |R_S(A(S)) - R(A(S))| <= sqrt((k + ln(2/(b - beta)))/(2n)) with "
+        "probability >= 1 - b",
+        Kind.BOUND,
+        _src("Thm 13 with Hoeffding's inequality (loss in [0, 1])", DWORK2015),
+        lhs=t_gap,
+        rhs=THM13_HOEFFDING_GAP,
+        hypotheses=[k_mi >= 0, beta >= 0, b_fail > beta, b_fail < 1, n >= 1],
+        domain={k_mi: (0, 100), beta: (0, _R(1, 4)), b_fail: (_R(1, 2), _R(9, 10)), n: (10, 10**6)},
+        quantity="generalization gap of h = A(S) (loss in [0, 1]) that holds with probability >= 1 - b, for an "
+                 "algorithm of beta-approximate max-information k nats on n samples",
+        premises=(Property("max-information", (k_mi, beta), "A"),),
+        conclusion=Property("generalization", (THM13_HOEFFDING_GAP, b_fail), "A"),
+        notes=("Thm 13: P[(S, A(S)) in O] <= e^k P[S x A(S) in O] + beta (k in nats). For O = {(S, h): "
+               "|R_S(h) - R(h)| > t} and h independent of S, Hoeffding gives P <= 2 exp(-2 n t^2); setting "
+               "e^k 2 exp(-2 n t^2) + beta = b and solving for t gives the bound."),
+        tags=("bridge", "max-information", "generalization"),
     ),
     theorem(
         "bridge.pac_bayes_dp_prior",

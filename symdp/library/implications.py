@@ -272,6 +272,7 @@ BRIDGES_FOR: dict[tuple[str, str], tuple[str, ...]] = {
     ("Mechanism:dp_sgd", "GDP"): ("bu2020.clt_mu",),
     ("ApproxDP", "MaxInformation"): ("bridge.dwork2015_thm20_nats", "dwork2015.thm20_pure_dp_iid"),
     ("ApproxDP", "Generalization"): ("he2021uai.thm1_small_eps", "he2021long.thm1", "classical.dwork2015_high_prob"),
+    ("MaxInformation", "Generalization"): ("bridge.dwork2015_thm13_hoeffding",),
     ("MaxInformation", "Other:PAC-Bayes-kl"): ("pacbayes.data_dependent_prior",),
     ("ApproxDP", "Other:PAC-Bayes-kl"): ("bridge.pac_bayes_dp_prior",),
     ("TradeOff", "ApproxDP"): ("bu2020.duality",),
