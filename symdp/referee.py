@@ -113,4 +113,151 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
     return out
 
 
-__all__ = ["MECHANISM_STEPS", "referee"]
+# ---------------------------------------------------------------------------------------- user theorems
+#: the symbols a composition theorem's conclusion may use (each step's epsilon and delta, the number of steps)
+_COMPOSITION_SYMBOLS = ("epsilon", "delta", "T")
+
+
+def _grid(lo: float, hi: float, k: int, *, integer: bool, log: bool) -> list[float]:
+    import numpy as np
+
+    if log and lo > 0:
+        xs = np.geomspace(lo, hi, k)
+    else:
+        xs = np.linspace(lo, hi, k)
+    out = sorted({float(round(x)) if integer else float(x) for x in xs})
+    return [x for x in out if lo <= x <= hi]
+
+
+def referee_theorem(id: str, *, points: int = 4) -> dict[str, Any]:
+    """The exact mechanism as referee of a typed composition theorem (a user's or the library's).
+
+    The theorem must state ``ApproxDP(epsilon, delta) -> ApproxDP(E, D)`` with ``E``, ``D`` in ``epsilon``,
+    ``delta`` and ``T``: a ``T``-fold composition theorem, which must hold for every (epsilon, delta)-DP
+    mechanism, the worst one included.  On a grid of its domain (``points`` per symbol, inside every
+    hypothesis) ``E`` is compared with the tight accountant's lower end for ``T`` compositions of the
+    worst-case (epsilon, delta)-DP mechanism (:class:`symdp.mechanisms.ApproxDPBlackBox`, optimal composition,
+    Kairouz, Oh, Viswanath 2017) at delta = ``D``: ``E`` below it refutes the theorem at that point;
+    otherwise the smallest and largest slack are reported."""
+    import sympy as sp
+
+    from . import mechanisms as M
+    from .accountants.algebra import tight
+    from .accountants.user_theorem import _violated
+    from .calculus_eval import evaluate
+    from .library import get
+
+    th = get(id)
+    try:
+        imp = implication(id)
+    except InvalidParameterError as exc:
+        return {"applies": False, "reason": str(exc)}
+    prem = P.canonical(imp.premises[0]) if imp.premises else None
+    concl = P.canonical(imp.conclusion)
+    if not (isinstance(prem, P.ApproxDP) and isinstance(concl, P.ApproxDP) and len(imp.premises) == 1):
+        return {"applies": False, "reason": "not a composition theorem ApproxDP(epsilon, delta) -> ApproxDP(E, D); "
+                                            "the referee models no other user theorem"}
+    pe, pd = prem.params()["eps"], prem.params()["delta"]
+    if not (isinstance(pe, sp.Symbol) and isinstance(pd, sp.Symbol)):
+        return {"applies": False, "reason": "the premise's epsilon and delta must be plain symbols"}
+    syms = {x.name: x for x in concl.free_symbols}
+    extra = sorted(set(syms) - {pe.name, pd.name, "T"})
+    if extra:
+        return {"applies": False, "reason": f"the conclusion involves {', '.join(extra)}; allowed: the premise's "
+                                            f"{pe.name}, {pd.name} and T"}
+    dom = {x.name: (float(lo), float(hi)) for x, lo, hi in th.domain}
+    axes: dict[str, list[float]] = {}
+    for name, default in ((pe.name, (0.01, 1.0)), (pd.name, (1e-9, 1e-3)), ("T", (1.0, 1000.0))):
+        lo, hi = dom.get(name, default)
+        if name == "T":
+            lo, hi = max(lo, 1.0), min(hi, 1e5)
+        axes[name] = _grid(lo, hi, points, integer=name == "T", log=True)
+    e_expr, d_expr = concl.params()["eps"], concl.params()["delta"]
+    checked = skipped = 0
+    worst: dict[str, Any] | None = None
+    best: dict[str, Any] | None = None
+    for ev in axes[pe.name]:
+        for dv in axes[pd.name]:
+            for tv in axes["T"]:
+                at = {pe.name: ev, pd.name: dv, "T": tv}
+                if _violated(tuple(th.hypotheses), at) is not None:
+                    skipped += 1
+                    continue
+                m = {x: sp.Float(at[x.name], 30) for x in (pe, pd) + ((syms["T"],) if "T" in syms else ())}
+                try:
+                    e_val, d_val = float(evaluate(e_expr, m)), float(evaluate(d_expr, m))
+                except (TypeError, ValueError):
+                    skipped += 1
+                    continue
+                if not (0 < d_val < 1) or e_val != e_val:
+                    skipped += 1
+                    continue
+                mech = M.SelfComposed(M.ApproxDPBlackBox(ev, dv), round(tv))
+                r = tight.epsilon(mech, d_val)
+                checked += 1
+                point = {**at, "E": e_val, "D": d_val, "tight_epsilon": float(r.epsilon), "tight_lower": float(r.lower)}
+                if e_val < float(r.lower) * (1 - 1e-9):
+                    return {"applies": True, "verdict": "REFUTED", "at": point, "checked": checked,
+                            "reason": f"{id}: E = {e_val:.6g} at {pe.name}={ev:g}, {pd.name}={dv:g}, T={tv:g} is below "
+                                      f"the optimal composition's {float(r.lower):.6g} at delta = {d_val:.3g} (no "
+                                      f"bound: the worst (epsilon, delta)-DP mechanism composed T times exceeds it)"}
+                if not float(r.epsilon) > 1e-12:  # the optimal composition needs ~no epsilon at this D: no slack
+                    continue
+                slack = e_val / float(r.epsilon)
+                point["slack"] = slack
+                if worst is None or slack < worst["slack"]:
+                    worst = point
+                if best is None or slack > best["slack"]:
+                    best = point
+    if not checked or worst is None or best is None:
+        return {"applies": False, "reason": f"no point of the domain grid is inside the hypotheses with D in (0, 1) "
+                                            f"({skipped} skipped)"}
+    return {"applies": True, "verdict": "CONSISTENT", "checked": checked, "skipped": skipped, "tightest": worst,
+            "loosest": best, "lower_kind": "optimistic discretisation (an estimate from below, not certified)",
+            "reason": f"E is {worst['slack']:.3g}x to {best['slack']:.3g}x the optimal composition's epsilon at "
+                      f"{checked} points of the domain"}
+
+
+def verify_theorem_file(path: str, out: str, ids: Sequence[str] = (), *, seed: int = 0,
+                        deep: bool = False) -> list[dict[str, Any]]:
+    """``symdp verify --theorems FILE --out DIR``: the file's theorems through the verifier (without writing
+    ``proofs/``) and the referee (:func:`referee_theorem`); the results go to ``DIR/ledger.json`` and
+    ``DIR/LEDGER.md`` only.  ``ids`` restricts to those of the file's theorems."""
+    import json
+    from pathlib import Path
+
+    from ._io import atomic_write_text
+    from .calculus import load_theorems
+    from .verify import run
+
+    ths = load_theorems(path)
+    have = [t.id for t in ths]
+    unknown = sorted(set(ids) - set(have))
+    if unknown:
+        raise InvalidParameterError(f"ids {', '.join(unknown)} are not theorems of {path}; allowed: {', '.join(have)}")
+    todo = list(ids) or have
+    results = run(todo, deep=deep, write=False, progress=False, seed=seed, workers=1)
+    rows: list[dict[str, Any]] = []
+    for r in results:
+        row = r.ledger_entry()
+        row["referee"] = referee_theorem(r.id)
+        if row["referee"].get("verdict") == "REFUTED":  # a counterexample decides it, whatever the ladder said
+            row["evidence"] = f"referee: {row['referee']['reason']}; verifier ({row['verdict']}): {row['evidence']}"
+            row["verdict"] = "REFUTED"
+        rows.append(row)
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(d / "ledger.json", json.dumps({"version": 1, "theorem_file": str(path), "entries": rows},
+                                                   indent=1, default=str))
+    lines = [f"# symdp verify of {Path(path).name}", "", "| id | verdict | referee | evidence |", "|---|---|---|---|"]
+    for row in rows:
+        ref = row["referee"]
+        rv = ref.get("verdict") or "not refereed"
+        text = str(row["evidence"]).replace("|", "\\|")[:300]
+        lines.append(f"| {row['id']} | {row['verdict']} | {rv}: {str(ref.get('reason', '')).replace('|', '/')[:200]} "
+                     f"| {text} |")
+    atomic_write_text(d / "LEDGER.md", "\n".join(lines) + "\n")
+    return rows
+
+
+__all__ = ["MECHANISM_STEPS", "referee", "referee_theorem", "verify_theorem_file"]
