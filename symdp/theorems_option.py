@@ -119,5 +119,5 @@ def apply_referee(results: list[Any]) -> None:
             at = ref["at"]
             r.verdict = "FAILS"
             r.detail = f"referee: {ref['reason']}" + (f"; verifier: {r.detail}" if r.detail else "")
-            r.counterexample = {k: repr(v) for k, v in at.items() if k not in ("E", "tight_epsilon", "tight_lower")}
-            r.claimed, r.actual = f"{at['E']:.6g}", f"{at['tight_lower']:.6g}"
+            r.counterexample = {k: repr(v) for k, v in at.items() if k not in ("E", "optimal_epsilon")}
+            r.claimed, r.actual = f"{at['E']:.6g}", f"{at['optimal_epsilon']:.6g}"

@@ -54,5 +54,24 @@ def test_lower_end_is_below_the_exact_gaussian_composition(sigma, T, delta):
     assert r.lower <= float(exact) <= r.epsilon * (1 + 1e-12)
 
 
-def test_referee_says_what_its_lower_end_is():
-    assert "lower bound" in LOWER_KIND and "not interval arithmetic" in LOWER_KIND
+def test_referee_says_its_lower_end_is_not_certified():
+    assert "not certified" in LOWER_KIND
+
+
+def test_exact_optimal_composition_oracle():
+    """optimal_composition_epsilon against an mpmath evaluation of the same binomial sum (T = 200) and the
+    known cases: T = 1 gives eps0 at delta = delta0 + tiny; delta below the infinite-loss mass gives inf."""
+    from symdp.referee import optimal_composition_epsilon
+
+    eps0, d0, T, delta = 0.3, 1e-9, 200, 1e-5
+    got = optimal_composition_epsilon(eps0, d0, T, delta)
+    with mpmath.workdps(30):
+        e0 = mpmath.mpf(eps0)
+        keep = (1 - mpmath.mpf(d0)) ** T
+        rem = (mpmath.mpf(delta) - (1 - keep)) / keep
+        ref = _exact_eps(lambda e: _rr_delta(e0, T, e), T * eps0, rem)
+    assert got == pytest.approx(float(ref), rel=1e-10)
+    assert optimal_composition_epsilon(0.5, 1e-6, 1, 1e-6 * (1 + 1e-6)) == pytest.approx(0.5, rel=1e-6)
+    assert optimal_composition_epsilon(0.5, 1e-6, 1, 1e-6) != optimal_composition_epsilon(0.5, 1e-6, 1, 1e-6)  # nan
+    assert optimal_composition_epsilon(0.5, 1e-6, 100, 1e-5) == float("inf")  # 1 - (1 - 1e-6)^100 ~ 1e-4 > 1e-5
+

@@ -94,7 +94,7 @@ def test_referee_of_composition_theorems(thfile):
 
     load_theorems(str(thfile))
     bad = referee_theorem("user.t22_too_good")
-    assert bad["verdict"] == "REFUTED" and bad["at"]["E"] < bad["at"]["tight_lower"]
+    assert bad["verdict"] == "REFUTED" and bad["at"]["E"] < bad["at"]["optimal_epsilon"]
     ok = referee_theorem("user.t22_basic")
     assert ok["verdict"] == "CONSISTENT"
     # at T = 1 basic composition is exactly epsilon, the optimal composition's value: slack 1
@@ -150,3 +150,16 @@ def test_account_with_a_theorem_accountant(thfile):
     _one_line_error(CliRunner().invoke(main, [*args, "--theorems", str(thfile), "-a", "theorem:user.t22_nope"]))
     _one_line_error(CliRunner().invoke(main, [*args, "-a", "nonsense"]))
     _one_line_error(CliRunner().invoke(main, [*args, "--theorems", str(thfile) + ".missing"]))
+
+
+def test_referee_does_not_refute_advanced_composition(tmp_path):
+    """Regression: advanced composition (Dwork-Roth) is a valid composition theorem; the referee must not refute
+    it where the tight accountant's lower end is wrong (10^5 steps of eps 0.001, delta 1e-9: the accountant's
+    lower end is the pure-DP bound 100 while the exact optimal epsilon is 1.698)."""
+    from symdp.calculus import load_theorems
+    from symdp.referee import optimal_composition_epsilon, referee_theorem
+
+    load_theorems(str(Path(__file__).resolve().parents[1] / "examples" / "derive" / "my_theorems.toml"))
+    r = referee_theorem("user.advanced_composition_eps")
+    assert r["verdict"] == "CONSISTENT", r
+    assert optimal_composition_epsilon(0.001, 1e-9, 10**5, 1e-4 + 1e-12) == pytest.approx(1.69849, rel=1e-4)
