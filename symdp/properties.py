@@ -383,6 +383,8 @@ class OtherProperty(Prop):
         return replace(self, args=tuple(e.xreplace(dict(mapping)) for e in self.args))
 
     def __str__(self) -> str:
+        if not self.args:
+            return f"{self.subject} is {self.name}"
         ps = ", ".join(sp.sstr(e) for e in self.args)
         return f"{self.subject} is ({ps})-{self.name}"
 
