@@ -669,13 +669,9 @@ def register(th: Theorem, *, premises: Sequence[P.Prop] = (), conclusion: P.Prop
 
 def load_theorems(path: str, *, register_them: bool = True) -> list[Theorem]:
     """Read a TOML theorem file (the safe grammar of claim files: parsed, never executed)."""
-    from .theorem_file import load
+    from .library.implications import load_theorem_file
 
-    parsed = load(path)
-    if register_them:
-        for pt in parsed:
-            register(pt.theorem, premises=pt.premises, conclusion=pt.conclusion, replace=True)
-    return [pt.theorem for pt in parsed]
+    return load_theorem_file(path, register_them=register_them)
 
 
 def invert(th: Theorem | str, var: str, value: Any, *, side: str = "rhs", **others: Any) -> Any:

@@ -310,4 +310,71 @@ def verify_theorem_file(path: str, out: str, ids: Sequence[str] = (), *, seed: i
     return rows
 
 
-__all__ = ["LOWER_KIND", "MECHANISM_STEPS", "referee", "referee_theorem", "verify_theorem_file"]
+# ---------------------------------------------------------------------------------------- --theorems drivers
+def verify_file_cmd(theorem_file: str | None, out_dir: str | None, ids: Sequence[str], *, seed: int, deep: bool,
+                    as_json: bool) -> None:
+    """``symdp verify --theorems FILE --out DIR [IDS]``."""
+    import json
+
+    import click
+
+    from .errors import SymdpError
+    from .theorems_option import fail, load_or_exit
+
+    if theorem_file is None or out_dir is None:
+        fail("--theorems FILE and --out DIR go together; allowed: `symdp verify --theorems FILE --out DIR` "
+              "(the results of a theorem file are written only to DIR, never to proofs/)")
+    assert theorem_file is not None and out_dir is not None
+    load_or_exit(theorem_file)
+
+    try:
+        rows = verify_theorem_file(theorem_file, out_dir, ids, seed=seed, deep=deep)
+    except SymdpError as exc:
+        fail(str(exc))
+        return
+    if as_json:
+        click.echo(json.dumps({"version": 1, "entries": rows}, indent=1, default=str))
+        return
+    for row in rows:
+        ref: dict[str, Any] = row["referee"]
+        click.echo(f"{row['id']}: {row['verdict']}; referee: {ref.get('verdict') or 'not refereed'} -- "
+                   f"{str(ref.get('reason', ''))[:200]}")
+    click.echo(f"results written to {out_dir}/ledger.json and {out_dir}/LEDGER.md")
+
+
+def audit_setup(theorem_file: str, ids: Sequence[str], workers: int | None,
+                scheduler: str | None) -> tuple[tuple[str, ...], int, None]:
+    """``symdp audit --theorems FILE [IDS]``: register the file's theorems and audit them as claims (all of
+    them, or the given ``IDS`` among them) in this process (one worker, no scheduler: the registration is
+    this process's)."""
+    from .theorems_option import fail, load_or_exit
+
+    have = [t.id for t in load_or_exit(theorem_file)]
+    unknown = sorted(set(ids) - set(have))
+    if unknown:
+        fail(f"ids {', '.join(unknown)} are not theorems of {theorem_file}; allowed: {', '.join(have)}")
+    if scheduler is not None:
+        fail("--scheduler with --theorems: the file's theorems are registered in this process only; allowed: "
+              "--theorems without --scheduler")
+    return tuple(ids) or tuple(have), 1, None
+
+
+def apply_referee(results: list[Any]) -> None:
+    """The exact-mechanism referee (:func:`symdp.referee.referee_theorem`) on audited user theorems: a typed
+    composition theorem below the optimal composition somewhere FAILS with that point; otherwise the
+    referee's slack is recorded beside the verdict (``extra["referee"]``)."""
+    for r in results:
+        ref = referee_theorem(r.id)
+        r.extra["referee"] = ref
+        if ref.get("verdict") == "CONSISTENT":  # grid points are no proof: the verdict stays, the slack is shown
+            r.detail = (f"{r.detail}; " if r.detail else "") + f"referee: consistent, {ref['reason']}"
+        if ref.get("verdict") == "REFUTED":
+            at = ref["at"]
+            r.verdict = "FAILS"
+            r.detail = f"referee: {ref['reason']}" + (f"; verifier: {r.detail}" if r.detail else "")
+            r.counterexample = {k: repr(v) for k, v in at.items() if k not in ("E", "optimal_epsilon")}
+            r.claimed, r.actual = f"{at['E']:.6g}", f"{at['optimal_epsilon']:.6g}"
+
+
+__all__ = ["LOWER_KIND", "MECHANISM_STEPS", "apply_referee", "audit_setup", "optimal_composition_epsilon", "referee",
+           "referee_theorem", "verify_file_cmd", "verify_theorem_file"]

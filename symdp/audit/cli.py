@@ -46,7 +46,7 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
     from .report import enrich, make_console, print_table, write_html, write_json, write_markdown
 
     if theorem_file is not None:  # issue 22: a theorem file's theorems, audited like library entries
-        from ..theorems_option import apply_referee, audit_setup
+        from ..referee import apply_referee, audit_setup
 
         ids, workers, scheduler = audit_setup(theorem_file, ids, workers, scheduler)
         out_dir = out_dir if out_dir is not None else default_out_dir((theorem_file,))

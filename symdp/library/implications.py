@@ -36,7 +36,8 @@ from .. import properties as P
 from ..errors import InvalidParameterError, UnknownTheoremError
 from ..theorem import Kind, Property, Theorem
 
-__all__ = ["ADJACENCY", "ADJACENCY_BRIDGES", "BRIDGES_FOR", "Implication", "from_legacy", "implication", "implications"]
+__all__ = ["ADJACENCY", "ADJACENCY_BRIDGES", "BRIDGES_FOR", "Implication", "from_legacy", "implication", "implications",
+           "load_theorem_file"]
 
 
 @dataclass(frozen=True)
@@ -292,6 +293,21 @@ def _library_implication(id: str) -> Implication | None:
 
 
 _USER_IMPLICATIONS: dict[str, Implication] = {}
+
+
+def load_theorem_file(path: str, *, register_them: bool = True) -> list[Theorem]:
+    """Read a TOML theorem file (:mod:`symdp.theorem_file`, parsed, never executed) and register its theorems
+    with their typed implications (the one loader of ``--theorems`` and :func:`symdp.calculus.load_theorems`)."""
+    from ..theorem_file import load
+    from . import register
+
+    parsed = load(path)
+    if register_them:
+        for pt in parsed:
+            register(pt.theorem, replace=True)
+            if pt.conclusion is not None:
+                register_implication(Implication(pt.theorem.id, tuple(pt.premises), pt.conclusion))
+    return [pt.theorem for pt in parsed]
 
 
 def register_implication(imp: Implication) -> None:

@@ -34,7 +34,7 @@ def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_
     from .._paths import default_proofs_out
 
     if theorem_file is not None or out_dir is not None:  # a user's theorem file: never proofs/
-        from ..theorems_option import verify_file_cmd
+        from ..referee import verify_file_cmd
 
         return verify_file_cmd(theorem_file, out_dir, ids, seed=seed, deep=deep, as_json=as_json)
     from .ledger import load_ledger_file, proofs_dir, replay
