@@ -28,6 +28,7 @@ RATE_VAR = {
     "noisysgd_clt_eps_of_delta_he_thm1": ("T", "oo"),
     "sgld_001": ("N", "oo"),
     "sgm_rdp_cks_he_thm1": ("T", "oo"),
+    "laplace_mean_dp_kl_okl_generalization": ("gamma", "0"),
 }
 
 #: three settings per chain family (sigma a noise multiplier for the SGM chain, a noise scale with

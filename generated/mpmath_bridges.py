@@ -19,7 +19,9 @@ HASHES = {
     'bridge__group_privacy_zcdp': 'accb2a7d431e21a2',
     'bridge__mironov2017_rdp_composition': '08ff70eea103e09d',
     'bridge__bun_steinke2016_zcdp_composition': '36ca8fa426b43f0b',
+    'bridge__wang2016_kl_to_on_average_kl': 'f3ed83ccc51ec1fe',
     'bridge__dwork2015_thm20_nats': 'aefbd5ced551d49c',
+    'bridge__dwork2015_thm13_hoeffding': '9c4aa762fb0213fb',
     'bridge__pac_bayes_dp_prior': '44c436e94df3aca1',
 }
 SYMBOLS = {
@@ -36,7 +38,9 @@ SYMBOLS = {
     'bridge__group_privacy_zcdp': ('rho',),
     'bridge__mironov2017_rdp_composition': ('T', 'epsilon_alpha'),
     'bridge__bun_steinke2016_zcdp_composition': ('T', 'rho'),
+    'bridge__wang2016_kl_to_on_average_kl': ('epsilon',),
     'bridge__dwork2015_thm20_nats': ('beta', 'epsilon', 'n'),
+    'bridge__dwork2015_thm13_hoeffding': ('b', 'beta', 'k_MI', 'n'),
     'bridge__pac_bayes_dp_prior': ('KL_QP', 'beta', 'delta', 'epsilon', 'n'),
 }
 
@@ -145,12 +149,28 @@ def bridge__bun_steinke2016_zcdp_composition(T, rho):
     return (T * rho)
 
 
+# theorem: bridge.wang2016_kl_to_on_average_kl | side: rhs | hash: f3ed83ccc51ec1fe
+# rules: none
+def bridge__wang2016_kl_to_on_average_kl(epsilon):
+    """bridge.wang2016_kl_to_on_average_kl (rhs): epsilon"""
+    epsilon, = (_rt.mp_arg(epsilon),)
+    return epsilon
+
+
 # theorem: bridge.dwork2015_thm20_nats | side: rhs | hash: aefbd5ced551d49c
 # rules: expm1
 def bridge__dwork2015_thm20_nats(beta, epsilon, n):
     """bridge.dwork2015_thm20_nats (rhs): epsilon**2*n/2 + sqrt(2)*epsilon*sqrt(n)*sqrt(log(2/beta))/2"""
     beta, epsilon, n, = (_rt.mp_arg(beta), _rt.mp_arg(epsilon), _rt.mp_arg(n),)
     return ((mp.mpf(1) / 2) * epsilon * ((epsilon * n) + (mp.sqrt(mp.mpf(2)) * mp.sqrt(n) * mp.sqrt((mp.log(mp.mpf(2)) - mp.log(beta))))))
+
+
+# theorem: bridge.dwork2015_thm13_hoeffding | side: rhs | hash: 9c4aa762fb0213fb
+# rules: none
+def bridge__dwork2015_thm13_hoeffding(b, beta, k_MI, n):
+    """bridge.dwork2015_thm13_hoeffding (rhs): sqrt(2)*sqrt(k_MI + log(2/(b - beta)))/(2*sqrt(n))"""
+    b, beta, k_MI, n, = (_rt.mp_arg(b), _rt.mp_arg(beta), _rt.mp_arg(k_MI), _rt.mp_arg(n),)
+    return _rt.mp_div((mp.mpf(1) / 2) * mp.sqrt(mp.mpf(2)) * mp.sqrt((k_MI + mp.log(_rt.mp_div(mp.mpf(2), (b - beta))))), mp.sqrt(n))
 
 
 # theorem: bridge.pac_bayes_dp_prior | side: rhs | hash: 44c436e94df3aca1

@@ -38,7 +38,7 @@ from .library.implications import ADJACENCY_BRIDGES, BRIDGES_FOR, Implication, i
 from .rendering import clip
 from .theorem import Evidence, Kind, Property, Source, Theorem, Verdict
 
-__all__ = ["VERDICT_ORDER", "WORKED_CHAINS", "Derivation", "Step", "chain", "decide", "evaluate", "invert", "load_theorems", "register",
+__all__ = ["BRANCH", "VERDICT_ORDER", "WORKED_CHAINS", "Derivation", "Step", "chain", "decide", "evaluate", "invert", "load_theorems", "register",
            "weakest"]
 
 #: strongest first; the weakest of a chain's step verdicts is the chain's verdict
@@ -72,6 +72,12 @@ WORKED_CHAINS: dict[str, tuple[str, ...]] = {
     # (eps, delta) (Canonne-Kamath-Steinke) -> group privacy -> He et al. Thm 1 (long version)
     "sgm_rdp_cks_he_thm1": ("bridge.mtz2019_sgm_rdp", "bridge.mironov2017_rdp_composition", "accounting.rdp_to_dp_cks",
                             GROUP_DP, "he2021long.thm1"),
+    # (v) Wang et al.'s hierarchy (Table 1): pure DP -> KL-privacy (He et al. Lemma 2) -> On-Average KL-privacy ->
+    # on-average generalization (Thm 4 with Remark 2's dispersion gamma), for the Laplace mean release of
+    # Wang et al. Sec. 6 (4 gamma-DP): the gap 4 tanh(2 gamma) in the sampler's gamma; the posterior-sampling
+    # premise of Thm 4 stays a premise of the derivation
+    "laplace_mean_dp_kl_okl_generalization": ("wang2016.example_laplace_mean_dp", "he2021.lemma_kl",
+                                              "bridge.wang2016_kl_to_on_average_kl", "wang2016.remark2_dispersion"),
 }
 
 
@@ -174,7 +180,7 @@ class Derivation:
         lhs = sp.Symbol(f"{self.conclusion.kind}_{param}", real=True)
         locator = " -> ".join(self.ids)
         return Theorem(
-            id=id or "derived." + "__".join(i.replace(".", "_") for i in self.ids) + f".{param}",
+            id=id or "derived." + "__".join(i.lstrip(BRANCH).replace(".", "_") for i in self.ids) + f".{param}",
             title=f"{self.conclusion.kind} {param} derived by chaining {locator}",
             kind=Kind.BOUND, source=Source("derived", "", "symdp.chain", locator),
             lhs=lhs, relation="<=", rhs=rhs,
@@ -228,7 +234,8 @@ def _mismatch(prev: P.Prop, need: P.Prop, step: str) -> InvalidParameterError:
     have_t, need_t = P.property_type(prev), P.property_type(need)
     bridges = BRIDGES_FOR.get((have_t, need_t), ())
     hint = (f"; insert the bridge theorem {' or '.join(bridges)} between them" if bridges
-            else "; no bridge theorem in the library connects them")
+            else "; no bridge theorem in the library connects them (a step that starts a second mechanism is "
+                 f"written '{BRANCH}{step}')")
     return InvalidParameterError(
         f"chain step {step!r} needs a premise {need_t} but the previous step concludes {have_t}{hint}")
 
@@ -314,7 +321,8 @@ def _unify(prev: P.Prop, need: P.Prop, fwd: Mapping[sp.Symbol, sp.Symbol], step:
 #: conclusion parameters that are probabilities (in [0, 1]) and those that are nonnegative (gaps, epsilons, ...)
 PROBABILITY_PARAMS = {"ApproxDP": ("delta",), "MaxInformation": ("beta",), "Generalization": ("failure",)}
 NONNEGATIVE_PARAMS = {"ApproxDP": ("eps",), "Generalization": ("gap",), "GDP": ("mu",), "zCDP": ("rho",),
-                      "RDP": ("eps_alpha",), "MaxInformation": ("k",), "OnAverageKL": ("eps",)}
+                      "RDP": ("eps_alpha",), "MaxInformation": ("k",), "OnAverageKL": ("eps",),
+                      "KLPrivacy": ("eps",), "OnAverageGeneralization": ("gap",)}
 
 
 def _nontrivial(h: sp.Basic) -> bool:
@@ -397,8 +405,9 @@ def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify
     ids = tuple(i.strip() for i in ids)
     if not ids:
         raise InvalidParameterError("chain=(): allowed: at least one theorem id")
-    imps = [implication(i) for i in ids]  # errors (unknown id, no implication) here; library loaded once, shared
-    ths = [get(i) for i in ids]
+    bare = [_strip_branch(i)[0] for i in ids]
+    imps = [implication(i) for i in bare]  # errors (unknown id, no implication) here; library loaded once, shared
+    ths = [get(i) for i in bare]
     values = _parse_binding(bind)
     if in_limited_child():
         return _chain(ids, imps, ths, values, simplify)
@@ -415,31 +424,123 @@ def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify
     return d if len(kept) == len(d.hypotheses) else replace(d, hypotheses=kept)
 
 
+#: a chain id starting with this marker starts a new branch: its premises are not fed by the previous step
+#: (they become premises of the derivation, its pattern variables renamed apart with the branch's number),
+#: and a later multi-premise step unifies its premises with the branches' conclusions
+BRANCH = "+"
+
+
+def _strip_branch(i: str) -> tuple[str, bool]:
+    return (i[len(BRANCH):].strip(), True) if i.startswith(BRANCH) else (i, False)
+
+
+def _branch_renaming(imp: Implication, number: int) -> dict[sp.Symbol, sp.Symbol]:
+    """A branch's own copy of its premise variables (``sigma`` -> ``sigma_2``): a second mechanism is not the first."""
+    return {v: sp.Symbol(f"{v.name}_{number}", **v.assumptions0) for v in imp.pattern_variables()}
+
+
+def _assign(opened: list[tuple[P.Prop, str, str]], needs: list[P.Prop], step: str) -> dict[int, int]:
+    """Which open conclusion (index into ``opened``) feeds which premise (index into ``needs``).
+
+    Every premise takes an unused open conclusion of its property type (kind, mechanism), earliest first;
+    the previous step's conclusion (the last open one) must feed one of them, else the mismatch error
+    naming the bridge.  When the earliest-first assignment leaves it unused, it feeds the first premise
+    of its type and the others are assigned earliest first."""
+    last = len(opened) - 1
+    types = [P.property_type(c) for c, _, _ in opened]
+
+    def fill(out: dict[int, int]) -> dict[int, int]:
+        used = set(out.values())
+        for j, need in enumerate(needs):
+            if j in out:
+                continue
+            t = P.property_type(need)
+            oi = next((o for o in range(len(opened)) if o not in used and types[o] == t), None)
+            if oi is not None:
+                out[j] = oi
+                used.add(oi)
+        return out
+
+    got = fill({})
+    if last in got.values():
+        return got
+    first = next((j for j, need in enumerate(needs) if P.property_type(need) == types[last]), None)
+    if first is None:
+        typed = next((n for n in needs if not isinstance(P.canonical(n), P.OtherProperty)), needs[0])
+        raise _mismatch(opened[last][0], typed, step)
+    return fill({first: last})
+
+
 def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], values: dict[str, sp.Expr],
            simplify: bool) -> Derivation:
-    first = imps[0]
-    conclusion = first.conclusion
-    premises = tuple(first.premises)
-    hyps: list[tuple[sp.Basic, str]] = [(h, first.id) for h in _step_hypotheses(first, ths[0])]
-    steps = [Step(first.id, _citation(ths[0]), ths[0].evidence.verdict, (), first.approximate, first.note)]
-    approximate = first.approximate
-    notes: list[str] = [first.note] if first.note else []
-    adjacency = P.adjacency_of(conclusion) or P.ANY_ADJACENCY
-    for imp, th in zip(imps[1:], ths[1:]):
+    premises: tuple[P.Prop, ...] = ()
+    hyps: list[tuple[sp.Basic, str]] = []
+    steps: list[Step] = []
+    approximate = False
+    notes: list[str] = []
+    # conclusions no later step has used yet: (conclusion, neighbouring relation it carries, step id)
+    opened: list[tuple[P.Prop, str, str]] = []
+    branches = 1
+    conclusion: P.Prop
+    for k, (raw, imp, th) in enumerate(zip(ids, imps, ths)):
+        branch = _strip_branch(raw)[1]
+        if k == 0 or branch:
+            ren: dict[sp.Symbol, sp.Symbol] = {}
+            if k > 0:
+                branches += 1
+                ren = _branch_renaming(imp, branches)
+                notes.append(f"{imp.id} starts branch {branches}: its premises are premises of the derivation"
+                             + (f" (renamed {', '.join(f'{a} -> {b}' for a, b in ren.items())})" if ren else ""))
+            conclusion = imp.conclusion.xreplace(ren)
+            premises = premises + tuple(p.xreplace(ren) for p in imp.premises)
+            hyps += [(h.xreplace(ren), imp.id) for h in _step_hypotheses(imp, th)]
+            steps.append(Step(imp.id, _citation(th), th.evidence.verdict,
+                              tuple((a.name, b.name) for a, b in ren.items()), imp.approximate, imp.note))
+            approximate = approximate or imp.approximate
+            if imp.note:
+                notes.append(imp.note)
+            opened.append((conclusion, P.adjacency_of(conclusion) or P.ANY_ADJACENCY, imp.id))
+            continue
         if not imp.premises:
             raise InvalidParameterError(f"chain step {imp.id!r} has no premise to unify with")
-        fwd, back = _rename_apart(imp, conclusion.free_symbols)
-        need = imp.premises[0].xreplace(fwd)
-        binding = _unify(conclusion, need, fwd, imp.id)
-        adjacency, adj_note = _adjacency(conclusion, need, imp.id, adjacency)
-        if adj_note:
-            notes.append(adj_note)
+        fwd, back = _rename_apart(imp, set())
+        needs = [p.xreplace(fwd) for p in imp.premises]
+        assignment = _assign(opened, needs, imp.id)
+        last = len(opened) - 1
+        binding: dict[sp.Symbol, sp.Expr] = {}
+        relations: dict[str, str] = {}  # fixed relation -> the step whose conclusion carries it
+        adj_notes: list[str] = []
+        # the previous step's premise first (its errors are the linear chain's), then the others in order
+        for j in sorted(assignment, key=lambda j: (assignment[j] != last, j)):
+            prev, carried, src = opened[assignment[j]]
+            need = needs[j].xreplace(binding)
+            binding.update(_unify(prev, need, fwd, imp.id))
+            rel, adj_note = _adjacency(prev, need, imp.id, carried)
+            if adj_note:
+                adj_notes.append(adj_note)
+            if rel != P.ANY_ADJACENCY:
+                relations.setdefault(rel, src)
+        if len(relations) > 1:
+            (r1, s1), (r2, s2) = list(relations.items())[:2]
+            kind = P.property_type(opened[last][0])
+            bridges = sorted({b for (_, have, want), bs in ADJACENCY_BRIDGES.items() for b in bs if have in (r1, r2)
+                              and want in (r1, r2)})
+            raise InvalidParameterError(
+                f"chain step {imp.id!r} combines a conclusion of {s1} under {P.ADJACENCY_TEXT[r1]} adjacency with one "
+                f"of {s2} under {P.ADJACENCY_TEXT[r2]} adjacency"
+                + (f"; insert the bridge theorem {' or '.join(bridges)} (group privacy) on the {P.ADJACENCY_TEXT['add_remove']} "
+                   f"branch" if bridges else f"; no bridge theorem in the library converts {kind} between them"))
+        adjacency = next(iter(relations), P.ANY_ADJACENCY)
+        notes += list(dict.fromkeys(adj_notes))
+        if len(assignment) > 1 or next(iter(assignment)) != 0:
+            fed = "; ".join(f"premise {j + 1} ({P.property_type(needs[j])}) <- {opened[o][2]}"
+                            for j, o in sorted(assignment.items()))
+            notes.append(f"{imp.id} unifies {fed}")
         unbound = {d: v for d, v in back.items() if d not in binding}
         full: dict[sp.Basic, sp.Basic] = {**binding, **unbound}
-        subst = {**fwd}
 
-        def tr(e: sp.Basic, subst: dict[sp.Symbol, sp.Symbol] = subst, full: dict[sp.Basic, sp.Basic] = full) -> sp.Basic:
-            return e.xreplace(subst).xreplace(full)
+        def tr(e: sp.Basic, fwd: dict[sp.Symbol, sp.Symbol] = fwd, full: dict[sp.Basic, sp.Basic] = full) -> sp.Basic:
+            return e.xreplace(fwd).xreplace(full)
 
         conclusion = imp.conclusion.xreplace(fwd).xreplace(full)
         own = P.adjacency_of(conclusion)
@@ -447,7 +548,8 @@ def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], va
             conclusion = P.with_adjacency(conclusion, adjacency)
         elif own is not None:
             adjacency = own
-        premises = premises + tuple(p.xreplace(fwd).xreplace(full) for p in imp.premises[1:])
+        # premises no earlier conclusion feeds are premises of the derivation, listed explicitly
+        premises = premises + tuple(needs[j].xreplace(full) for j in range(len(needs)) if j not in assignment)
         for h in _step_hypotheses(imp, th):
             hyps.append((tr(h), imp.id))
         hyps += [(h, f"{imp.id} (premise ranges)") for h in _range_hypotheses(
@@ -457,6 +559,12 @@ def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], va
         approximate = approximate or imp.approximate
         if imp.note:
             notes.append(imp.note)
+        opened = [o for i, o in enumerate(opened) if i not in set(assignment.values())]
+        opened.append((conclusion, adjacency, imp.id))
+    if len(opened) > 1:
+        left = ", ".join(f"{s} ({P.property_type(c)})" for c, _, s in opened[:-1])
+        raise InvalidParameterError(f"chain {','.join(ids)}: the conclusion of {left} is used by no later step; "
+                                    f"allowed: every branch ('{BRANCH}ID') feeds a later step with several premises")
     hyps += [(h, "range of the conclusion") for h in _conclusion_ranges(conclusion)]
     # drop hypotheses that became trivially true, keep everything else (with provenance)
     kept: list[tuple[sp.Basic, str]] = []
@@ -468,7 +576,7 @@ def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], va
         if key not in seen:
             seen.add(key)
             kept.append((h, s))
-    d = Derivation(ids, premises, conclusion, tuple(kept), tuple(steps), approximate, (), tuple(notes))
+    d = Derivation(ids, premises, conclusion, tuple(kept), tuple(steps), approximate, (), tuple(dict.fromkeys(notes)))
     if values:
         d = _bind(d, values)
     if simplify:
@@ -561,13 +669,9 @@ def register(th: Theorem, *, premises: Sequence[P.Prop] = (), conclusion: P.Prop
 
 def load_theorems(path: str, *, register_them: bool = True) -> list[Theorem]:
     """Read a TOML theorem file (the safe grammar of claim files: parsed, never executed)."""
-    from .theorem_file import load
+    from .library.implications import load_theorem_file
 
-    parsed = load(path)
-    if register_them:
-        for pt in parsed:
-            register(pt.theorem, premises=pt.premises, conclusion=pt.conclusion, replace=True)
-    return [pt.theorem for pt in parsed]
+    return load_theorem_file(path, register_them=register_them)
 
 
 def invert(th: Theorem | str, var: str, value: Any, *, side: str = "rhs", **others: Any) -> Any:

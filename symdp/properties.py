@@ -17,10 +17,11 @@ ApproxDP(eps=epsilon, delta=0)
 Sources of the definitions: (eps, delta)-DP [Dwork and Roth 2014, Def. 2.4];
 privacy profile [Balle, Barthe, Gaboardi 2018, Sec. 2]; GDP and trade-off
 functions [Dong, Roth, Su 2019; Bu et al. Def. 2.2-2.3]; RDP [Mironov 2017, Def. 3];
-zCDP [Bun and Steinke 2016, Def. 1.1]; on-average KL-privacy [Wang et al. Def. 2];
+zCDP [Bun and Steinke 2016, Def. 1.1]; KL-privacy [Barber and Duchi 2014, as Wang et al. Sec. 3
+state it]; on-average KL-privacy [Wang et al. Def. 2];
 max-information [Dwork et al. 2015, eq. (3)] (in nats here: the library's
 entries in bits are converted by their implication); generalization
-(gap a, failure probability b) [He et al. (UAI) Thm 1].
+(gap a, failure probability b) [He et al. (UAI) Thm 1]; on-average generalization [Wang et al. Def. 3].
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ import sympy as sp
 from .errors import InvalidParameterError
 
 __all__ = [
-    "ADJACENCIES", "ADJACENCY_TEXT", "ANY_ADJACENCY", "PROPERTY_TYPES", "ApproxDP", "GDP", "Generalization", "MaxInformation", "Mechanism",
-    "OnAverageKL", "OtherProperty", "PrivacyProfile", "Prop", "PureDP", "RDP", "TradeOff", "ZCDP",
+    "ADJACENCIES", "ADJACENCY_TEXT", "ANY_ADJACENCY", "PROPERTY_TYPES", "ApproxDP", "GDP", "Generalization", "KLPrivacy", "MaxInformation", "Mechanism",
+    "OnAverageGeneralization", "OnAverageKL", "OtherProperty", "PrivacyProfile", "Prop", "PureDP", "RDP", "TradeOff", "ZCDP",
     "adjacency_of", "canonical", "property_type", "with_adjacency",
 ]
 
@@ -241,6 +242,21 @@ class ZCDP(Prop):
 
 
 @dataclass(frozen=True, repr=False)
+class KLPrivacy(Prop):
+    """eps KL-privacy: sup over neighbouring data sets of D_KL(A(Z) || A(Z')) <= eps [Barber and Duchi 2014, as
+    Wang et al. Sec. 3 and Table 1 state it: pure DP with the supremum over outputs replaced by an expectation]."""
+
+    eps: Any
+    subject: str = "A"
+    adjacency: str = ANY_ADJACENCY
+    kind: ClassVar[str] = "KLPrivacy"
+    param_names: ClassVar[tuple[str, ...]] = ("eps",)
+
+    def __post_init__(self) -> None:
+        _init_exprs(self)
+
+
+@dataclass(frozen=True, repr=False)
 class OnAverageKL(Prop):
     """eps On-Average KL-privacy [Wang et al. Def. 2]."""
 
@@ -276,6 +292,20 @@ class Generalization(Prop):
     subject: str = "A"
     kind: ClassVar[str] = "Generalization"
     param_names: ClassVar[tuple[str, ...]] = ("gap", "failure")
+
+    def __post_init__(self) -> None:
+        _init_exprs(self)
+
+
+@dataclass(frozen=True, repr=False)
+class OnAverageGeneralization(Prop):
+    """|E R(A(Z)) - E R_emp(A(Z), Z)| <= gap [Wang et al. Def. 3]: generalization in expectation, no failure
+    probability (unlike :class:`Generalization`)."""
+
+    gap: Any
+    subject: str = "A"
+    kind: ClassVar[str] = "OnAverageGeneralization"
+    param_names: ClassVar[tuple[str, ...]] = ("gap",)
 
     def __post_init__(self) -> None:
         _init_exprs(self)
@@ -353,14 +383,16 @@ class OtherProperty(Prop):
         return replace(self, args=tuple(e.xreplace(dict(mapping)) for e in self.args))
 
     def __str__(self) -> str:
+        if not self.args:
+            return f"{self.subject} is {self.name}"
         ps = ", ".join(sp.sstr(e) for e in self.args)
         return f"{self.subject} is ({ps})-{self.name}"
 
 
 PROPERTY_TYPES: dict[str, type[Prop]] = {
     c.kind: c
-    for c in (PureDP, ApproxDP, PrivacyProfile, GDP, TradeOff, RDP, ZCDP, OnAverageKL, MaxInformation,
-              Generalization, Mechanism)
+    for c in (PureDP, ApproxDP, PrivacyProfile, GDP, TradeOff, RDP, ZCDP, KLPrivacy, OnAverageKL, MaxInformation,
+              Generalization, OnAverageGeneralization, Mechanism)
 }
 
 

@@ -81,3 +81,20 @@ def test_markdown_tables_are_well_formed():
         rows = [ln for ln in block.splitlines() if ln.startswith("|")]
         if rows:
             assert len({ln.count("|") for ln in rows}) == 1, block
+
+
+def test_max_information_route_is_derived_by_the_calculus_and_equals_the_hand_typed_one():
+    """The route now comes from the calculus (Thm 20 in nats -> Thm 13 with Hoeffding); where both apply it
+    equals the formula this module used to type by hand, and the 2^k 2 e^{-2 n t^2} + beta = b inversion."""
+    for eps, n, conf in ((0.01, 100_000, 0.9), (0.1, 5_000, 0.95), (1.0, 10**6, 0.99), (3.0, 50, 0.8)):
+        e = bounds.dwork_max_information(eps, 0.0, n, confidence=conf)
+        b = 1 - conf
+        beta = b / 2
+        k_bits, _ = bounds.max_information_k_bits(eps, n, beta)  # the library entry in bits (the old path)
+        old = math.sqrt((k_bits * math.log(2) + math.log(2 / (b - beta))) / (2 * n))
+        assert e["applies"] and e["bound"] == pytest.approx(old, rel=1e-12)
+        assert e["k_bits"] == pytest.approx(k_bits, rel=1e-12)
+        log_p = e["k_bits"] * math.log(2) + math.log(2) - 2 * n * e["bound"] ** 2  # log of 2^k 2 e^{-2 n t^2}
+        assert log_p == pytest.approx(math.log(b - beta), rel=1e-9, abs=1e-9)
+        assert "derived by the calculus" in e["reason"]
+        assert set(bounds.MAX_INFORMATION_CHAIN) <= set(e["status"])

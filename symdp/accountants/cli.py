@@ -11,6 +11,9 @@ import click
 from ..cli_types import NONNEGATIVE, POSITIVE, PROBABILITY_OPEN, RATE, IntParam
 from ..errors import SymdpError
 
+#: the accountants ``account`` names (besides theorem:ID)
+ACCOUNTANTS = ("tight", "pld", "rdp", "clt", "advanced", "he2021")
+
 
 def _fail(exc: Exception) -> None:
     click.echo(f"error: {exc}", err=True)
@@ -24,13 +27,18 @@ def _fail(exc: Exception) -> None:
 @click.option("--delta", "-d", type=PROBABILITY_OPEN, default=None, help="target delta in (0, 1): report epsilon")
 @click.option("--epsilon", "-e", "eps", type=NONNEGATIVE, default=None, help="target epsilon >= 0: report delta instead")
 @click.option("--accountant", "-a", default="tight", show_default=True,
-              type=click.Choice(["tight", "pld", "rdp", "clt", "advanced", "he2021"]))
+              help=f"{', '.join(ACCOUNTANTS)}, or theorem:ID (a composition theorem of --theorems or the library)")
 @click.option("--sampling", default="poisson", show_default=True, type=click.Choice(["poisson", "without_replacement", "shuffle"]))
+@click.option("--theorems", "theorem_file", default=None, help="a TOML theorem file whose theorems to register first")
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def account(noise_multiplier: float, sample_rate: float, steps: str, delta: float | None, eps: float | None,
-            accountant: str, sampling: str, as_json: bool) -> None:
+            accountant: str, sampling: str, theorem_file: str | None, as_json: bool) -> None:
     """Privacy of a DP-SGD run: epsilon at --delta (or delta at --epsilon)."""
+    from ..theorems_option import check_theorem_accountant, load_or_exit
     from . import api
+
+    loaded = load_or_exit(theorem_file) if theorem_file is not None else []
+    accountant = check_theorem_accountant(accountant, loaded, names=ACCOUNTANTS)
 
     try:
         try:

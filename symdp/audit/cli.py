@@ -37,11 +37,19 @@ from ..errors import ClaimFileError, SymdpError
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="run the audit on this Dask scheduler (e.g. tcp://HOST:8786) instead of local processes")
 @click.option("--no-cache", is_flag=True, help="ignore the verdict cache (user cache dir, $SYMDP_CACHE_DIR) and recompute")
+@click.option("--theorems", "theorem_file", default=None, type=click.Path(dir_okay=False),
+              help="audit the theorems of this TOML theorem file as claims (verifier and exact-mechanism referee)")
 def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, seed, claim_seconds, run_seconds,
-          fail_on, workers, scheduler, no_cache) -> None:
+          fail_on, workers, scheduler, no_cache, theorem_file=None) -> None:
     """Audit bound claims: HOLDS (proved or supported), FAILS (counterexample), PARTIAL (where), UNDECIDED (why)."""
     from .engine import library_claims
     from .report import enrich, make_console, print_table, write_html, write_json, write_markdown
+
+    if theorem_file is not None:  # issue 22: a theorem file's theorems, audited like library entries
+        from ..referee import apply_referee, audit_setup
+
+        ids, workers, scheduler = audit_setup(theorem_file, ids, workers, scheduler)
+        out_dir = out_dir if out_dir is not None else default_out_dir((theorem_file,))
 
     console = make_console(stderr=json_path == "-")
     if source is not None and not claim_files:
@@ -86,6 +94,9 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
                 results.sort(key=lambda r: order.get(r.id, len(order)))  # mechanism-level (algo.*) results last
                 theorems = {t.id: t for t in ths}
                 title = "symdp audit of the built-in theorem library"
+                if theorem_file is not None:
+                    apply_referee(results)
+                    title = f"symdp audit of the theorems of {Path(theorem_file).name}"
             enrich(results, theorems, claim_of)
         except ClaimFileError as exc:
             click.echo(f"error: {exc}", err=True)

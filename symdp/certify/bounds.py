@@ -15,6 +15,9 @@ Routes (the bounded loss is the 0-1 classification error, which lies in [0, 1]):
   P[S x A(S) in O] + beta``; for the event ``O = {|R_S(h) - R(h)| > t}`` and ``h`` independent of
   ``S`` Hoeffding gives ``P <= 2 exp(-2 n t^2)``, so with probability ``>= 1 - b``
   ``|gap| <= sqrt((k ln 2 + ln(2 / (b - beta))) / (2 n))``.  Thm 20 bounds ``k`` for *pure* eps-DP.
+  The route is derived by the calculus (:func:`symdp.calculus.chain` of :data:`MAX_INFORMATION_CHAIN`:
+  Thm 20 in nats -> Thm 13 with Hoeffding), bound at the run's values, every hypothesis of both steps
+  checked there; nothing of it is typed here.
 * **PAC-Bayes-kl with a DP-learned prior** (Seeger 2002, Maurer 2004; a data-dependent prior
   chosen by an algorithm of beta-approximate max-information k costs k nats and beta, Dziugaite and
   Roy 2018): with prior = posterior = the released DP model (a point mass: KL = 0),
@@ -43,6 +46,9 @@ DWORK_STOC = (("classical.dwork2015_high_prob", "classical.dwork2015_high_prob_f
 DWORK_13 = "dwork2015.thm13_max_information_transfer"
 DWORK_20 = "dwork2015.thm20_pure_dp_iid"
 PAC_BAYES = "pacbayes.data_dependent_prior_inverted"
+#: the calculus chain behind the max-information route: eps-DP on i.i.d. data -> max-information (nats) ->
+#: generalization gap at failure probability b
+MAX_INFORMATION_CHAIN = ("bridge.dwork2015_thm20_nats", "bridge.dwork2015_thm13_hoeffding")
 
 
 def _get(i: str):
@@ -205,21 +211,36 @@ def _pure_dp_reason(delta: float) -> str:
             f"guarantee for this run")
 
 
+def derived(ids: tuple[str, ...], bind: dict[str, float]) -> tuple[dict[str, float], Any]:
+    """A route derived by the calculus: :func:`symdp.calculus.chain` of ``ids`` bound at the run's values (every
+    hypothesis of every step evaluated there; a violated one raises naming it).  Returns (the conclusion's
+    parameters as floats, the derivation)."""
+    from ..calculus import chain
+
+    d = chain(ids, bind=bind)
+    return {k: float(v) for k, v in d.values().items()}, d
+
+
 def dwork_max_information(epsilon: float, delta: float, n: int, *, confidence: float = 0.95) -> dict:
-    """Thm 13 + Thm 20 + Hoeffding (see the module docstring); beta = half the failure budget."""
+    """Thm 13 + Thm 20 + Hoeffding (see the module docstring), derived by the calculus; beta = half the
+    failure budget."""
     name = "Dwork et al. 2015 max-information (Thm 13 + Thm 20) + Hoeffding"
     b = 1.0 - confidence
     beta = b / 2
-    ids = [DWORK_13, DWORK_20]
+    ids = [DWORK_13, DWORK_20, *MAX_INFORMATION_CHAIN]
     try:
         _get(DWORK_13)
-        k, th = max_information_k_bits(epsilon, n, beta)
+        th = _get(DWORK_20)
+        bind = dict(epsilon=epsilon, n=n, beta=beta)
+        k_nats = derived(MAX_INFORMATION_CHAIN[:1], bind)[0]["k"]
+        got, d = derived(MAX_INFORMATION_CHAIN, {**bind, "b": b})
     except SymdpError as exc:
         return _entry(name, ids, applies=False, reason=str(exc), confidence=confidence, bound=None)
-    # Thm 13 with O = {|R_S(h) - R(h)| > t}: 2^k * 2 exp(-2 n t^2) + beta = b, solved for t
-    t = math.sqrt((k * math.log(2) + math.log(2 / (b - beta))) / (2 * n))
+    k = k_nats / math.log(2)
+    t = got["gap"]
     applies = not (_pure_dp_only(th) and delta > 0)
-    reason = "Thm 20's premise holds" if applies else _pure_dp_reason(delta)
+    reason = ("Thm 20's premise holds" if applies else _pure_dp_reason(delta)) + (
+        f"; derived by the calculus ({' -> '.join(MAX_INFORMATION_CHAIN)}, weakest step verdict {d.verdict.value})")
     if t >= 1:
         reason += f"; the bound {t:.3g} >= 1 is vacuous (k = {k:.4g} bits against n = {n})"
     return _entry(name, ids, applies=applies, reason=reason, confidence=confidence, bound=t, k_bits=k, beta=beta)

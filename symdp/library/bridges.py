@@ -26,6 +26,11 @@ lives in :mod:`symdp.library.implications` like every other entry's.
   sum the accountants evaluate; a fractional order is bounded by the next integer order, RDP being
   nondecreasing in the order), T-fold RDP composition (Mironov 2017, Prop. 1) and zCDP composition
   (Bun and Steinke 2016, Lemma 2.3).
+* KL-privacy -> On-Average KL-privacy (Wang, Lei, Fienberg 2016, Sec. 3 and Table 1: the expectation over
+  data sets and the replaced entry is at most the supremum), the step between He et al.'s Lemma 2 (the KL
+  of an eps-DP algorithm) and Wang et al.'s Thm 4 (On-Average KL-privacy <=> on-average generalization).
+* Max-information -> generalization: Dwork et al. 2015 Thm 13 with the event {|R_S(h) - R(h)| > t} and
+  Hoeffding's inequality on the product distribution (the combination certify's max-information route uses).
 * Dwork et al. 2015 Thm 20 in nats (max-information of pure DP on i.i.d. data).
 * PAC-Bayes with a DP prior: Dziugaite and Roy 2018, "Data-dependent PAC-Bayes
   priors via differential privacy", Sec. 4 (with Dwork et al. 2015 Thm 20).
@@ -61,6 +66,9 @@ rho_T = sp.Symbol("rho_T", positive=True)
 k_mi = sp.Symbol("k_MI", positive=True)
 KL_QP = sp.Symbol("KL_QP", nonnegative=True)
 c_pb = sp.Symbol("c_PB", positive=True)
+eps_okl = sp.Symbol("epsilon_okl", nonnegative=True)
+t_gap = sp.Symbol("t_gap", positive=True)
+b_fail = sp.Symbol("b", positive=True)  # the failure probability the user chooses
 
 BBG = "Balle, Barthe, Gaboardi 2018, 'Privacy amplification by subsampling: tight analyses via couplings and divergences'"
 MIRONOV = "Mironov 2017, 'Renyi differential privacy'"
@@ -69,6 +77,7 @@ DWORK_ROTH = "Dwork and Roth 2014, 'The algorithmic foundations of differential 
 DWORK2015 = "Dwork, Feldman, Hardt, Pitassi, Reingold, Roth 2015, 'Generalization in adaptive data analysis and holdout reuse'"
 MTZ = "Mironov, Talwar, Zhang 2019, 'Renyi differential privacy of the sampled Gaussian mechanism'"
 DRS = "Dong, Roth, Su 2022, 'Gaussian differential privacy' (JRSS-B)"
+WANG2016 = "Wang, Lei, Fienberg 2016, 'On-average KL-privacy and its equivalence to generalization for max-entropy mechanisms'"
 DZIUGAITE_ROY = "Dziugaite and Roy 2018, 'Data-dependent PAC-Bayes priors via differential privacy'"
 
 
@@ -86,6 +95,9 @@ GAUSS_RDP = alpha * Delta**2 / (2 * sigma**2)
 RDP_TO_DP = eps_alpha + sp.log(1 / delta) / (alpha - 1)
 GAUSS_ZCDP = Delta**2 / (2 * sigma**2)
 ZCDP_TO_DP = rho + 2 * sp.sqrt(rho * sp.log(1 / delta))
+#: Dwork et al. 2015 Thm 13 at O = {|R_S(h) - R(h)| > t} (loss in [0, 1], Hoeffding on the product: 2 e^{-2 n t^2}),
+#: k in nats, solved for t at total failure probability b: e^k 2 e^{-2 n t^2} + beta = b
+THM13_HOEFFDING_GAP = sp.sqrt((k_mi + sp.log(2 / (b_fail - beta))) / (2 * n))
 #: Dwork et al. 2015 Thm 20, converted from bits to nats (log2(e) * x bits = x nats)
 MI_PURE_IID_NATS = eps**2 * n / 2 + eps * sp.sqrt(n * sp.log(2 / beta) / 2)
 
@@ -402,6 +414,24 @@ THEOREMS: list[Theorem] = [
         tags=("bridge", "zcdp", "composition"),
     ),
     theorem(
+        "bridge.wang2016_kl_to_on_average_kl",
+        "KL-privacy eps implies eps-On-Average KL-privacy for every data distribution",
+        Kind.BOUND,
+        _src("Sec. 3 (after Def. 1) and Table 1", WANG2016),
+        lhs=eps_okl,
+        rhs=eps,
+        hypotheses=[eps > 0],
+        domain={eps: (_R(1, 1000), 50)},
+        quantity="E_{Z ~ D^n, z ~ D} D_KL(A(Z) || A([Z_-1, z])) for an algorithm whose KL divergence between data sets "
+                 "differing in one entry is at most eps",
+        premises=(Property("KL-privacy", (eps,), "A"),),
+        conclusion=Property("On-Average-KL-privacy", (eps,), "A"),
+        notes=("Text: KL-privacy replaces DP's supremum over outputs by an expectation; 'by replacing both supremums "
+               "with expectations we get what we call On-Average KL-Privacy'. An expectation is at most the "
+               "supremum, so eps-KL-privacy gives eps-On-Average KL-privacy for every D."),
+        tags=("bridge", "kl"),
+    ),
+    theorem(
         "bridge.dwork2015_thm20_nats",
         "eps-DP on i.i.d. data: beta-approximate max-information in nats (Thm 20 times ln 2)",
         Kind.BOUND,
@@ -415,6 +445,25 @@ THEOREMS: list[Theorem] = [
         conclusion=Property("max-information", (MI_PURE_IID_NATS, beta), "A"),
         notes="Dwork et al. state it in bits (log base 2); multiplying by ln 2 gives nats.",
         tags=("bridge", "max-information"),
+    ),
+    theorem(
+        "bridge.dwork2015_thm13_hoeffding",
+        "beta-approximate max-information k (nats): |R_S(A(S)) - R(A(S))| <= sqrt((k + ln(2/(b - beta)))/(2n)) with "
+        "probability >= 1 - b",
+        Kind.BOUND,
+        _src("Thm 13 with Hoeffding's inequality (loss in [0, 1])", DWORK2015),
+        lhs=t_gap,
+        rhs=THM13_HOEFFDING_GAP,
+        hypotheses=[k_mi >= 0, beta >= 0, b_fail > beta, b_fail < 1, n >= 1],
+        domain={k_mi: (0, 100), beta: (0, _R(1, 4)), b_fail: (_R(1, 2), _R(9, 10)), n: (10, 10**6)},
+        quantity="generalization gap of h = A(S) (loss in [0, 1]) that holds with probability >= 1 - b, for an "
+                 "algorithm of beta-approximate max-information k nats on n samples",
+        premises=(Property("max-information", (k_mi, beta), "A"),),
+        conclusion=Property("generalization", (THM13_HOEFFDING_GAP, b_fail), "A"),
+        notes=("Thm 13: P[(S, A(S)) in O] <= e^k P[S x A(S) in O] + beta (k in nats). For O = {(S, h): "
+               "|R_S(h) - R(h)| > t} and h independent of S, Hoeffding gives P <= 2 exp(-2 n t^2); setting "
+               "e^k 2 exp(-2 n t^2) + beta = b and solving for t gives the bound."),
+        tags=("bridge", "max-information", "generalization"),
     ),
     theorem(
         "bridge.pac_bayes_dp_prior",

@@ -36,13 +36,14 @@ from .. import properties as P
 from ..errors import InvalidParameterError, UnknownTheoremError
 from ..theorem import Kind, Property, Theorem
 
-__all__ = ["ADJACENCY", "ADJACENCY_BRIDGES", "BRIDGES_FOR", "Implication", "from_legacy", "implication", "implications"]
+__all__ = ["ADJACENCY", "ADJACENCY_BRIDGES", "BRIDGES_FOR", "Implication", "from_legacy", "implication", "implications",
+           "load_theorem_file"]
 
 
 @dataclass(frozen=True)
 class Implication:
     """``premises -> conclusion`` of entry ``id``; ``variables`` are the premise's pattern symbols
-    that chaining binds (default: the premise parameters that are bare symbols); ``hypotheses`` add
+    that chaining binds (default: the parameters of every premise that are bare symbols); ``hypotheses`` add
     to the entry's own; ``approximate`` marks a conclusion that holds only approximately."""
 
     id: str
@@ -63,9 +64,10 @@ class Implication:
         if not self.premises:
             return ()
         out: list[sp.Symbol] = []
-        for e in P.canonical(self.premises[0]).params().values():
-            if isinstance(e, sp.Symbol) and e not in out:
-                out.append(e)
+        for prem in self.premises:  # every premise's: chaining unifies each with an earlier conclusion
+            for e in P.canonical(prem).params().values():
+                if isinstance(e, sp.Symbol) and e not in out:
+                    out.append(e)
         return tuple(out)
 
 
@@ -83,6 +85,10 @@ def from_legacy(p: Property, *, bits: bool = False) -> P.Prop:
     if name == "max-information" and len(ps) == 2:
         k = ps[0] * sp.log(2) if bits else ps[0]
         return P.MaxInformation(sp.simplify(k) if bits else k, ps[1], subj)
+    if name == "on-average-generalization" and len(ps) == 1:
+        return P.OnAverageGeneralization(ps[0], subj)
+    if name == "KL-privacy" and len(ps) == 1:
+        return P.KLPrivacy(ps[0], subj)
     if name == "On-Average-KL-privacy" and len(ps) == 1:
         return P.OnAverageKL(ps[0], subj)
     if name == "RDP" and len(ps) == 2:
@@ -135,6 +141,8 @@ ADJACENCY: dict[str, tuple[str, str]] = {
     "bridge.group_privacy_dp": ("add_remove", "replace_one"),
     "bridge.group_privacy_gdp": ("add_remove", "replace_one"),
     "bridge.group_privacy_zcdp": ("add_remove", "replace_one"),
+    # Wang et al.: neighbours differ in one entry (Hamming distance one, [Z_-1, z])
+    "bridge.wang2016_kl_to_on_average_kl": ("replace_one", "any"),
 }
 
 #: (property type, have, need) -> the bridges that convert the neighbouring relation, with their cost
@@ -212,6 +220,23 @@ def _gaussian_rdp(th: Theorem) -> Implication:
                        note="the Gaussian mechanism of sensitivity 1 (noise multiplier sigma)")
 
 
+def _gaussian_gdp(th: Theorem) -> Implication:
+    from ..symbols import Delta, sigma
+
+    return Implication(th.id, (P.Mechanism("gaussian", (("sensitivity", Delta), ("sigma", sigma)), "M"),),
+                       P.GDP(th.rhs, "M"),
+                       note="the statement's premise (theta of sensitivity Delta, noise N(0, sigma^2) added) typed as "
+                            "the Gaussian mechanism it describes")
+
+
+def _kl_of_pure_dp(th: Theorem) -> Implication:
+    from ..symbols import eps
+
+    return Implication(th.id, (P.PureDP(eps, "A"),), P.KLPrivacy(th.rhs, "A"),
+                       note="He et al. Lemma 2 as an implication: the supremum over neighbours of D_KL(A(S) || A(S')) "
+                            "is KL-privacy (Wang et al. Table 1)")
+
+
 def _thm7_pattern(th: Theorem) -> Implication:
     base = _auto(th)
     assert base is not None
@@ -226,6 +251,8 @@ _OVERRIDES = {
     "classical.gaussian_mechanism_calibration": _gaussian_calibration,
     "bu2020.clt_mu": _clt,
     "accounting.gaussian_rdp": _gaussian_rdp,
+    "bu2020.gaussian_mechanism_gdp": _gaussian_gdp,
+    "he2021.lemma_kl": _kl_of_pure_dp,
     "he2021long.thm7_subsampling": _sgld_subsampling,
     "he2021long.thm7_eps": _thm7_pattern,
     "he2021long.thm7_delta": _thm7_pattern,
@@ -246,10 +273,13 @@ BRIDGES_FOR: dict[tuple[str, str], tuple[str, ...]] = {
     ("Mechanism:dp_sgd", "GDP"): ("bu2020.clt_mu",),
     ("ApproxDP", "MaxInformation"): ("bridge.dwork2015_thm20_nats", "dwork2015.thm20_pure_dp_iid"),
     ("ApproxDP", "Generalization"): ("he2021uai.thm1_small_eps", "he2021long.thm1", "classical.dwork2015_high_prob"),
+    ("MaxInformation", "Generalization"): ("bridge.dwork2015_thm13_hoeffding",),
     ("MaxInformation", "Other:PAC-Bayes-kl"): ("pacbayes.data_dependent_prior",),
     ("ApproxDP", "Other:PAC-Bayes-kl"): ("bridge.pac_bayes_dp_prior",),
     ("TradeOff", "ApproxDP"): ("bu2020.duality",),
-    ("OnAverageKL", "Other:on-average-generalization"): ("wang2016.thm4_equivalence",),
+    ("OnAverageKL", "OnAverageGeneralization"): ("wang2016.thm4_equivalence", "wang2016.remark2_dispersion"),
+    ("ApproxDP", "KLPrivacy"): ("he2021.lemma_kl",),
+    ("KLPrivacy", "OnAverageKL"): ("bridge.wang2016_kl_to_on_average_kl",),
 }
 
 
@@ -263,6 +293,21 @@ def _library_implication(id: str) -> Implication | None:
 
 
 _USER_IMPLICATIONS: dict[str, Implication] = {}
+
+
+def load_theorem_file(path: str, *, register_them: bool = True) -> list[Theorem]:
+    """Read a TOML theorem file (:mod:`symdp.theorem_file`, parsed, never executed) and register its theorems
+    with their typed implications (the one loader of ``--theorems`` and :func:`symdp.calculus.load_theorems`)."""
+    from ..theorem_file import load
+    from . import register
+
+    parsed = load(path)
+    if register_them:
+        for pt in parsed:
+            register(pt.theorem, replace=True)
+            if pt.conclusion is not None:
+                register_implication(Implication(pt.theorem.id, tuple(pt.premises), pt.conclusion))
+    return [pt.theorem for pt in parsed]
 
 
 def register_implication(imp: Implication) -> None:

@@ -23,11 +23,20 @@ from ..rendering import clip
 @click.option("--workers", type=IntParam(1, 1024), default=None, help="local worker processes (default: all cores); results identical for any N")
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://HOST:8786)")
 @click.option("--no-cache", is_flag=True, help="ignore the verdict cache (user cache dir, $SYMDP_CACHE_DIR) and recompute")
+@click.option("--theorems", "theorem_file", default=None, help="verify the theorems of this TOML theorem file (with "
+              "--out DIR): the verifier and the exact-mechanism referee; results only in DIR")
+@click.option("--out", "out_dir", default=None, help="with --theorems: the directory for ledger.json and LEDGER.md")
 def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_write: bool, seed: int, quiet: bool,
-           workers: int | None, scheduler: str | None, no_cache: bool) -> None:
+           workers: int | None, scheduler: str | None, no_cache: bool, theorem_file: str | None,
+           out_dir: str | None) -> None:
     """Decide for each library entry how far it is established (PROVED / REFUTED / PARTIAL / SUPPORTED /
     UNCHECKED) and leave replayable evidence under proofs/."""
     from .._paths import default_proofs_out
+
+    if theorem_file is not None or out_dir is not None:  # a user's theorem file: never proofs/
+        from ..referee import verify_file_cmd
+
+        return verify_file_cmd(theorem_file, out_dir, ids, seed=seed, deep=deep, as_json=as_json)
     from .ledger import load_ledger_file, proofs_dir, replay
 
     if do_replay:

@@ -1,0 +1,77 @@
+"""The referee's lower end (the mechanism algebra's optimistic discretisation) is below the exact epsilon.
+
+Oracle: T-fold randomized response, whose privacy loss is (2k - T) eps0 with k ~ Binomial(T, p): its exact
+delta(eps) is a finite sum, inverted by bisection in mpmath (independent of the accountant's grid); and the
+Gaussian's exact mu-GDP profile.  A refutation by the referee is sound only if this holds."""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+
+from symdp import mechanisms as M
+from symdp.accountants.algebra import tight
+from symdp.referee import LOWER_KIND
+
+
+def _rr_delta(eps0: mpmath.mpf, T: int, eps: mpmath.mpf) -> mpmath.mpf:
+    p = mpmath.exp(eps0) / (1 + mpmath.exp(eps0))
+    s = mpmath.mpf(0)
+    for k in range(T + 1):
+        loss = (2 * k - T) * eps0
+        if loss > eps:
+            s += mpmath.binomial(T, k) * p**k * (1 - p) ** (T - k) * (1 - mpmath.exp(eps - loss))
+    return s
+
+
+def _exact_eps(delta_of, hi: float, delta: float) -> mpmath.mpf:
+    lo, up = mpmath.mpf(0), mpmath.mpf(hi)
+    if delta_of(lo) <= delta:
+        return lo
+    for _ in range(120):
+        mid = (lo + up) / 2
+        lo, up = (mid, up) if delta_of(mid) > delta else (lo, mid)
+    return lo  # the lower end of the bracket: conservative for this check
+
+
+@pytest.mark.parametrize("eps0, T, delta", [(0.1, 50, 1e-5), (0.5, 20, 1e-6), (1.0, 200, 1e-8), (0.05, 1000, 1e-5)])
+def test_lower_end_is_below_the_exact_randomized_response_composition(eps0, T, delta):
+    r = tight.epsilon(M.SelfComposed(M.RandomizedResponse(eps0), T), delta)
+    with mpmath.workdps(30):
+        e0 = mpmath.mpf(eps0)
+        exact = _exact_eps(lambda e: _rr_delta(e0, T, e), T * eps0, delta)
+    assert r.lower <= float(exact) <= r.epsilon * (1 + 1e-12)
+    assert r.lower > 0.9 * float(exact)  # and it is informative, not a trivial 0
+
+
+@pytest.mark.parametrize("sigma, T, delta", [(1.0, 10, 1e-5), (4.0, 1000, 1e-6)])
+def test_lower_end_is_below_the_exact_gaussian_composition(sigma, T, delta):
+    r = tight.epsilon(M.SelfComposed(M.Gaussian(1.0, sigma), T), delta)
+    mu = mpmath.sqrt(T) / sigma
+    with mpmath.workdps(30):
+        exact = _exact_eps(lambda e: mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2),
+                           50 * float(mu) + 50, delta)
+    assert r.lower <= float(exact) <= r.epsilon * (1 + 1e-12)
+
+
+def test_referee_says_its_lower_end_is_not_certified():
+    assert "not certified" in LOWER_KIND
+
+
+def test_exact_optimal_composition_oracle():
+    """optimal_composition_epsilon against an mpmath evaluation of the same binomial sum (T = 200) and the
+    known cases: T = 1 gives eps0 at delta = delta0 + tiny; delta below the infinite-loss mass gives inf."""
+    from symdp.referee import optimal_composition_epsilon
+
+    eps0, d0, T, delta = 0.3, 1e-9, 200, 1e-5
+    got = optimal_composition_epsilon(eps0, d0, T, delta)
+    with mpmath.workdps(30):
+        e0 = mpmath.mpf(eps0)
+        keep = (1 - mpmath.mpf(d0)) ** T
+        rem = (mpmath.mpf(delta) - (1 - keep)) / keep
+        ref = _exact_eps(lambda e: _rr_delta(e0, T, e), T * eps0, rem)
+    assert got == pytest.approx(float(ref), rel=1e-10)
+    assert optimal_composition_epsilon(0.5, 1e-6, 1, 1e-6 * (1 + 1e-6)) == pytest.approx(0.5, rel=1e-6)
+    assert optimal_composition_epsilon(0.5, 1e-6, 1, 1e-6) != optimal_composition_epsilon(0.5, 1e-6, 1, 1e-6)  # nan
+    assert optimal_composition_epsilon(0.5, 1e-6, 100, 1e-5) == float("inf")  # 1 - (1 - 1e-6)^100 ~ 1e-4 > 1e-5
+
