@@ -38,6 +38,7 @@ from . import (  # noqa: F401
     oracles_conversion,
     oracles_examples,
     oracles_finite,
+    oracles_learners,
 )
 from .compile import compile_expr, hyp_checker, sampling_box
 from .consistency import apply_consistency, consult_ledger, recorded_rows, special_case_rows, special_cases
