@@ -103,10 +103,12 @@ def _gaps(N: int, p: float, L: list[tuple[float, float]]) -> np.ndarray:
 
 def _event_prob_mp(N: int, p: float, L: list[tuple[float, float]], eps: float, delta: float, s: int,
                    event: Callable[[Any, Any, Any], bool]) -> mpmath.mpf:
-    """The same probability in mpmath (ambient precision): the re-check of a violation."""
+    """The same probability in mpmath (ambient precision), summed over the counts whose float64 binomial weight is above
+    1e-40 of the largest: every term is >= 0, so this is a lower bound of the probability (what a refutation needs)."""
     pp = mpmath.mpf(p)
     tot = mpmath.mpf(0)
-    for c in range(N + 1):
+    w64 = _binom_pmf(N, p)
+    for c in np.nonzero(w64 >= 1e-40 * w64.max())[0].tolist():
         pmf = mpmath.binomial(N, c) * pp**c * (1 - pp) ** (N - c)
         emp = [(c * mpmath.mpf(a1) + (N - c) * mpmath.mpf(a0)) / N for a0, a1 in L]
         tru = [pp * mpmath.mpf(a1) + (1 - pp) * mpmath.mpf(a0) for a0, a1 in L]
@@ -180,16 +182,16 @@ def _points(th, rng: random.Random, n: int, *, need: tuple[str, ...], fixed: dic
     return out
 
 
-def _evidence(th, cases: list[tuple[bool, float, str]], family: str) -> Evidence:
+def _evidence(th, cases: list[tuple[bool, float, str]], family: str, noun: str = "finite DP learners") -> Evidence:
     for i, (good, _m, desc) in enumerate(cases):
         if not good:
-            return Evidence(Verdict.REFUTED, "finite-instances", f"fails on finite learner {i + 1}: {desc}", None,
+            return Evidence(Verdict.REFUTED, "finite-instances", f"fails on {noun[:-1]} {i + 1}: {desc}", None,
                             (("instance", str(i + 1)),), len(cases))
     if not cases:
         return Evidence(Verdict.UNCHECKED, None, "no point of the entry's box satisfies its hypotheses with N <= 200,000")
     worst = min(cases, key=lambda t: t[1])
     return Evidence(Verdict.SUPPORTED, "finite-instances",
-                    f"holds on {len(cases)} finite DP learners ({family}); closest: {worst[2]}", None, None, len(cases))
+                    f"holds on {len(cases)} {noun} ({family}); closest: {worst[2]}", None, None, len(cases))
 
 
 _SINGLE = ("two-point data domain, 2-4 hypotheses with losses in [0, 1], the exponential mechanism on the empirical risk "
@@ -257,12 +259,13 @@ def map_high_probability(th) -> Evidence | str:
             if not good and not per_outcome:  # re-check in mpmath before refuting
                 with mpmath.workdps(40):
                     a = f_a(base)
-                    ev_mp = ((lambda g, e, cc: abs(g) > a) if how == "abs" else (lambda g, e, cc: -g >= a))
+                    ev_mp = ((lambda g, e, cc, a=a: abs(g) > a) if how == "abs" else (lambda g, e, cc, a=a: -g >= a))
                     exact = _event_prob_mp(N, p, L, eps, dl, worst_s, ev_mp)
                     good = bool(exact < f_b(base))
-                    desc += f" (re-computed at 40 digits: {mpmath.nstr(exact, 12)})"
+                    desc += f" (re-computed at 40 digits, a lower bound: {mpmath.nstr(exact, 12)})"
             cases.append((good, (b - worst_p) / max(b, 1e-300), desc))
-    return _evidence(th, cases, _SINGLE + (f"; N up to {max(int(p['N']) for p in pts)}" if pts else "")
+    lemma1 = "; N from the sample-size condition with c1..c7 set to the constants of He et al. (UAI)'s Lemma 1" if _constants(th) else ""
+    return _evidence(th, cases, _SINGLE + lemma1 + (f"; N up to {max(int(p['N']) for p in pts)}" if pts else "")
                      + (f"; {skipped} drawn points where the claimed b <= 0 skipped: no algorithm meets a failure "
                         "probability below 0, which is the finding of the entry of b" if skipped else ""))
 
@@ -339,4 +342,119 @@ register(Oracle("dp_multi_learner", lambda **kw: None, "profile", (),
 assign("dp_learner_tail", *HIGH_PROB)
 assign("dp_multi_learner", *MULTI)
 
-__all__ = ["HIGH_PROB", "MULTI", "map_high_probability", "map_multi", "multi_stats"]
+
+# --- PAC-Bayes bounds (every posterior Q simultaneously, with probability >= 1 - fail over S) -----------------
+PAC_BAYES = ("pacbayes.seeger_maurer", "pacbayes.seeger_maurer_inverted", "pacbayes.data_dependent_prior",
+             "pacbayes.data_dependent_prior_inverted", "bridge.pac_bayes_dp_prior")
+
+
+def _bern_kl(q: float, r: float) -> float:
+    out = 0.0
+    if q > 0:
+        out += q * math.log(q / r)
+    if q < 1:
+        out += (1 - q) * math.log((1 - q) / (1 - r))
+    return out
+
+
+def pac_bayes_violation(n: int, p: float, L: list[tuple[float, float]], priors: list[list[float]], prior_given_c: np.ndarray,
+                        Qs: list[list[float]], c_of: Callable[[float, int], float], inverted: bool) -> float:
+    """P over S (and the prior learner) that some Q in ``Qs`` violates kl(L_S(Q) || L(Q)) <= c_of(KL(Q || P_j), j)
+    (``inverted``: L(Q) <= the kl-inverse, i.e. the same event restricted to L(Q) > L_S(Q)); exact sum over counts."""
+    pmf = _binom_pmf(n, p)
+    gaps = _gaps(n, p, L)
+    R = np.array([p * x[1] + (1 - p) * x[0] for x in L])
+    kls = [[sum(q * math.log(q / pj) for q, pj in zip(Q, P) if q > 0) for Q in Qs] for P in priors]
+    cs = [[c_of(kls[j][iq], j) for iq in range(len(Qs))] for j in range(len(priors))]
+    tot = 0.0
+    for c in range(n + 1):
+        emp = gaps[c] + R
+        bad_j = []
+        for j in range(len(priors)):
+            bad = False
+            for iq, Q in enumerate(Qs):
+                ls, ld = float(np.dot(Q, emp)), float(np.dot(Q, R))
+                if inverted and ld <= ls:
+                    continue
+                if _bern_kl(ls, ld) > cs[j][iq] * (1 + 1e-12):
+                    bad = True
+                    break
+            bad_j.append(bad)
+        tot += pmf[c] * float(np.dot(prior_given_c[c], bad_j))
+    return tot
+
+
+def map_pac_bayes(th) -> Evidence | str:
+    """The PAC-Bayes-kl bound (or its kl-inverted form) checked on finite instances, the prior data-free or chosen by a
+    DP learner among three priors (data-dependent prior: k_nat = its exact pure max-information, which bounds the
+    beta-approximate one)."""
+    conc = th.conclusion
+    if th.id not in PAC_BAYES or conc is None or len(conc.params) != 2:
+        return "not a PAC-Bayes entry"
+    inverted = conc.name == "generalization"
+    if inverted:
+        if th.rhs is None or type(th.rhs).__name__ != "KLInverse":
+            return "an inverted PAC-Bayes entry whose rhs is not kl_inverse(L_S, c)"
+        c_expr = sp.sympify(th.rhs.args[1])
+    else:
+        c_expr = sp.sympify(conc.params[0])
+    f_c, f_fail = _compile(c_expr), _compile(sp.sympify(conc.params[1]))
+    names = {s.name for s in c_expr.free_symbols} | {s.name for s in sp.sympify(conc.params[1]).free_symbols}
+    learned = "k_nat" in names or "epsilon" in names
+    rng = random.Random(20234 + sum(map(ord, th.id)))
+    box = {s.name: (float(a), float(b)) for s, a, b in th.domain}
+    cases = []
+    with mpmath.workdps(20):
+        for _ in range(10):
+            lo_n, hi_n = box.get("n", (8, 1e6))
+            n = rng.choice([m for m in (8, 10, 20, 50, 200) if lo_n <= m <= hi_n])
+            pt = {"n": float(n)}
+            for nm in ("delta", "beta", "epsilon"):
+                if nm in names:
+                    lo, hi = box.get(nm, (1e-6, 0.5))
+                    pt[nm] = math.exp(rng.uniform(math.log(max(lo, 1e-12)), math.log(min(hi, 0.5 if nm != "epsilon" else hi))))
+            p = rng.uniform(0.05, 0.95)
+            nh = rng.choice((2, 3, 4))
+            L = [(rng.uniform(0.02, 0.98), rng.uniform(0.02, 0.98)) for _ in range(nh)]
+            dirich = [[rng.expovariate(1.0) for _ in range(nh)] for _ in range(3 if learned else 1)]
+            priors = [[x / sum(d) for x in d] for d in dirich]
+            Qs = [[1.0 if i == j else 0.0 for i in range(nh)] for j in range(nh)] + [list(priors[0])]
+            for _ in range(6):
+                d = [rng.expovariate(0.5) ** 2 for _ in range(nh)]
+                Qs.append([x / sum(d) for x in d])
+            if learned:  # the prior learner: exponential mechanism over the priors on n L_S(P_j) (sensitivity 1)
+                eps = pt.get("epsilon", rng.choice((0.1, 1.0, 3.0)))
+                cgrid = np.arange(n + 1, dtype=float)[:, None]
+                l0, l1 = np.array([x[0] for x in L]), np.array([x[1] for x in L])
+                emp = (cgrid * l1 + (n - cgrid) * l0) / n
+                risk = emp @ np.array(priors).T
+                pj = _em(-n * risk, eps)
+                marg = _binom_pmf(n, p) @ pj
+                k_nat = float(np.max(np.log(pj / marg[None, :])))
+                pt["k_nat"] = k_nat
+            else:
+                pj = np.ones((n + 1, 1))
+            base = {k: mpmath.mpf(v) for k, v in pt.items()}
+
+            def c_of(kl: float, j: int, _base=base) -> float:
+                return float(f_c({**_base, "KL_QP": mpmath.mpf(kl)}))
+
+            fail = float(f_fail(base))
+            viol = pac_bayes_violation(n, p, L, priors, pj, Qs, c_of, inverted)
+            desc = (f"n = {n}, {', '.join(f'{k} = {v:.4g}' for k, v in pt.items() if k != 'n')}, p = {p:.3g}, |H| = {nh}, "
+                    f"{len(Qs)} posteriors: P(some posterior violates) = {viol:.6g}, claimed failure probability {fail:.6g}")
+            cases.append((viol <= fail, (fail - viol) / fail, desc))
+    fam = ("two-point data domain, 2-4 hypotheses with losses in [0.02, 0.98], n = 8-200; posteriors: the point masses, the "
+           "prior and 6 random ones" + ("; the prior chosen among 3 random priors by the exponential mechanism on their "
+                                        "empirical risk" if learned else "; a data-free random prior")
+           + ("; kl-inverse read as the event L(Q) > L_S(Q) and kl(L_S(Q) || L(Q)) > c" if inverted else "")
+           + "; exact sums over all data sets")
+    return _evidence(th, cases, fam, "finite instances")
+
+
+register(Oracle("pac_bayes_finite", lambda **kw: None, "profile", (),
+                "P(some posterior violates the PAC-Bayes-kl bound) on finite instances, exact sums", mapper=map_pac_bayes))
+assign("pac_bayes_finite", *PAC_BAYES)
+
+__all__ = ["HIGH_PROB", "MULTI", "PAC_BAYES", "map_high_probability", "map_multi", "map_pac_bayes", "multi_stats",
+           "pac_bayes_violation"]
