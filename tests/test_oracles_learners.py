@@ -188,3 +188,22 @@ def test_quoted_bounds_fail_at_n_one_as_the_reason_says():
         ev = (np.abs(g) > av) if how == "abs" else (-g >= av)
         prob = max(float(np.sum(ol._binom_pmf(1, p)[:, None] * ol._learner(1, L, eps, 0.0, s) * ev)) for s in (1, -1))
         assert prob > 0.4 > bv
+
+
+# --- proofs of the lemmas the issue names --------------------------------------------------------------------------
+@pytest.mark.parametrize("eid", ["he2021long.lemma6", "wang2016.remark3_dp_of_bounded_loss", "wang2016.lemma6_group_privacy",
+                                 "wang2016.lemma11_max_information_to_okl"])
+def test_named_lemmas_proved(eid):
+    ev = _v(get(eid, with_evidence=False))
+    assert ev.verdict is Verdict.PROVED and ev.detail.startswith("proof: ") and "SymPy" in ev.detail
+    assert "finite instances agree" in ev.detail
+
+
+def test_proof_mappers_still_refute_a_wrong_statement():
+    from symdp.verify import oracles_proofs as pr
+
+    th = get("wang2016.remark3_dp_of_bounded_loss", with_evidence=False)
+    assert pr.map_wang_remark3(replace(th, rhs=th.rhs / 2)).verdict is Verdict.REFUTED  # the family reaches 4 B gamma
+    th = get("wang2016.lemma6_group_privacy", with_evidence=False)
+    k = next(s for s in th.rhs.free_symbols if s.name == "k")
+    assert pr.map_wang_lemma6(replace(th, rhs=th.rhs.xreplace({k: k + 1}))).verdict is Verdict.REFUTED

@@ -40,6 +40,7 @@ from . import (  # noqa: F401
     oracles_finite,
     oracles_learners,
     oracles_posterior,
+    oracles_proofs,
     oracles_undecided,
 )
 from .compile import compile_expr, hyp_checker, sampling_box
