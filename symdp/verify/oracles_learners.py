@@ -194,7 +194,7 @@ def _evidence(th, cases: list[tuple[bool, float, str]], family: str, noun: str =
                     f"holds on {len(cases)} {noun} ({family}); closest: {worst[2]}", None, None, len(cases))
 
 
-_SINGLE = ("two-point data domain, 2-4 hypotheses with losses in [0, 1], the exponential mechanism on the empirical risk "
+_SINGLE = ("Gen = R_S(h) - R(h); two-point data domain, 2-4 hypotheses with losses in [0, 1], the exponential mechanism on the empirical risk "
            "(both signs) mixed with probability delta with the most-overfitting choice; exact sums over all data sets")
 
 
@@ -329,7 +329,7 @@ def map_multi(th) -> Evidence | str:
                     f"{'P(Gen <= a)' if how == 'succ' else 'E Gen'} = {worst[2]:.6g}, claimed {claim:.6g}")
             good = worst[0] >= -1e-12 * max(abs(claim), 1e-300)
             cases.append((good, worst[0], desc))
-    return _evidence(th, cases, "multi-sample-set learners: k = 1-3 sets of N = 1-10 examples on a two-point domain, the "
+    return _evidence(th, cases, "Gen = R_{S_i}(h) - R(h); multi-sample-set learners: k = 1-3 sets of N = 1-10 examples on a two-point domain, the "
                                 "exponential mechanism over (hypothesis, set) on the empirical risk (both signs) mixed "
                                 "with probability delta with the most-overfitting pair; exact sums")
 
