@@ -351,7 +351,8 @@ def test_finite_instance_oracles_are_exact_and_refute_planted_claims():
     wrong = replace(th, id="planted.remark3_2Bg", rhs=2 * Bs * G, oracle="posterior_dp_finite")
     assert verify_theorem(wrong).evidence.verdict.value == "REFUTED"
     grp = get("wang2016.lemma6_group_privacy", with_evidence=False)
-    assert verify_theorem(grp).evidence.verdict.value == "SUPPORTED"
+    assert verify_theorem(replace(grp, oracle="okl_group_finite")).evidence.verdict.value == "SUPPORTED"
+    assert verify_theorem(grp).evidence.verdict.value == "PROVED"  # the finite check, then the proof (oracles_proofs)
 
 
 # ---- 5. symbols bind oracle parameters only when the claim uses them or says so --------------------------------

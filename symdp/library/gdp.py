@@ -981,7 +981,6 @@ THEOREMS = [
             "NoisySGD / NoisyAdam",
         ),
         refs=("bu2020.prop_a1", "bu2020.composition", "bu2020.thm4_refined_composition"),
-        oracle="subsampled_gaussian_profile",
         notes=(
             "Exact (not an approximation) privacy bound; the CLT (3.1) approximates it. The proof composes "
             "the one-directional bound T(M(S), M(S')) >= f_p via the refined composition (Thm 4), then "

@@ -192,7 +192,7 @@ _THM1 = [
         domain={eps: (_R(1, 100), 5), delta: _BOX_DELTA, **_BOX_C},
         quantity="training sample size N required by Theorem 1",
         notes=_C_NOTE + _N_GARBLE,
-        tags=("generalization", "sample-size", "thm1"),
+        tags=("generalization", "sample-size", "thm1", "assumption"),
     ),
 ]
 
@@ -370,7 +370,7 @@ _MULTI = [
             "200/(ln(0.9)(1 - 0.9 e^{-eps})) * ln(9 e^{-eps} delta / 48180): both logs are negative for small "
             "delta, so the term is positive. It is Theorem 1's N-condition with LEMMA1_UAI_CONSTANTS."
         ),
-        tags=("generalization", "sample-size"),
+        tags=("generalization", "sample-size", "assumption"),
     ),
     theorem(
         "he2021uai.lemma1_small_eps",

@@ -293,7 +293,7 @@ THEOREMS = [
             "Appendix A.2 uses it in the Hoeffding step (eq. 18): with k = eps e^{eps}/delta databases, "
             "k * 2 exp(-N eps^2/2) <= eps/8 exactly when N >= (2/eps^2) ln(16 e^{eps}/delta)."
         ),
-        tags=("generalization", "differs-from-uai"),
+        tags=("generalization", "differs-from-uai", "assumption"),
     ),
     theorem(
         "he2021long.cmp_ns_a",

@@ -38,6 +38,10 @@ from . import (  # noqa: F401
     oracles_conversion,
     oracles_examples,
     oracles_finite,
+    oracles_learners,
+    oracles_posterior,
+    oracles_proofs,
+    oracles_undecided,
 )
 from .compile import compile_expr, hyp_checker, sampling_box
 from .consistency import apply_consistency, consult_ledger, recorded_rows, special_case_rows, special_cases

@@ -284,6 +284,84 @@ assign("posterior_dp_finite", "wang2016.remark3_dp_of_bounded_loss")
 assign("lemma6_maximiser", "he2021long.lemma6")
 assign("okl_adaptive_finite", "wang2016.lemma7_adaptive_composition")
 
+
+def _dinf(P: list[mpmath.mpf], Q: list[mpmath.mpf]) -> mpmath.mpf:
+    return max(mpmath.log(a / b) for a, b in zip(P, Q) if a > 0)
+
+
+def map_lemma1_dr(th):
+    """He et al. (long) Lemma 1: for D, D' there are M, M' with the same (symmetrised) max-divergence, D_KL(M||M') =
+    D_KL(M'||M) and D_KL(D||D') <= D_KL(M||M'); checked on random finite pairs with the witness the proof's
+    two-point pair M = (e^eps, 1)/(1 + e^eps), M' = (1, e^eps)/(1 + e^eps) at eps = max(D_inf(D||D'), D_inf(D'||D))."""
+    def check(rng):
+        m = rng.choice((2, 3, 5, 8))
+        P = [mpmath.mpf(rng.random()) ** rng.choice((1, 3)) + mpmath.mpf(10) ** -6 for _ in range(m)]
+        Q = [mpmath.mpf(rng.random()) ** rng.choice((1, 3)) + mpmath.mpf(10) ** -6 for _ in range(m)]
+        P, Q = [x / mpmath.fsum(P) for x in P], [x / mpmath.fsum(Q) for x in Q]
+        e = max(_dinf(P, Q), _dinf(Q, P))
+        M = [mpmath.exp(e) / (1 + mpmath.exp(e)), 1 / (1 + mpmath.exp(e))]
+        Mp = M[::-1]
+        em = max(_dinf(M, Mp), _dinf(Mp, M))
+        k1, k2, kd = _kl(M, Mp), _kl(Mp, M), _kl(P, Q)
+        ok = abs(em - e) <= _TOL * max(e, 1) and abs(k1 - k2) <= _TOL * max(k1, 1) and kd <= k1 * (1 + _TOL)
+        return ok, k1 - kd, (f"{m} atoms: max-divergence {mpmath.nstr(e, 10)} (witness {mpmath.nstr(em, 10)}), "
+                             f"D_KL(D||D') = {mpmath.nstr(kd, 10)} <= D_KL(M||M') = {mpmath.nstr(k1, 10)} = D_KL(M'||M) = {mpmath.nstr(k2, 10)}")
+
+    return _decide(th, check, 40, "random pairs on 2-8 atoms; the witness is the proof's two-point pair")
+
+
+def beta_max_information_bits(joint: list[list[mpmath.mpf]], beta: mpmath.mpf) -> mpmath.mpf:
+    """I_inf^beta(S; A(S)) in bits for a finite joint p(s, h) (every event enumerated):
+    log2 of the max over events O with P[(S, A(S)) in O] > beta of (P[O] - beta) / P[S x A(S) in O]."""
+    ps = [mpmath.fsum(r) for r in joint]
+    ph = [mpmath.fsum(joint[i][j] for i in range(len(joint))) for j in range(len(joint[0]))]
+    atoms = [(joint[i][j], ps[i] * ph[j]) for i in range(len(joint)) for j in range(len(joint[0]))]
+    best = mpmath.mpf(0)
+    for mask in range(1, 1 << len(atoms)):
+        a = mpmath.fsum(atoms[t][0] for t in range(len(atoms)) if mask >> t & 1)
+        b = mpmath.fsum(atoms[t][1] for t in range(len(atoms)) if mask >> t & 1)
+        if a > beta and b > 0:
+            best = max(best, (a - beta) / b)
+    return mpmath.log(best, 2) if best > 0 else mpmath.mpf(0)
+
+
+def map_max_information_transfer(th):
+    """Dwork et al. (2015) Thm 13: I_inf^beta(S; A(S)) <= k implies P[(S, A(S)) in O] <= 2^k P[S x A(S) in O] + beta for
+    every event O; on random finite joints (2-3 data sets x 2-3 outputs) with k the exact I_inf^beta, every O enumerated."""
+    claim = _rhs(th)
+
+    def check(rng):
+        ns, nh = rng.choice((2, 3)), rng.choice((2, 3))
+        w = [[mpmath.mpf(rng.random()) ** 2 + mpmath.mpf(10) ** -4 for _ in range(nh)] for _ in range(ns)]
+        tot = mpmath.fsum(x for r in w for x in r)
+        joint = [[x / tot for x in r] for r in w]
+        beta = mpmath.mpf(rng.choice((0, 0.01, 0.1, 0.3)))
+        k = beta_max_information_bits(joint, beta)
+        ps = [mpmath.fsum(r) for r in joint]
+        ph = [mpmath.fsum(joint[i][j] for i in range(ns)) for j in range(nh)]
+        atoms = [(joint[i][j], ps[i] * ph[j]) for i in range(ns) for j in range(nh)]
+        worst, wdesc = None, ""
+        for mask in range(1 << len(atoms)):
+            a = mpmath.fsum(atoms[t][0] for t in range(len(atoms)) if mask >> t & 1)
+            b = mpmath.fsum(atoms[t][1] for t in range(len(atoms)) if mask >> t & 1)
+            c = claim({"k": k, "P_Oprod": b, "beta": beta})
+            if worst is None or c - a < worst:
+                worst, wdesc = c - a, f"P_O = {mpmath.nstr(a, 10)}, claimed {mpmath.nstr(c, 10)}"
+        assert worst is not None
+        return worst >= -_TOL, worst, f"{ns} x {nh} joint, beta = {mpmath.nstr(beta, 3)}, k = {mpmath.nstr(k, 8)} bits: {wdesc}"
+
+    return _decide(th, check, 12, "random joints of 2-3 data sets x 2-3 outputs, beta in {0, 0.01, 0.1, 0.3}, k the exact "
+                                  "beta-approximate max-information, all events")
+
+
+register(Oracle("max_divergence_witness", lambda **kw: None, "profile", (), "He et al. (long) Lemma 1's two-point witness on finite pairs",
+                mapper=map_lemma1_dr))
+register(Oracle("max_information_transfer_finite", lambda **kw: None, "profile", (),
+                "P[(S, A(S)) in O] vs 2^k P[S x A(S) in O] + beta on finite joints, every event", mapper=map_max_information_transfer))
+assign("max_divergence_witness", "he2021long.lemma1_dr")
+assign("max_information_transfer_finite", "dwork2015.thm13_max_information_transfer")
+
 __all__ = ["okl", "max_information", "dp_level", "instance", "map_group_privacy", "map_maxinfo_okl",
-           "map_bounded_loss_dp", "map_lemma6_maximiser"]
+           "map_bounded_loss_dp", "map_lemma6_maximiser", "map_lemma1_dr",
+           "beta_max_information_bits", "map_max_information_transfer"]
 
