@@ -44,8 +44,8 @@ HASHES = {
     'he2021uai__cmp_thm1_a_vs_nissim_stemmer__lhs': 'af03617362f0007a',
     'he2021uai__cmp_thm1_b_vs_nissim_stemmer': 'dd6f2094b504c278',
     'he2021uai__cmp_thm1_b_vs_nissim_stemmer__lhs': 'dd6f2094b504c278',
-    'he2021uai__cmp_thm1_b_vs_dwork2015': 'f5a796807bd27049',
-    'he2021uai__cmp_thm1_b_vs_dwork2015__lhs': 'f5a796807bd27049',
+    'he2021uai__cmp_thm1_b_vs_dwork2015': 'caf43c9a0e6f05d9',
+    'he2021uai__cmp_thm1_b_vs_dwork2015__lhs': 'caf43c9a0e6f05d9',
     'he2021uai__cmp_thm2_vs_nissim_stemmer': '48e794a9c99bc413',
     'he2021uai__cmp_thm2_vs_nissim_stemmer__lhs': '48e794a9c99bc413',
     'he2021__cmp_kl_vs_dwork_rothblum': 'ab043dec652257da',
@@ -488,15 +488,15 @@ def he2021uai__cmp_thm1_b_vs_nissim_stemmer__lhs(delta, epsilon):
     return (_t0 * delta * mp.exp(((mp.mpf(-17) / 10) * epsilon)) * mp.log(_t0))
 
 
-# theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: rhs | hash: f5a796807bd27049
+# theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: rhs | hash: caf43c9a0e6f05d9
 # rules: none
 def he2021uai__cmp_thm1_b_vs_dwork2015(delta, epsilon):
-    """he2021uai.cmp_thm1_b_vs_dwork2015 (rhs): 8*delta*epsilon"""
+    """he2021uai.cmp_thm1_b_vs_dwork2015 (rhs): 8*delta/epsilon"""
     delta, epsilon, = (_rt.mp_arg(delta), _rt.mp_arg(epsilon),)
-    return (mp.mpf(8) * delta * epsilon)
+    return _rt.mp_div(mp.mpf(8) * delta, epsilon)
 
 
-# theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: lhs | hash: f5a796807bd27049
+# theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: lhs | hash: caf43c9a0e6f05d9
 # rules: none
 def he2021uai__cmp_thm1_b_vs_dwork2015__lhs(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_dwork2015 (lhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""

@@ -192,8 +192,9 @@ ENTRY_CLASSES: dict[str, Classification] = {
     # --- e^eps factor claims ---------------------------------------------------------
     "he2021uai.cmp_thm1_b_vs_dwork2015": Classification(
         "minor", "minor", "symdp's term-by-term reading of the abstract's general 'strictly tighter': with Dwork et "
-        "al.'s b = 8 delta/eps (the library's reading of the garbled quote) Theorem 1's b = 2 e^{-1.7 eps} (delta/eps) "
-        "ln(2/eps) is smaller for eps above about 0.037 and larger only below, by the factor ln(2/eps) e^{-1.7 eps}/4",
+        "al.'s b = 8 delta/eps (their result; the quotes' '8 delta eps' and '8 delta^eps' are conversion damage) "
+        "Theorem 1's b = 2 e^{-1.7 eps} (delta/eps) ln(2/eps) is smaller for eps above 0.02976 (where "
+        "e^{-1.7 eps} ln(2/eps) = 4) and larger only below, by the factor e^{-1.7 eps} ln(2/eps)/4 (1.30 at eps = 0.01)",
         "he2021.thm1_e_eps_factor", origin="symdp",
         reading="the abstract's 'strictly tighter' read for the failure probability b at equal a = 4 eps, "
                 "Dwork et al.'s b read as 8 delta/eps"),
