@@ -103,10 +103,13 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
     ),
     RootCause(
         "he2021long.remark_fixed_delta",
-        "He et al. (long) Remarks 1-2 read with delta' held fixed as N grows",
-        "With delta' fixed, Thm 1's failure probability at eps = eps'(N) = Theta(sqrt(T)/N) grows like "
-        "delta' N log N/sqrt(T); the stated O(T/sqrt(N)) needs delta' to shrink with N (delta' = O(1/N) suffices), "
-        "which the text does not say but does not exclude: a reading, not an error of the remark.",
+        "He et al. (long) Remarks 1-2: the failure-probability rate O(T/sqrt(N)) needs delta' = O(N^{-3/2}/ln N), which the remarks do not state",
+        "Thm 1's failure probability b = e^{-eps} (delta'/eps) ln(2/eps) at eps = eps'(N) = Theta(sqrt(T)/N) is of order "
+        "delta' N ln N/sqrt(T). With delta' fixed it grows; delta' = O(1/N) does not rescue it either (b sqrt(N)/T = "
+        "197, 4.1e4, 8.4e8, 1.6e16 at N = 1e4, 1e8, 1e16, 1e30, T = 1, eps~ = 1, tau = 1, delta~ = 0.1). The stated "
+        "O(T/sqrt(N)) needs delta' = O(N^{-3/2}/ln N) at fixed T (then b sqrt(N)/T stays near 0.22), or Thm 1 applied "
+        "at a larger eps ~ sqrt(ln N/N) than the privacy level eps'(N). The remark states neither; read with such a "
+        "delta' it holds, so the finding is an unstated assumption of an asymptotic remark.",
     ),
     RootCause(
         "wang2016.okl_adaptive_composition",
@@ -254,12 +257,14 @@ ENTRY_CLASSES: dict[str, Classification] = {
     "reading.he2021long.thm8_eps_tilde": Classification("major", "major", "", "he2021long.c1_gaussian_step"),
     # --- remarks -------------------------------------------------------------------
     "he2021long.remark1_rate_b": Classification(
-        "minor", "minor", "fails in a reading the text does not force: with delta' fixed the rate is lost, with "
-        "delta' = O(1/N) (which the text does not exclude) it holds", "he2021long.remark_fixed_delta",
+        "minor", "minor", "fails in a reading the text does not force: with delta' fixed (or delta' = 1/N) the "
+        "rate is lost; it holds only if delta' = O(N^{-3/2}/ln N) at fixed T, an assumption the remark does not "
+        "state but does not exclude", "he2021long.remark_fixed_delta",
         reading="delta' held fixed while N grows (the text lets only N and T vary)"),
     "he2021long.remark2_rate_b": Classification(
-        "minor", "minor", "fails in a reading the text does not force: with delta' fixed the rate is lost, with "
-        "delta' = O(1/N) (which the text does not exclude) it holds", "he2021long.remark_fixed_delta",
+        "minor", "minor", "fails in a reading the text does not force: with delta' fixed (or delta' = 1/N) the "
+        "rate is lost; it holds only if delta' = O(N^{-3/2}/ln N) at fixed T, an assumption the remark does not "
+        "state but does not exclude", "he2021long.remark_fixed_delta",
         reading="delta' held fixed while N grows (the text lets only N and T vary)"),
     "he2021long.remark1_n_condition": Classification(
         "minor", "minor", "symdp's implicit step: Theorem 1's sample-size condition at eps = eps'_SGLD(N) fails at "
