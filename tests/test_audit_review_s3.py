@@ -51,3 +51,44 @@ def test_remark_texts_state_the_true_requirement():
     for t in texts:
         assert "O(1/N) suffices" not in t and "= O(1/N) (which" not in t
         assert "N^{-3/2}/ln N" in t
+
+
+# ---- D3: the Chernoff error is the only cause of He et al. (UAI) Thm 7's failure -------------------------
+
+
+def _igmm_eps_prime(t, e, dt):
+    return mp.sqrt(2 * t * mp.log(1 / dt)) * e + t * e * mp.tanh(e / 2)
+
+
+def _chernoff(t, e, ep):
+    """The correct Chernoff tail exp(-T KL(a || p)) of T worst-case e-DP steps at eps'."""
+    a, p = (t * e + ep) / (2 * t * e), mp.exp(e) / (1 + mp.exp(e))
+    return mp.exp(-t * (a * mp.log(a / p) + (1 - a) * mp.log((1 - a) / (1 - p))))
+
+
+def _optimal_pure(t, e, ep):
+    """Kairouz-Oh-Viswanath: the hockey-stick divergence of T binary randomized-response steps at eps'."""
+    p = mp.exp(e) / (1 + mp.exp(e))
+    q = 1 - p
+    return mp.fsum(max(0, mp.binomial(t, k) * (p ** (t - k) * q**k - mp.exp(ep) * q ** (t - k) * p**k))
+                   for k in range(t + 1))
+
+
+@pytest.mark.parametrize(("e", "chern", "opt"), [(1, 0.00198358, 1.86058e-4), ("0.1", 0.00953953, 4.49411e-4)])
+def test_thm7_with_the_correct_chernoff_tail_would_be_valid(e, chern, opt):
+    # at the audit's two witnesses (T = 500, delta~ = 0.01, delta = 1e-12): carrying delta~' is no second cause
+    with mp.workdps(40):
+        e = mp.mpf(e)
+        ep = _igmm_eps_prime(500, e, mp.mpf("0.01"))
+        c, o = _chernoff(500, e, ep), _optimal_pure(500, e, ep)
+        assert c == pytest.approx(chern, rel=1e-5) and o == pytest.approx(opt, rel=1e-5)
+        assert c >= o + (1 - (1 - mp.mpf("1e-12")) ** 500)  # the pair with the correct tail is valid
+
+
+def test_chernoff_texts_name_one_cause():
+    note = ROOT_CAUSES["he2021.composition_III_chernoff"].note
+    why = ENTRY_CLASSES["he2021uai.thm7_eps"].why
+    assert "carries delta~' instead of the delta~" not in note
+    assert "no defect" in note and "only cause" in note
+    assert "carries delta~' (the Chernoff term) where eps' spends" not in why
+    assert "e^{-(T eps~ + eps')}" in why
