@@ -297,10 +297,6 @@ ENTRY_CLASSES: dict[str, Classification] = {
     **{i: Classification("major", "major", "the trained model's epsilon exceeds the printed one (and the MA model's) "
                          "in the main regime (delta = 1e-5)", "bu2020.clt_finite_T")
        for i in ("experiment.bu2020.fig4_top_clt", "experiment.bu2020.fig4_bottom_clt")},
-    **{i: Classification("minor", "minor", "symdp's encoding 'eps(sigma~) <= eps(sigma)' fails for any sigma~ < sigma "
-                         "whatever the accounting (the true epsilon decreases with the noise); the paper claims equal "
-                         "*certified* guarantees, which the _clt entries refute", "bu2020.clt_finite_T", origin="symdp")
-       for i in ("experiment.bu2020.fig4_top_same_privacy", "experiment.bu2020.fig4_bottom_same_privacy")},
     # --- 003 arithmetic ------------------------------------------------------------
     "bu2020.mnist_fig4_top": Classification(
         "rounding", "rounding", "last-digit rounding: eps_CLT(delta = 1e-5) = 1.3413 at T = 20/p is printed 1.34, and "
