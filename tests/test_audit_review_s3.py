@@ -92,3 +92,58 @@ def test_chernoff_texts_name_one_cause():
     assert "no defect" in note and "only cause" in note
     assert "carries delta~' (the Chernoff term) where eps' spends" not in why
     assert "e^{-(T eps~ + eps')}" in why
+
+
+# ---- D5: the Kairouz comparison's witness is informative; both comparisons filed under their own notes --------
+
+
+def _cor1_vs_kairouz(t, d, dt, e):
+    """Corollary 1's delta' at eps' = min{eps'_1, eps'_2, eps'_3} and Kairouz et al.'s, by hand (mpmath)."""
+    th = mp.tanh(e / 2)
+    ep = min(t * e, t * e * th + mp.sqrt(2 * t * e**2 * mp.log(mp.e + mp.sqrt(t * e**2) / dt)),
+             t * e * th + mp.sqrt(2 * mp.log(1 / dt) * t * e**2))
+    k, c = int(mp.ceil(ep / e)), d / (1 + mp.exp(e))
+    cor1 = 2 - (1 - mp.exp(e) * c) ** k * (1 - c) ** (t - k) - (1 - c) ** t + dt
+    return cor1, 1 - (1 - d) ** t * (1 - dt)
+
+
+@pytest.mark.parametrize(("pt", "want"), [((1000, "4e-4", "0.01", "0.1"), (0.35853497, 0.33643626)),
+                                          ((40, "0.01", "0.01", "1"), (0.35951285, 0.33771796))])
+def test_kairouz_comparison_fails_at_informative_points(pt, want):
+    t, d, dt, e = pt
+    with mp.workdps(40):
+        cor1, kai = _cor1_vs_kairouz(t, mp.mpf(d), mp.mpf(dt), mp.mpf(e))
+    assert (float(cor1), float(kai)) == pytest.approx(want, rel=1e-7)
+    assert kai < cor1 < 1
+    th = get("he2021.cmp_delta_vs_kairouz")
+    sub = dict(T=t, delta=sp.Rational(d), deltatilde=sp.Rational(dt), epsilon=sp.Rational(e))
+    syms = {s.name: s for s in th.lhs.free_symbols | th.rhs.free_symbols}
+    vals = {syms[k]: v for k, v in sub.items()}
+    assert float(sp.N(th.lhs.subs(vals), 30)) == pytest.approx(float(cor1), rel=1e-12)
+    assert float(sp.N(th.rhs.subs(vals), 30)) == pytest.approx(float(kai), rel=1e-12)
+    # the entry compares only informative bounds: its hypotheses hold here, and fail at the old vacuous witness
+    assert all(bool(h.subs(vals)) for h in th.hypotheses)
+    old = {syms["T"]: 10**4, syms["delta"]: sp.Rational(1, 100), syms["deltatilde"]: sp.Rational(1, 100),
+           syms["epsilon"]: 1}
+    assert not all(bool(h.subs(old)) for h in th.hypotheses)
+
+
+@pytest.mark.slow
+def test_kairouz_comparison_witness_is_informative():
+    from symdp.verify import verify_theorem
+
+    th = get("he2021.cmp_delta_vs_kairouz")
+    ev = verify_theorem(th, ledger=False).evidence
+    assert ev.verdict.value == "REFUTED" and ev.counterexample
+    syms = {s.name: s for s in th.lhs.free_symbols | th.rhs.free_symbols}
+    at = {syms[k]: sp.Rational(v) for k, v in ev.counterexample}
+    lhs, rhs = float(sp.N(th.lhs.subs(at), 30)), float(sp.N(th.rhs.subs(at), 30))
+    assert rhs < lhs < 1  # violated, and both composed delta' informative
+
+
+def test_comparisons_not_filed_under_the_composition_deficit():
+    for rid, rc in (("he2021.cmp_delta_vs_kairouz", "he2021.cmp_kairouz_first_order"),
+                    ("he2021.cmp_delta_vs_dwork_roth", "he2021.cmp_dwork_roth_boundary")):
+        c = ENTRY_CLASSES[rid]
+        assert c.root_cause == rc and c.severity == "minor"
+        assert ROOT_CAUSES[rc].note

@@ -133,6 +133,24 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
         "do not have the certified privacy the moments-accountant models have.",
         short="the CLT approximation used as a privacy guarantee (Bu et al., Fig. 4 and Table 1)",
     ),
+    RootCause(
+        "he2021.cmp_kairouz_first_order",
+        "He et al. (UAI) Sec. 1 and 3.2.2: the comparison with Kairouz et al. is of first-order approximations in delta",
+        "The text compares 'the approximation of factor delta' of the two composed delta', i.e. their expansions to "
+        "first order in delta. The exact formulas cross where T delta is not small: at T = 1000, delta = 4e-4 (T delta "
+        "= 0.4), delta~ = 0.01, eps = 0.1 Corollary 1's delta' is 0.3585 and Kairouz et al.'s 0.3364 (at T = 40, delta "
+        "= delta~ = 0.01, eps = 1: 0.3595 against 0.3377), both informative; elsewhere they cross only by terms the "
+        "approximation drops (at T = 1: delta + delta~ against delta + delta~ - delta delta~). There Corollary 1's delta' is the *larger* "
+        "one, so this is not the composition deficit (Corollary 1 below the optimum); the first-order remark itself is "
+        "audited as he2021.cmp_delta_vs_kairouz_gap.",
+    ),
+    RootCause(
+        "he2021.cmp_dwork_roth_boundary",
+        "He et al. (UAI) Sec. 3.2.2: 'strictly tighter' than advanced composition fails only by equality at T = 1",
+        "For one step (T = 1, eps' = eps) Corollary 1's delta' reduces to delta + delta~, which is exactly advanced "
+        "composition's delta~ + T delta: the two bounds are equal there, so 'strictly' fails at that boundary and "
+        "nowhere else in the search. A boundary equality, unrelated to the composition deficit.",
+    ),
 )}
 
 #: earlier ids of root causes (reports and notes written before issue 23 used them)
@@ -230,11 +248,12 @@ ENTRY_CLASSES: dict[str, Classification] = {
     "he2021.cmp_delta_vs_kairouz": Classification(
         "minor", "minor", "the text's comparison is of first-order approximations ('the approximation of factor "
         "delta', audited as he2021.cmp_delta_vs_kairouz_gap); the exact formulas cross only where T delta is not small "
-        "(T delta = 0.4 at the informative counterexample). That Cor 1's delta' is smaller than Kairouz et al.'s is "
-        "itself the composition error, counted under its root cause", "he2021.composition_delta_part"),
+        "(T delta = 0.4 at the counterexample, where both delta' are informative and Corollary 1's is the larger)",
+        "he2021.cmp_kairouz_first_order",
+        reading="the comparison read for the exact formulas, where both delta' are below 1"),
     "he2021.cmp_delta_vs_dwork_roth": Classification(
         "minor", "minor", "equality lhs = rhs at T = 1 against a strict claim; no violation elsewhere in the search",
-        "he2021.composition_delta_part"),
+        "he2021.cmp_dwork_roth_boundary"),
     # --- proof steps ---------------------------------------------------------------
     "he2021uai.cmp_lemma1_large_in_thm3_branch": Classification(
         "minor", "minor", "symdp's check of a proof step: for eps in [0.2, 0.2346) Lemma 1's B is not in the branch "
