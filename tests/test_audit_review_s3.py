@@ -147,3 +147,66 @@ def test_comparisons_not_filed_under_the_composition_deficit():
         c = ENTRY_CLASSES[rid]
         assert c.root_cause == rc and c.severity == "minor"
         assert ROOT_CAUSES[rc].note
+
+
+# ---- D7: witnesses name every free parameter, print tiny values, and every group says why -------------------
+
+
+def _res(rid, **kw):
+    from symdp.audit.finding import AuditResult
+
+    base = dict(id=rid, kind="valid bound", title="t", source="s", statement="", verdict="FAILS")
+    base.update(kw)
+    return AuditResult(**base)
+
+
+def test_short_keeps_values_beyond_the_float_range():
+    from symdp.audit.finding import _short
+
+    assert _short("2.142449588818311788772491e-350") == "2.142e-350"
+    assert _short("1.5e+400") == "1.5e+400"
+    assert _short("0") == "0" and _short("0.0001860576") == "0.0001861"
+
+
+@pytest.mark.parametrize(("rid", "cx", "dt", "want"), [
+    ("he2021.cor1_delta", {"T": "100", "delta": "0.0006", "deltatilde": "0.002", "epsilon": "1"}, "0.002", "81.47"),
+    ("he2021uai.cor2_delta", {"T": "100", "delta": "1e-12", "deltatilde": "0.5", "epsilon": "0.5"}, "0.5", "18.13")])
+def test_witness_states_the_eps_prime_fixed_by_the_statement(rid, cx, dt, want):
+    from symdp.audit.result import describe
+
+    r = _res(rid, counterexample=cx, claimed="0.05", actual="0.06")
+    _, compared = describe(r, get(rid, with_evidence=False))
+    assert f"eps' = {want}" in compared
+    # the oracle: Theorem 4's eps' = min{T eps, eps'_2, eps'_3} by hand
+    t, e, d_t = int(cx["T"]), mp.mpf(cx["epsilon"]), mp.mpf(dt)
+    th = mp.tanh(e / 2)
+    ep = min(t * e, t * e * th + mp.sqrt(2 * t * e**2 * mp.log(mp.e + mp.sqrt(t * e**2) / d_t)),
+             t * e * th + mp.sqrt(2 * mp.log(1 / d_t) * t * e**2))
+    assert float(want) == pytest.approx(float(ep), rel=1e-3)
+
+
+def test_tiny_claimed_value_is_printed_not_zero():
+    from symdp.audit.result import describe
+
+    cx = {"T": "500", "deltatilde": "0.01", "epsilon": "1.0"}
+    r = _res("he2021long.cor3_delta_pure", counterexample=cx, claimed="2.142449588818311788772491e-350",
+             actual="0.0001860576266665269073043821")
+    _, compared = describe(r, get("he2021long.cor3_delta_pure", with_evidence=False))
+    assert "claimed 2.142e-350" in compared and "claimed 0," not in compared
+
+
+def test_mechanism_findings_print_their_bracket():
+    from symdp.audit.result import describe
+
+    r = _res("algo.x", kind="algorithm", counterexample={"N": "1000"}, claimed="1.6e-5", actual="0.0768170291614",
+             detail="has delta(eps') in [0.0768170291614, 0.07681715393794501] (exact from the pair)")
+    _, compared = describe(r, None)
+    assert "[0.07682, 0.07682]" in compared and "verifier log" not in compared
+
+
+def test_groups_without_root_cause_say_why():
+    from symdp.audit.severity import distinct_errors
+
+    r = _res("p.check", extra={"severity": "minor", "origin": "symdp", "severity_why": "a typo in a proof step"})
+    (g,) = distinct_errors([r])
+    assert not g.is_error and g.note == "a typo in a proof step"

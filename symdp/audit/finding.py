@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import html
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -152,13 +153,24 @@ def value_labels(r: AuditResult) -> tuple[str, str]:
 
 
 def _short(v: Any, digits: int = 4) -> str:
-    """A number string shortened for reading (the JSON keeps every digit)."""
+    """A number string shortened for reading (the JSON keeps every digit); a value beyond the float range
+    (2.14e-350, 1e+400) keeps its exponent instead of printing 0 or inf."""
     if v is None:
         return ""
     try:
-        return f"{float(v):.{digits}g}"
+        f = float(v)
     except (TypeError, ValueError, OverflowError):
         return str(v)
+    if (f == 0.0 or math.isinf(f)) and isinstance(v, str):
+        import mpmath
+
+        try:
+            m = mpmath.mpf(v)
+        except (TypeError, ValueError):
+            return str(v)
+        if m != 0 and mpmath.isfinite(m):
+            return str(mpmath.nstr(m, digits))
+    return f"{f:.{digits}g}"
 
 
 _PAIR = re.compile(r"'([^'{}]*)': '([^'{}]*)'")

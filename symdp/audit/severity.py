@@ -340,9 +340,10 @@ def distinct_errors(results: Iterable[AuditResult]) -> list[ErrorGroup]:
                     seen_family.add(fam)
                     primary.add(r.id)
         is_error = any(stated(r) for r in rs)
-        if gid.startswith("finding:"):
+        if gid.startswith("finding:"):  # no root cause: the finding's own classification says why
             r0 = rs[0]
-            title, note = r0.title, ""
+            ex0 = r0.extra if isinstance(r0.extra, dict) else {}
+            title, note = r0.title, str(ex0.get("severity_why") or ex0.get("severity_rule") or "")
         else:
             rc = ROOT_CAUSES[gid]
             title, note = rc.title, rc.note
