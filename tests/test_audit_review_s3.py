@@ -210,3 +210,39 @@ def test_groups_without_root_cause_say_why():
     r = _res("p.check", extra={"severity": "minor", "origin": "symdp", "severity_why": "a typo in a proof step"})
     (g,) = distinct_errors([r])
     assert not g.is_error and g.note == "a typo in a proof step"
+
+
+# ---- D8: a general entry inherits the refutation of its algo.* special case -------------------------------
+
+
+@pytest.mark.parametrize(("verdict", "strength", "want"), [("UNDECIDED", "", "FAILS"), ("HOLDS", "supported", "FAILS"),
+                                                           ("HOLDS", "proved", "HOLDS"), ("FAILS", "", "FAILS")])
+def test_general_entry_inherits_its_mechanism_refutation(verdict, strength, want):
+    from symdp.audit.severity import inherit_refutation
+
+    g = _res("p.general", verdict=verdict, strength=strength, detail="names no oracle")
+    s = _res("algo.p.general", kind="algorithm", counterexample={"eta": "0.81"}, claimed="1e-10", actual="1.0",
+             detail="delta(eps') in [1.0, 1.0]", extra={"reading": "any step size"})
+    changed = inherit_refutation(g, s)
+    assert g.verdict == want and changed == (verdict != want)
+    if changed:
+        assert g.rung == "consistency" and g.counterexample == {"eta": "0.81"} and "algo.p.general" in g.detail
+    # a special case that holds passes nothing on
+    g2 = _res("p.g2", verdict="UNDECIDED")
+    assert not inherit_refutation(g2, _res("algo.p.g2", kind="algorithm", verdict="HOLDS")) and g2.verdict == "UNDECIDED"
+    # a second reading is an alternative, not a special case
+    g3 = _res("p.g3", verdict="HOLDS", strength="supported")
+    assert not inherit_refutation(g3, _res("reading.p.g3")) and g3.verdict == "HOLDS"
+
+
+@pytest.mark.slow
+def test_wang2015_privacy_for_free_fails_with_its_mechanism():
+    from symdp.audit.engine import audit_algorithms_for
+    from symdp.audit.finding import AuditResult
+
+    rid = "classical.wang2015_sgld_privacy_for_free"
+    p = AuditResult(id=rid, kind="valid bound", title="t", source="s", statement="", verdict="UNDECIDED")
+    (a,) = audit_algorithms_for([rid], [p])
+    assert a.verdict == "FAILS" and p.verdict == "FAILS"
+    assert p.extra["root_cause"] == a.extra["root_cause"] == "he2021long.wang2015_quote"
+    assert p.extra["severity"] == "minor" and float(p.actual) == pytest.approx(1.0)

@@ -134,6 +134,14 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
         short="the CLT approximation used as a privacy guarantee (Bu et al., Fig. 4 and Table 1)",
     ),
     RootCause(
+        "he2021long.wang2015_quote",
+        "He et al. (long) Sec. 5 quotes Wang et al.'s (2015) 'privacy for free' for SGLD without its step-size condition",
+        "As quoted (SGLD is (eps, delta)-DP if T > eps^2 N/(32 tau log(2/delta))), the statement bounds only the number "
+        "of steps; SGLD with a large step (little noise relative to the gradient drift) is not private at all: at "
+        "N = 1000, tau = 900, T = 1000, eps = 0.1, delta = 1e-10, step 0.81, delta(0.1) = 1 on the real mechanism. Wang et al.'s "
+        "theorem also bounds the step size; the quote drops it. A misquotation used for no result of He et al. (long).",
+    ),
+    RootCause(
         "he2021.cmp_kairouz_first_order",
         "He et al. (UAI) Sec. 1 and 3.2.2: the comparison with Kairouz et al. is of first-order approximations in delta",
         "The text compares 'the approximation of factor delta' of the two composed delta', i.e. their expansions to "
@@ -304,7 +312,11 @@ ENTRY_CLASSES: dict[str, Classification] = {
     "algo.wang2015.sgld_privacy_for_free_as_quoted": Classification(
         "minor", "minor", "a quotation of prior work, used for no result of He et al. (long): as quoted (a lower bound on T and no "
         "step-size condition) SGLD with a larger step is not private at all (delta(eps) = 1 at the witness); Wang et al.'s "
-        "theorem also bounds the step size", None, reading="SGLD with any step size, as the quote allows"),
+        "theorem also bounds the step size", "he2021long.wang2015_quote", reading="SGLD with any step size, as the quote allows"),
+    "classical.wang2015_sgld_privacy_for_free": Classification(
+        "minor", "minor", "the quoted condition, refuted on its special case algo.wang2015.sgld_privacy_for_free_as_quoted "
+        "(SGLD with the step size the quote leaves free); a quotation of prior work used for no result of He et al. (long)",
+        "he2021long.wang2015_quote"),
     "wang2016.lemma7_adaptive_composition": Classification(
         "major", "major", "false as stated for On-Average KL-privacy on an exact finite instance (the pair's level exceeds "
         "eps_1 + eps_2 by about 0.2%: small, but the lemma claims an upper bound); true for worst-case KL-privacy",
