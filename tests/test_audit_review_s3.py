@@ -246,3 +246,23 @@ def test_wang2015_privacy_for_free_fails_with_its_mechanism():
     assert a.verdict == "FAILS" and p.verdict == "FAILS"
     assert p.extra["root_cause"] == a.extra["root_cause"] == "he2021long.wang2015_quote"
     assert p.extra["severity"] == "minor" and float(p.actual) == pytest.approx(1.0)
+
+
+# ---- D6: symdp's own checks are labelled as such wherever a finding is listed --------------------------------
+
+
+def test_symdp_checks_are_labelled_not_claims_of_the_paper():
+    from symdp.audit.finding import finding_fields
+    from symdp.audit.render import _badge, _md_badge
+    from symdp.audit.severity import annotate
+
+    r = annotate(get("he2021long.consistency_thm1_n", with_evidence=False),
+                 _res("he2021long.consistency_thm1_n", kind="consistency", claimed="1.76e5", actual="6.93e8"), recheck=False)
+    assert r.extra["origin"] == "symdp" and r.extra["severity"] == "minor"
+    assert "not a finding of the paper" in r.extra["severity_why"]
+    assert "not a claim of the paper" in _md_badge(r) and "not a claim of the paper" in _badge(r)
+    origin = next(f for f in finding_fields(r) if f.label == "origin")
+    assert "not a claim of the paper" in origin.text
+    # a paper's own finding carries no such label
+    p = annotate(get("he2021.thm4_eps3", with_evidence=False), _res("he2021.thm4_eps3"), recheck=False)
+    assert _md_badge(p) == "[major] "

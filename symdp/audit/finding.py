@@ -44,6 +44,9 @@ VERDICT_LEGEND: dict[str, str] = {
 }
 
 #: optional fields the audit engine may attach (attribute or ``extra`` key) and how reports name them
+#: what an origin label means, said beside it (a symdp check is not a finding of the paper)
+ORIGIN_MEANING = {"symdp": " (symdp's own check, not a claim of the paper: its failure is no finding of the paper)",
+                  "arithmetic": " (a printed number recomputed from a printed formula; says nothing about privacy)"}
 OPTIONAL_FIELDS = ("severity", "severity_why", "root_cause", "root_cause_note", "origin", "reading", "quote")
 
 # oracle name -> how a report names the side it computes (never "true value" of the paper's own formula)
@@ -269,7 +272,7 @@ def finding_fields(r: AuditResult) -> list[Field]:
     for name in ("origin", "reading"):
         v = optional(r, name)
         if v is not None:
-            out.append(Field(name, clean_text(str(v))))
+            out.append(Field(name, clean_text(str(v)) + (ORIGIN_MEANING.get(str(v), "") if name == "origin" else "")))
     if r.compared:
         out.append(Field("compared", r.compared))
     elif r.claimed is not None:

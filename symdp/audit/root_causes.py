@@ -249,7 +249,8 @@ ENTRY_CLASSES: dict[str, Classification] = {
         "minor", "minor", "a factor 2 between the introduction's b and Theorem 1's; nothing downstream uses the "
         "introduction's form", "he2021.thm1_e_eps_factor", origin="symdp"),
     "he2021long.consistency_thm1_n": Classification(
-        "minor", "minor", "symdp's consistency check between the two versions: He et al. (long) states Theorem 1 with its own "
+        "minor", "minor", "not a finding of the paper (no text compares the two conditions): symdp's consistency check "
+        "between the two versions. He et al. (long) states Theorem 1 with its own "
         "constants (9 eps, N >= (2/eps^2) ln(16 e^eps/delta)) and proves it; that its sample-size condition is weaker "
         "than He et al.'s (UAI) at small eps is a difference between versions, not an error of either",
         None, origin="symdp"),
