@@ -266,3 +266,18 @@ def test_symdp_checks_are_labelled_not_claims_of_the_paper():
     # a paper's own finding carries no such label
     p = annotate(get("he2021.thm4_eps3", with_evidence=False), _res("he2021.thm4_eps3"), recheck=False)
     assert _md_badge(p) == "[major] "
+
+
+# ---- D9: a PARTIAL decided by the range check alone does not claim the rest holds -----------------------------
+
+
+def test_range_only_partial_says_what_was_checked():
+    from symdp.audit.finding import _how, finding_fields
+
+    r = _res("he2021long.thm1_b", verdict="PARTIAL", rung="range", region="holds for epsilon <= 2 and fails above")
+    for text in (_how(r), next(f.text for f in finding_fields(r) if f.label == "region")):
+        assert "holds for epsilon <= 2" in text and "undecided there" in text
+    # a PARTIAL with a real oracle keeps its region as is
+    r2 = _res("x", verdict="PARTIAL", rung="numerical", region="holds for epsilon >= 0.029764")
+    assert _how(r2) == "holds for epsilon >= 0.029764"
+    assert "undecided there" in ENTRY_CLASSES["he2021long.thm1_b"].why

@@ -212,6 +212,11 @@ def source_line(r: AuditResult) -> str:
     return f"{who}, {m.group('loc')} ({m.group('ver')}){m.group('rest')}"
 
 
+#: a PARTIAL whose only oracle is the quantity's range: where it 'holds' it is only not refuted
+_RANGE_ONLY = ("; the only check is the quantity's range, so where it 'holds' the bound is merely inside that range "
+               "(not refuted by it), and the claim itself is undecided there")
+
+
 def _how(r: AuditResult) -> str:
     if r.verdict == "FAILS":
         if r.compared:
@@ -222,7 +227,7 @@ def _how(r: AuditResult) -> str:
             return clean_text(cx or r.detail)
         return (f"{cx}: " if cx else "at the stated values: ") + f"{a} {_short(r.claimed)}, {b} {_short(r.actual)}"
     if r.verdict == "PARTIAL":
-        return clean_text(r.region or r.detail)
+        return clean_text(r.region or r.detail) + (_RANGE_ONLY if r.rung == "range" else "")
     if r.verdict == "HOLDS":
         s = r.strength + (f" by {r.rung}" if r.rung else "")
         if r.certificate:
@@ -283,7 +288,7 @@ def finding_fields(r: AuditResult) -> list[Field]:
         items = tuple((str(k), str(v)) for k, v in r.counterexample.items())
         out.append(Field("counterexample", _cx_text(r.counterexample), "pairs", items))
     if r.region:
-        out.append(Field("region", r.region))
+        out.append(Field("region", r.region + (_RANGE_ONLY if r.verdict == "PARTIAL" and r.rung == "range" else "")))
     rmap = optional(r, "region_map")
     if rmap is not None:
         out.append(Field("region map", str(rmap)))

@@ -239,7 +239,9 @@ ENTRY_CLASSES: dict[str, Classification] = {
     "he2021long.thm1_b": Classification(
         "vacuous-only", "vacuous-only",
         "fails only for eps > 2 (b < 0), where the deviation 9 eps > 18 exceeds the largest possible gap (|Gen| <= 2 "
-        "under Theorem 1's hypothesis ||l||_inf <= 1), so the statement is trivial there", "he2021long.thm1_eps_range"),
+        "under Theorem 1's hypothesis ||l||_inf <= 1), so the statement is trivial there. For eps <= 2 the only check "
+        "is that b lies in [0, 1]: not refuted there, but Theorem 1 is undecided there (no oracle for the "
+        "generalization gap of an arbitrary learner)", "he2021long.thm1_eps_range"),
     "he2021.cmp_delta_vs_kairouz_gap": Classification(
         "minor", "minor", "an 'approximately' remark: with delta~ fixed the difference carries a first-order term "
         "-T delta delta~ the text omits; read with delta~ -> 0 together with delta (delta~ = O(delta)) that term is "
