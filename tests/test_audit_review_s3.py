@@ -281,3 +281,40 @@ def test_range_only_partial_says_what_was_checked():
     r2 = _res("x", verdict="PARTIAL", rung="numerical", region="holds for epsilon >= 0.029764")
     assert _how(r2) == "holds for epsilon >= 0.029764"
     assert "undecided there" in ENTRY_CLASSES["he2021long.thm1_b"].why
+
+
+# ---- D10: HOLDS and UNDECIDED say what was searched, and whose failure an unevaluable point is --------------
+
+
+@pytest.mark.parametrize(("oracle", "box", "want", "absent"), [
+    ("finite_instances", "instance_seed in [1, 1e+06]", "on random finite instances", "over instance_seed"),
+    ("gdp_tradeoff", "alpha in [0.001, 0.999], mu in [0.05, 5], p in [0.001, 1]", "supported on Gaussian trade-off", None),
+    ("rr_approx_max_information", "beta in [1e-09, 0.5]", "supported on randomized response", None),
+    ("gaussian_witness", "delta in [1e-12, 0.5], rho in [0.0001, 100]", "supported on the Gaussian mechanism", None),
+    ("composition_eq7", "T in [1, 500]", "over T in [1, 500]", "supported on")])
+def test_holds_says_over_which_family(oracle, box, want, absent):
+    from symdp.audit.finding import _how
+
+    r = _res("x", verdict="HOLDS", strength="supported", rung="numerical", cases=12,
+             detail=f"12 points against {oracle} on {box} (sampled log-uniform); no violation")
+    s = _how(r)
+    assert want in s and (absent is None or absent not in s), s
+
+
+def test_unevaluable_points_blame_neither_side_alone():
+    from types import SimpleNamespace
+
+    from symdp.audit.finding import _how
+    from symdp.verify.rungs.numerical import unevaluable_note
+
+    note = unevaluable_note(SimpleNamespace(errors=39, unevaluable=["T = 500"]))  # type: ignore[arg-type]
+    assert "claim or its oracle" in note and "the claim is undefined or not real" not in note
+    r = _res("x", verdict="HOLDS", strength="supported", rung="numerical", detail="x; 3 sampled points were not evaluable")
+    assert "by the claim or by its oracle" in _how(r)
+
+
+def test_range_check_at_no_point_says_it_was_not_applied():
+    from symdp.verify import verify_theorem
+
+    ev = verify_theorem(get("he2021uai.lemma1_small_eps"), ledger=False).evidence
+    assert "at 0 points" not in ev.detail and "range check was not applied" in ev.detail

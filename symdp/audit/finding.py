@@ -236,17 +236,28 @@ def _how(r: AuditResult) -> str:
             s += f", {r.cases} cases"
         if r.strength == "supported":  # supported: say over which box (or instances) the evidence was gathered
             m = _OVER.search(r.detail or "")
-            if m:
-                s += f" over {m.group(1)}"
+            fam = _ORACLE_FAMILY.get(m.group(1) if m else "")
+            if m and m.group(1) == "finite_instances":  # the seed indexes instances: it is no domain of the claim
+                s += f" on random finite instances ({fam})"
+            elif m:
+                s += f" over {m.group(2)}" + (f"; supported on {fam} only" if fam else "")
             elif "finite instances" in (r.detail or ""):
                 s += " on finite instances"
         if "not evaluable" in (r.detail or ""):
-            s += "; some points of the box are not evaluable (not covered; see the verifier log)"
+            s += ("; some sampled points are not evaluable (by the claim or by its oracle) and are not covered "
+                  "(see the verifier log)")
         return s
     return clean_text(r.detail)
 
 
-_OVER = re.compile(r"points against (?:the closed form|\S+) on (.+?)(?: \(|; |$)")
+_OVER = re.compile(r"points against (the closed form|\S+) on (.+?)(?: \(|; |$)")
+#: the family of instances an oracle computes: a general theorem supported through it is supported on that family only
+_ORACLE_FAMILY = {
+    "finite_instances": "priors, channels and kernels with at most 6 atoms; instance_seed indexes the instances",
+    "gdp_tradeoff": "Gaussian trade-off functions G_mu and their compositions",
+    "rr_approx_max_information": "randomized response on i.i.d. uniform bits",
+    "gaussian_witness": "the Gaussian mechanism with the premise",
+}
 
 
 # ---------------------------------------------------------------------------- one description, two renderings
