@@ -16,8 +16,9 @@ from symdp.library import get
 # ---- D2: Remarks 1-2 need delta' = O(N^{-3/2}/ln N), not O(1/N) ------------------------------------------
 
 
-def _ref_rate_b(n: mp.mpf, dp: mp.mpf, t=1, et=1, tau=1, dt=mp.mpf("0.1")) -> mp.mpf:
+def _ref_rate_b(n: mp.mpf, dp: mp.mpf, t=1, et=1, tau=1, dt="0.1") -> mp.mpf:
     """b(N) sqrt(N)/T with b = e^{-eps'} delta'/eps' ln(2/eps'), eps' of Thm 7 (He et al. (long)), by hand."""
+    dt = mp.mpf(dt)
     x = 2 * mp.mpf(tau) * et / n
     ep = mp.sqrt(8 * mp.log(1 / dt) * (mp.mpf(tau) ** 2 / n**2) * t * et**2) + t * x * mp.tanh(x / 2)
     return mp.exp(-ep) * dp / ep * mp.log(2 / ep) * mp.sqrt(n) / t
