@@ -50,7 +50,7 @@ import sympy as sp
 
 from ..rendering import clip
 from ..theorem import Theorem
-from .finding import AuditResult
+from .finding import AuditResult, _short
 from .root_causes import _GEN as _GEN
 from .root_causes import ENTRY_CLASSES as ENTRY_CLASSES
 from .root_causes import QUOTES as QUOTES
@@ -377,8 +377,8 @@ def inherit_refutation(general: AuditResult, special: AuditResult) -> bool:
     general.claimed, general.actual, general.margin, general.region = (special.claimed, special.actual, special.margin,
                                                                        special.region)
     general.compared = (f"its special case {special.id} (the statement on the real mechanism) at "
-                        f"{', '.join(f'{k} = {v}' for k, v in cx.items())}: claimed {special.claimed}, the real "
-                        f"mechanism's value is at least {special.actual}")
+                        f"{', '.join(f'{k} = {v}' for k, v in cx.items())}: claimed {_short(special.claimed)}, the real "
+                        f"mechanism's value is at least {_short(special.actual)}")
     general.detail = (f"its special case {special.id} (the statement on the real mechanism) FAILS: "
                       f"{clip(special.detail, 600)} That point is a point of this entry; its own audit had given {before}")
     general.extra.pop("severity", None)
