@@ -210,7 +210,7 @@ def test_groups_without_root_cause_say_why():
 
     r = _res("p.check", extra={"severity": "minor", "origin": "symdp", "severity_why": "a typo in a proof step"})
     (g,) = distinct_errors([r])
-    assert not g.is_error and g.note == "a typo in a proof step"
+    assert not g.is_error and g.note == "A typo in a proof step."
 
 
 # ---- D8: a general entry inherits the refutation of its algo.* special case -------------------------------

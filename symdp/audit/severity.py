@@ -343,7 +343,8 @@ def distinct_errors(results: Iterable[AuditResult]) -> list[ErrorGroup]:
         if gid.startswith("finding:"):  # no root cause: the finding's own classification says why
             r0 = rs[0]
             ex0 = r0.extra if isinstance(r0.extra, dict) else {}
-            title, note = r0.title, str(ex0.get("severity_why") or ex0.get("severity_rule") or "")
+            note = str(ex0.get("severity_why") or ex0.get("severity_rule") or "").strip()
+            title, note = r0.title, (note[:1].upper() + note[1:] + ("" if note.endswith(".") else ".")) if note else ""
         else:
             rc = ROOT_CAUSES[gid]
             title, note = rc.title, rc.note
