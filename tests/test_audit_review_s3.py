@@ -319,3 +319,15 @@ def test_range_check_at_no_point_says_it_was_not_applied():
 
     ev = verify_theorem(get("he2021uai.lemma1_small_eps"), ledger=False).evidence
     assert "at 0 points" not in ev.detail and "range check was not applied" in ev.detail
+
+
+def test_symdp_check_witness_does_not_say_the_paper_claims():
+    from symdp.audit.result import describe
+
+    r = _res("he2021long.consistency_thm1_n", kind="consistency", counterexample={"delta": "0.5", "epsilon": "0.0001"},
+             claimed="176000", actual="693200000")
+    _, compared = describe(r, get("he2021long.consistency_thm1_n", with_evidence=False))
+    assert "symdp's check says" in compared and "the paper claims" not in compared
+    r2 = _res("he2021uai.cmp_thm2_vs_nissim_stemmer", kind="tighter-than", counterexample={"epsilon": "5"},
+              claimed="10.01", actual="73.7")
+    assert "the paper claims" in describe(r2, get("he2021uai.cmp_thm2_vs_nissim_stemmer", with_evidence=False))[1]

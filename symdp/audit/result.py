@@ -154,7 +154,10 @@ def describe(r: AuditResult, th: Theorem | None) -> tuple[str | None, str | None
     except (TypeError, ValueError):
         rel = "compared with"
     q = quantity or "the two sides"
-    who = "the claim says" if th is None or "user-claim" in th.tags else "the paper claims"
+    symdp_check = th is not None and (th.id.startswith("he2021long.consistency")
+                                      or any(t in th.tags for t in ("symdp-check", "consistency")))
+    who = ("the claim says" if th is None or "user-claim" in th.tags
+           else "symdp's check says" if symdp_check else "the paper claims")
     return q, (f"{q}{where}: the side {who} is smaller is {a}, {rel} the side {who} is larger, {c}")
 
 
