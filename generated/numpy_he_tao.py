@@ -45,8 +45,8 @@ HASHES = {
     'he2021uai__cmp_thm1_a_vs_nissim_stemmer__lhs': 'af03617362f0007a',
     'he2021uai__cmp_thm1_b_vs_nissim_stemmer': 'dd6f2094b504c278',
     'he2021uai__cmp_thm1_b_vs_nissim_stemmer__lhs': 'dd6f2094b504c278',
-    'he2021uai__cmp_thm1_b_vs_dwork2015': 'f5a796807bd27049',
-    'he2021uai__cmp_thm1_b_vs_dwork2015__lhs': 'f5a796807bd27049',
+    'he2021uai__cmp_thm1_b_vs_dwork2015': 'caf43c9a0e6f05d9',
+    'he2021uai__cmp_thm1_b_vs_dwork2015__lhs': 'caf43c9a0e6f05d9',
     'he2021uai__cmp_thm2_vs_nissim_stemmer': '48e794a9c99bc413',
     'he2021uai__cmp_thm2_vs_nissim_stemmer__lhs': '48e794a9c99bc413',
     'he2021__cmp_kl_vs_dwork_rothblum': 'ab043dec652257da',
@@ -57,8 +57,8 @@ HASHES = {
     'he2021__cmp_kl_le_dwork2010__lhs': 'f5911c769a070aae',
     'he2021__cmp_eps_same_as_kairouz': '56edb94878f4feaf',
     'he2021__cmp_eps_same_as_kairouz__lhs': '56edb94878f4feaf',
-    'he2021__cmp_delta_vs_kairouz': '1024191abe53a509',
-    'he2021__cmp_delta_vs_kairouz__lhs': '1024191abe53a509',
+    'he2021__cmp_delta_vs_kairouz': '4666a7ad020f5cb0',
+    'he2021__cmp_delta_vs_kairouz__lhs': '4666a7ad020f5cb0',
     'he2021__cmp_eps_vs_dwork_roth': '12ee82c6b66460ef',
     'he2021__cmp_eps_vs_dwork_roth__lhs': '12ee82c6b66460ef',
     'he2021__cmp_delta_vs_dwork_roth': '444a76a32e67355d',
@@ -489,15 +489,15 @@ def he2021uai__cmp_thm1_b_vs_nissim_stemmer__lhs(delta, epsilon):
     return (_rt.ip(np.exp, (-1.7 * epsilon)) * np.log(_t0) * _t0 * delta)
 
 
-# theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: rhs | hash: f5a796807bd27049
+# theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: rhs | hash: caf43c9a0e6f05d9
 # rules: none
 def he2021uai__cmp_thm1_b_vs_dwork2015(delta, epsilon):
-    """he2021uai.cmp_thm1_b_vs_dwork2015 (rhs): 8*delta*epsilon"""
+    """he2021uai.cmp_thm1_b_vs_dwork2015 (rhs): 8*delta/epsilon"""
     delta, epsilon, = (_rt.np_arg(delta), _rt.np_arg(epsilon),)
-    return (8.0 * delta * epsilon)
+    return (8.0 * delta / epsilon)
 
 
-# theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: lhs | hash: f5a796807bd27049
+# theorem: he2021uai.cmp_thm1_b_vs_dwork2015 | side: lhs | hash: caf43c9a0e6f05d9
 # rules: none
 def he2021uai__cmp_thm1_b_vs_dwork2015__lhs(delta, epsilon):
     """he2021uai.cmp_thm1_b_vs_dwork2015 (lhs): 2*delta*exp(-17*epsilon/10)*log(2/epsilon)/epsilon"""
@@ -594,7 +594,7 @@ def he2021__cmp_eps_same_as_kairouz__lhs(T, deltatilde, epsilon):
     return np.minimum(np.minimum(_t0, (_t1 + (_rt.ip(np.sqrt, _rt.ip(np.log, (1.0 / deltatilde))) * _t3))), (_t1 + (_rt.ip(np.sqrt, _rt.ip(np.log, (2.718281828459045 + (_t2 / deltatilde)))) * _t3)))
 
 
-# theorem: he2021.cmp_delta_vs_kairouz | side: rhs | hash: 1024191abe53a509
+# theorem: he2021.cmp_delta_vs_kairouz | side: rhs | hash: 4666a7ad020f5cb0
 # rules: pow_log1p, expm1
 def he2021__cmp_delta_vs_kairouz(T, delta, deltatilde):
     """he2021.cmp_delta_vs_kairouz (rhs): -(1 - delta)**T*(1 - deltatilde) + 1"""
@@ -603,7 +603,7 @@ def he2021__cmp_delta_vs_kairouz(T, delta, deltatilde):
     return ((np.exp(_t0) * deltatilde) - np.expm1(_t0))
 
 
-# theorem: he2021.cmp_delta_vs_kairouz | side: lhs | hash: 1024191abe53a509
+# theorem: he2021.cmp_delta_vs_kairouz | side: lhs | hash: 4666a7ad020f5cb0
 # rules: ceil_simplify, pow_log1p, logspace_product, one_minus_exp, factor_expm1, tanh_half
 def he2021__cmp_delta_vs_kairouz__lhs(T, delta, deltatilde, epsilon):
     """he2021.cmp_delta_vs_kairouz (lhs): deltatilde - (-delta/(exp(epsilon) + 1) + 1)**T - (-delta/(exp(epsilon) + 1) + 1)**(T - ceiling(Min(T*epsilon, sqrt(2)*sqrt(T)*epsilon*sqrt(log(1/deltatilde)) + T*epsilon*(exp(epsilon) - 1)/(exp(epsilon) + 1), sqrt(2)*sqrt(T)*epsilon*sqrt(log(sqrt(T)*epsilon/deltatilde + E)) + T*epsilon*(exp(epsilon"""

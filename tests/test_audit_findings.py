@@ -187,11 +187,11 @@ def test_duplicates_and_readings_are_listed_under_their_error_not_beside_it():
     assert s.startswith("2 distinct errors of the papers") and "(6 entries)" in s and "1 further finding" in s
 
 
-#: the review's nine entries that are minor or not findings of the paper (issue 23)
+#: the review's entries that are minor or not findings of the paper (issue 23; the two fig4_*_same_privacy
+#: entries are no longer audited: their claim is the _clt entries')
 NOT_MAJOR = ("he2021uai.cmp_thm1_b_vs_dwork2015", "he2021.cmp_delta_vs_kairouz", "he2021uai.cmp_lemma1_large_in_thm3_branch",
              "he2021long.consistency_thm1_n", "he2021long.remark1_rate_b", "he2021long.remark2_rate_b",
-             "he2021long.remark1_n_condition", "experiment.bu2020.fig4_top_same_privacy",
-             "experiment.bu2020.fig4_bottom_same_privacy")
+             "he2021long.remark1_n_condition")
 
 
 @pytest.mark.parametrize("rid", NOT_MAJOR)
@@ -199,11 +199,6 @@ def test_reviewed_entries_are_not_major(rid):
     c = classify(None, _r(rid), recheck=False)
     assert c.severity in ("minor", "vacuous-only"), rid
     assert c.why, rid  # the rule is stated with the reason
-
-
-def test_symdp_encodings_of_same_privacy_are_symdp_checks():
-    for rid in NOT_MAJOR[-2:]:
-        assert classify(None, _r(rid), recheck=False).origin == "symdp"
 
 
 def test_rounding_is_its_own_label():

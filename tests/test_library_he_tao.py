@@ -178,11 +178,22 @@ def test_thm1_comparisons_vs_nissim_stemmer():
     assert sp.simplify(b.lhs / b.rhs - sp.exp(-sp.Rational(17, 10) * eps)) == 0
 
 
-def test_thm1_b_vs_dwork2015_literal_reading_fails_for_small_eps():
+def test_thm1_b_vs_dwork2015_uses_dworks_fraction_and_fails_only_below_0_02976():
+    # Dwork et al.'s b is 8 delta/eps (000 prints '8 delta eps', 001 '8 delta^eps': conversion damage); the
+    # misencoding 8 delta eps made the comparison fail at every eps (e.g. 5.06e-4 > 8e-6 at eps = 0.1)
     th = get("he2021uai.cmp_thm1_b_vs_dwork2015")
-    pt = dict(epsilon=sp.Rational(1, 10), delta=sp.Rational(1, 10**5))
-    # 2 e^{-0.17} 1e-5/0.1 ln 20 = 5.06e-4 vs 8 * 1e-5 * 0.1 = 8e-6
-    assert ev(th.lhs, **pt) > ev(th.rhs, **pt)
+    assert sp.simplify(th.rhs - 8 * delta / eps) == 0
+    d = sp.Rational(1, 10**5)
+    # holds at eps = 0.1: 2 e^{-0.17} (1e-5/0.1) ln 20 = 5.054e-4 <= 8e-4
+    assert ev(th.lhs, epsilon=sp.Rational(1, 10), delta=d) == pytest.approx(5.0547878e-4, rel=1e-7)
+    assert ev(th.lhs, epsilon=sp.Rational(1, 10), delta=d) < ev(th.rhs, epsilon=sp.Rational(1, 10), delta=d)
+    # the crossover e^{-1.7 eps} ln(2/eps) = 4, by mpmath's root finder, independent of the library
+    x = mp.findroot(lambda e: mp.exp(-mp.mpf("1.7") * e) * mp.log(2 / e) - 4, (mp.mpf("0.02"), mp.mpf("0.04")),
+                    solver="anderson")
+    assert float(x) == pytest.approx(0.029764, abs=5e-6)
+    lo, hi = sp.Rational(297, 10**4), sp.Rational(298, 10**4)
+    assert ev(th.lhs, epsilon=lo, delta=d) > ev(th.rhs, epsilon=lo, delta=d)
+    assert ev(th.lhs, epsilon=hi, delta=d) < ev(th.rhs, epsilon=hi, delta=d)
 
 
 # ---- Composition Theorem I and its corollaries ---------------------------------------

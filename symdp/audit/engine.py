@@ -27,7 +27,7 @@ from ..rendering import clip
 from ..theorem import Kind, Theorem, Verdict
 from .claims import UserClaim, load_claims
 from .report import AuditResult
-from .severity import annotate
+from .severity import annotate, inherit_refutation
 
 #: kinds the audit treats as claims (definitions are not claims)
 CLAIM_KINDS = (Kind.BOUND, Kind.COMPARISON, Kind.EXPANSION, Kind.IDENTITY, Kind.EQUIVALENCE)
@@ -358,6 +358,8 @@ def audit_algorithms_for(ids: Iterable[str], results: list[AuditResult] | None =
                 r.extra["reading"] = (f"generic: T abstract (eps~, delta)-DP steps, not the algorithm; {ac.id} audits "
                                       "the theorem on the real mechanism")
                 r.extra["mechanism_claim"] = ac.id
+                if inherit_refutation(r, res):  # the general entry inherits its mechanism's refutation
+                    annotate(None, r)
     from .readings import readings_for
 
     for rd in readings_for(ids):

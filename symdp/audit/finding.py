@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import html
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -43,6 +44,9 @@ VERDICT_LEGEND: dict[str, str] = {
 }
 
 #: optional fields the audit engine may attach (attribute or ``extra`` key) and how reports name them
+#: what an origin label means, said beside it (a symdp check is not a finding of the paper)
+ORIGIN_MEANING = {"symdp": " (symdp's own check, not a claim of the paper: its failure is no finding of the paper)",
+                  "arithmetic": " (a printed number recomputed from a printed formula; says nothing about privacy)"}
 OPTIONAL_FIELDS = ("severity", "severity_why", "root_cause", "root_cause_note", "origin", "reading", "quote")
 
 # oracle name -> how a report names the side it computes (never "true value" of the paper's own formula)
@@ -152,13 +156,24 @@ def value_labels(r: AuditResult) -> tuple[str, str]:
 
 
 def _short(v: Any, digits: int = 4) -> str:
-    """A number string shortened for reading (the JSON keeps every digit)."""
+    """A number string shortened for reading (the JSON keeps every digit); a value beyond the float range
+    (2.14e-350, 1e+400) keeps its exponent instead of printing 0 or inf."""
     if v is None:
         return ""
     try:
-        return f"{float(v):.{digits}g}"
+        f = float(v)
     except (TypeError, ValueError, OverflowError):
         return str(v)
+    if (f == 0.0 or math.isinf(f)) and isinstance(v, str):
+        import mpmath
+
+        try:
+            m = mpmath.mpf(v)
+        except (TypeError, ValueError):
+            return str(v)
+        if m != 0 and mpmath.isfinite(m):
+            return str(mpmath.nstr(m, digits))
+    return f"{f:.{digits}g}"
 
 
 _PAIR = re.compile(r"'([^'{}]*)': '([^'{}]*)'")
@@ -197,6 +212,11 @@ def source_line(r: AuditResult) -> str:
     return f"{who}, {m.group('loc')} ({m.group('ver')}){m.group('rest')}"
 
 
+#: a PARTIAL whose only oracle is the quantity's range: where it 'holds' it is only not refuted
+_RANGE_ONLY = ("; the only check is the quantity's range, so where it 'holds' the bound is merely inside that range "
+               "(not refuted by it), and the claim itself is undecided there")
+
+
 def _how(r: AuditResult) -> str:
     if r.verdict == "FAILS":
         if r.compared:
@@ -207,7 +227,7 @@ def _how(r: AuditResult) -> str:
             return clean_text(cx or r.detail)
         return (f"{cx}: " if cx else "at the stated values: ") + f"{a} {_short(r.claimed)}, {b} {_short(r.actual)}"
     if r.verdict == "PARTIAL":
-        return clean_text(r.region or r.detail)
+        return clean_text(r.region or r.detail) + (_RANGE_ONLY if r.rung == "range" else "")
     if r.verdict == "HOLDS":
         s = r.strength + (f" by {r.rung}" if r.rung else "")
         if r.certificate:
@@ -216,17 +236,28 @@ def _how(r: AuditResult) -> str:
             s += f", {r.cases} cases"
         if r.strength == "supported":  # supported: say over which box (or instances) the evidence was gathered
             m = _OVER.search(r.detail or "")
-            if m:
-                s += f" over {m.group(1)}"
+            fam = _ORACLE_FAMILY.get(m.group(1) if m else "")
+            if m and m.group(1) == "finite_instances":  # the seed indexes instances: it is no domain of the claim
+                s += f" on random finite instances ({fam})"
+            elif m:
+                s += f" over {m.group(2)}" + (f"; supported on {fam} only" if fam else "")
             elif "finite instances" in (r.detail or ""):
                 s += " on finite instances"
         if "not evaluable" in (r.detail or ""):
-            s += "; some points of the box are not evaluable (not covered; see the verifier log)"
+            s += ("; some sampled points are not evaluable (by the claim or by its oracle) and are not covered "
+                  "(see the verifier log)")
         return s
     return clean_text(r.detail)
 
 
-_OVER = re.compile(r"points against (?:the closed form|\S+) on (.+?)(?: \(|; |$)")
+_OVER = re.compile(r"points against (the closed form|\S+) on (.+?)(?: \(|; |$)")
+#: the family of instances an oracle computes: a general theorem supported through it is supported on that family only
+_ORACLE_FAMILY = {
+    "finite_instances": "priors, channels and kernels with at most 6 atoms; instance_seed indexes the instances",
+    "gdp_tradeoff": "Gaussian trade-off functions G_mu and their compositions",
+    "rr_approx_max_information": "randomized response on i.i.d. uniform bits",
+    "gaussian_witness": "the Gaussian mechanism with the premise",
+}
 
 
 # ---------------------------------------------------------------------------- one description, two renderings
@@ -257,7 +288,7 @@ def finding_fields(r: AuditResult) -> list[Field]:
     for name in ("origin", "reading"):
         v = optional(r, name)
         if v is not None:
-            out.append(Field(name, clean_text(str(v))))
+            out.append(Field(name, clean_text(str(v)) + (ORIGIN_MEANING.get(str(v), "") if name == "origin" else "")))
     if r.compared:
         out.append(Field("compared", r.compared))
     elif r.claimed is not None:
@@ -268,7 +299,7 @@ def finding_fields(r: AuditResult) -> list[Field]:
         items = tuple((str(k), str(v)) for k, v in r.counterexample.items())
         out.append(Field("counterexample", _cx_text(r.counterexample), "pairs", items))
     if r.region:
-        out.append(Field("region", r.region))
+        out.append(Field("region", r.region + (_RANGE_ONLY if r.verdict == "PARTIAL" and r.rung == "range" else "")))
     rmap = optional(r, "region_map")
     if rmap is not None:
         out.append(Field("region map", str(rmap)))

@@ -230,6 +230,10 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
                     r.extra["reading"] = (f"generic: T abstract (eps~, delta)-DP steps, not the algorithm; {ac.id} audits "
                                           "the theorem on the real mechanism")
                     r.extra["mechanism_claim"] = ac.id
+                    from .severity import annotate, inherit_refutation
+
+                    if any(inherit_refutation(r, a) for a in rs):  # as engine.audit_algorithms_for
+                        annotate(None, r)
         elif kind == "reading":
             from .readings import READINGS
 

@@ -173,14 +173,22 @@ def carded(results: list[AuditResult], found: list[AuditResult], src: str) -> li
         r for r in results if _source_key(r) == src and r.verdict not in ("FAILS", "PARTIAL") and r.plot]
 
 
-def _md_badge(r: AuditResult) -> str:
+def _label(r: AuditResult) -> str | None:
+    """The severity, with 'symdp check' beside it for symdp's own checks (not findings of the paper)."""
     sev = optional(r, "severity")
-    return "" if sev is None else f"[{sev}] "
+    if sev is None:
+        return None
+    return f"{sev}, symdp check, not a claim of the paper" if optional(r, "origin") == "symdp" else str(sev)
+
+
+def _md_badge(r: AuditResult) -> str:
+    lab = _label(r)
+    return "" if lab is None else f"[{lab}] "
 
 
 def _badge(r: AuditResult) -> str:
-    sev = optional(r, "severity")
-    return "" if sev is None else f"<span class='badge sev-{html.escape(str(sev))}'>{html.escape(str(sev))}</span> "
+    sev, lab = optional(r, "severity"), _label(r)
+    return "" if lab is None else f"<span class='badge sev-{html.escape(str(sev))}'>{html.escape(lab)}</span> "
 
 
 def write_html(results: list[AuditResult], path: Path, *, title: str, meta: dict[str, Any] | None = None) -> None:

@@ -73,7 +73,16 @@ def _eps_prime_at(th: Theorem, cx: Mapping[str, Any]) -> float | None:
     if th.lhs is not None and getattr(th.lhs, "name", "") == "epsilonprime" and th.rhs is not None:
         return _eval_at(th.rhs, cx)
     if th.conclusion is not None and th.conclusion.params:
-        return _eval_at(th.conclusion.params[0], cx)
+        v = _eval_at(th.conclusion.params[0], cx)
+        if v is not None:
+            return v
+    for h in th.hypotheses:  # eps' fixed by an Eq hypothesis (Cor 1, Cor 2: eps' = Theorem 4's eps'), not in cx
+        lhs, rhs = getattr(h, "lhs", None), getattr(h, "rhs", None)
+        if getattr(h, "rel_op", None) == "==" and getattr(lhs, "name", "") == "epsilonprime" and rhs is not None:
+            # a slack symbol deltatilde_* is sampled as delta~ (as the oracle composition_at_eq does)
+            ren = {s: s.func("deltatilde", **s.assumptions0) for s in rhs.free_symbols
+                   if s.name.startswith("deltatilde_")}
+            return _eval_at(rhs.xreplace(ren), cx)
     return None
 
 
@@ -96,6 +105,10 @@ def _oracle(name: str | None) -> Any:
 def _oracle_shape(name: str | None) -> str | None:
     o = _oracle(name)
     return o.shape if o is not None else None
+
+
+#: the first rigorous bracket a mechanism-level detail states ('delta(eps') in [lo, hi]', 'lies in [lo, hi]')
+_BRACKET = re.compile(r"in \[([-+0-9.eE]+), ([-+0-9.eE]+)\]")
 
 
 def describe(r: AuditResult, th: Theorem | None) -> tuple[str | None, str | None]:
@@ -129,8 +142,11 @@ def describe(r: AuditResult, th: Theorem | None) -> tuple[str | None, str | None
     if r.kind in ("algorithm", "experiment"):  # a run of an algorithm: the claim's number vs the mechanism's own
         # FAILS: ``actual`` is the real mechanism's rigorous lower bound (above the claim); otherwise its upper bound
         side = "at least" if r.verdict == "FAILS" else "at most"
+        m = _BRACKET.search(r.detail or "")
+        br = (f" (rigorous bracket [{_short(m.group(1))}, {_short(m.group(2))}]; method in the finding's detail)" if m
+              else " (bracket and method in the finding's detail)")
         return quantity, (f"{quantity or 'the claimed guarantee'}{where}: claimed {c}, the real mechanism's value is "
-                          f"{side} {a} (bracket and method in the verifier log)")
+                          f"{side} {a}{br}")
     # comparisons: the claim says 'actual' side <= 'claimed' side
     try:
         fc, fa = float(r.claimed), float(r.actual)
@@ -138,7 +154,10 @@ def describe(r: AuditResult, th: Theorem | None) -> tuple[str | None, str | None
     except (TypeError, ValueError):
         rel = "compared with"
     q = quantity or "the two sides"
-    who = "the claim says" if th is None or "user-claim" in th.tags else "the paper claims"
+    symdp_check = th is not None and (th.id.startswith("he2021long.consistency")
+                                      or any(t in th.tags for t in ("symdp-check", "consistency")))
+    who = ("the claim says" if th is None or "user-claim" in th.tags
+           else "symdp's check says" if symdp_check else "the paper claims")
     return q, (f"{q}{where}: the side {who} is smaller is {a}, {rel} the side {who} is larger, {c}")
 
 

@@ -58,8 +58,10 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
         "factor p^{aT} contributes e^{+(T eps + eps')/2}; delta'' prints e^{-(T eps + eps')/2}. So delta'' equals the "
         "Chernoff bound times e^{-(T eps + eps')} (an algebra error, verified at 40 digits at several (T, eps, eps'): at T = "
         "100, eps = 0.5, eps' = 20 the Chernoff bound is 0.267, delta'' is 1.06e-31). IGMM's delta~' (He et al. (UAI) Thm 7) is "
-        "this term, and He et al. (UAI) Thm 7's delta' carries delta~' instead of the delta~ that eps' spends in sqrt(2 T "
-        "log(1/delta~)) eps~; He et al. (long) Thm 7-8 define delta~ by the same expression.",
+        "this term and He et al. (long) Thm 7-8 define delta~ by the same expression, so their delta' inherits the "
+        "missing factor; this is the only cause there. That Thm 7's delta' carries delta~' while eps' spends delta~ "
+        "is no defect: with the correct Chernoff tail in its place the pair would be valid (delta~' = 0.00198 >= the "
+        "optimal 1.86e-4, and 0.00954 >= 4.49e-4, at the two witnesses of He et al. (UAI) Thm 7).",
         short="Chernoff term delta'' off by e^{-(T eps + eps')} (He et al. (UAI) Cor 2, He et al. (long) Cor 3; IGMM)",
     ),
     RootCause(
@@ -85,8 +87,10 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
     RootCause(
         "he2021.thm1_e_eps_factor",
         "Theorem 1's e^{-eps} factor and the comparisons built on it",
-        "The claimed improvements by a factor e^eps (or (1 + e^eps)/2) over Nissim-Stemmer and Dwork et al. "
-        "2015 hold only for small eps; the introduction's b differs from Theorem 1's by a factor 2.",
+        "Theorem 2's improvement over Nissim-Stemmer's on-average bound (by e^eps/2; e^eps in He et al. (long)) fails "
+        "only where a compared bound is vacuous (for He et al. (long)'s factor: eps above 1.2564); Theorem 1's b is "
+        "below Dwork et al. 2015's b = 8 delta/eps only for eps above 0.02976 (symdp's term-by-term reading of "
+        "'strictly tighter'); the introduction's b differs from Theorem 1's by a factor 2.",
     ),
     RootCause(
         "he2021long.thm1_eps_range",
@@ -103,10 +107,13 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
     ),
     RootCause(
         "he2021long.remark_fixed_delta",
-        "He et al. (long) Remarks 1-2 read with delta' held fixed as N grows",
-        "With delta' fixed, Thm 1's failure probability at eps = eps'(N) = Theta(sqrt(T)/N) grows like "
-        "delta' N log N/sqrt(T); the stated O(T/sqrt(N)) needs delta' to shrink with N (delta' = O(1/N) suffices), "
-        "which the text does not say but does not exclude: a reading, not an error of the remark.",
+        "He et al. (long) Remarks 1-2: the failure-probability rate O(T/sqrt(N)) needs delta' = O(N^{-3/2}/ln N), which the remarks do not state",
+        "Thm 1's failure probability b = e^{-eps} (delta'/eps) ln(2/eps) at eps = eps'(N) = Theta(sqrt(T)/N) is of order "
+        "delta' N ln N/sqrt(T). With delta' fixed it grows; delta' = O(1/N) does not rescue it either (b sqrt(N)/T = "
+        "197, 4.1e4, 8.4e8, 1.6e16 at N = 1e4, 1e8, 1e16, 1e30, T = 1, eps~ = 1, tau = 1, delta~ = 0.1). The stated "
+        "O(T/sqrt(N)) needs delta' = O(N^{-3/2}/ln N) at fixed T (then b sqrt(N)/T stays near 0.22), or Thm 1 applied "
+        "at a larger eps ~ sqrt(ln N/N) than the privacy level eps'(N). The remark states neither; read with such a "
+        "delta' it holds, so the finding is an unstated assumption of an asymptotic remark.",
     ),
     RootCause(
         "wang2016.okl_adaptive_composition",
@@ -127,6 +134,32 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
         "accountant's upper bound), so the recalibrated (less noisy) models "
         "do not have the certified privacy the moments-accountant models have.",
         short="the CLT approximation used as a privacy guarantee (Bu et al., Fig. 4 and Table 1)",
+    ),
+    RootCause(
+        "he2021long.wang2015_quote",
+        "He et al. (long) Sec. 5 quotes Wang et al.'s (2015) 'privacy for free' for SGLD without its step-size condition",
+        "As quoted (SGLD is (eps, delta)-DP if T > eps^2 N/(32 tau log(2/delta))), the statement bounds only the number "
+        "of steps; SGLD with a large step (little noise relative to the gradient drift) is not private at all: at "
+        "N = 1000, tau = 900, T = 1000, eps = 0.1, delta = 1e-10, step 0.81, delta(0.1) = 1 on the real mechanism. Wang et al.'s "
+        "theorem also bounds the step size; the quote drops it. A misquotation used for no result of He et al. (long).",
+    ),
+    RootCause(
+        "he2021.cmp_kairouz_first_order",
+        "He et al. (UAI) Sec. 1 and 3.2.2: the comparison with Kairouz et al. is of first-order approximations in delta",
+        "The text compares 'the approximation of factor delta' of the two composed delta', i.e. their expansions to "
+        "first order in delta. The exact formulas cross where T delta is not small: at T = 1000, delta = 4e-4 (T delta "
+        "= 0.4), delta~ = 0.01, eps = 0.1 Corollary 1's delta' is 0.3585 and Kairouz et al.'s 0.3364 (at T = 40, delta "
+        "= delta~ = 0.01, eps = 1: 0.3595 against 0.3377), both informative; elsewhere they cross only by terms the "
+        "approximation drops (at T = 1: delta + delta~ against delta + delta~ - delta delta~). There Corollary 1's delta' is the *larger* "
+        "one, so this is not the composition deficit (Corollary 1 below the optimum); the first-order remark itself is "
+        "audited as he2021.cmp_delta_vs_kairouz_gap.",
+    ),
+    RootCause(
+        "he2021.cmp_dwork_roth_boundary",
+        "He et al. (UAI) Sec. 3.2.2: 'strictly tighter' than advanced composition fails only by equality at T = 1",
+        "For one step (T = 1, eps' = eps) Corollary 1's delta' reduces to delta + delta~, which is exactly advanced "
+        "composition's delta~ + T delta: the two bounds are equal there, so 'strictly' fails at that boundary and "
+        "nowhere else in the search. A boundary equality, unrelated to the composition deficit.",
     ),
 )}
 
@@ -165,8 +198,9 @@ ENTRY_CLASSES: dict[str, Classification] = {
                          "he2021.composition_III_chernoff")
        for i in ("he2021uai.cor2_delta", "he2021uai.cor2_delta_at_eps3", "he2021long.cor3_delta_pure")},
     "he2021uai.thm7_eps": Classification(
-        "major", "major", "the pair (eps', delta') fails because delta' carries delta~' (the Chernoff term) where eps' "
-        "spends delta~: at the witness delta' is 5.5e-10 while the optimal composition needs 1.9e-4",
+        "major", "major", "the pair (eps', delta') fails because delta''s Chernoff term delta~' is off by the factor "
+        "e^{-(T eps~ + eps')}: at the witness delta' is 5.5e-10 while the optimal composition needs 1.9e-4; with the "
+        "correct Chernoff tail (delta~' = 0.00198) the pair would be valid",
         "he2021.composition_III_chernoff", reading=_GEN),
     "he2021uai.thm7_delta": Classification("major", "major", "", "he2021.composition_III_chernoff", reading=_GEN),
     "he2021long.thm7_eps": Classification("major", "major", "", "he2021.composition_delta_part", reading=_GEN),
@@ -192,8 +226,9 @@ ENTRY_CLASSES: dict[str, Classification] = {
     # --- e^eps factor claims ---------------------------------------------------------
     "he2021uai.cmp_thm1_b_vs_dwork2015": Classification(
         "minor", "minor", "symdp's term-by-term reading of the abstract's general 'strictly tighter': with Dwork et "
-        "al.'s b = 8 delta/eps (the library's reading of the garbled quote) Theorem 1's b = 2 e^{-1.7 eps} (delta/eps) "
-        "ln(2/eps) is smaller for eps above about 0.037 and larger only below, by the factor ln(2/eps) e^{-1.7 eps}/4",
+        "al.'s b = 8 delta/eps (their result; the quotes' '8 delta eps' and '8 delta^eps' are conversion damage) "
+        "Theorem 1's b = 2 e^{-1.7 eps} (delta/eps) ln(2/eps) is smaller for eps above 0.02976 (where "
+        "e^{-1.7 eps} ln(2/eps) = 4) and larger only below, by the factor e^{-1.7 eps} ln(2/eps)/4 (1.30 at eps = 0.01)",
         "he2021.thm1_e_eps_factor", origin="symdp",
         reading="the abstract's 'strictly tighter' read for the failure probability b at equal a = 4 eps, "
                 "Dwork et al.'s b read as 8 delta/eps"),
@@ -206,7 +241,9 @@ ENTRY_CLASSES: dict[str, Classification] = {
     "he2021long.thm1_b": Classification(
         "vacuous-only", "vacuous-only",
         "fails only for eps > 2 (b < 0), where the deviation 9 eps > 18 exceeds the largest possible gap (|Gen| <= 2 "
-        "under Theorem 1's hypothesis ||l||_inf <= 1), so the statement is trivial there", "he2021long.thm1_eps_range"),
+        "under Theorem 1's hypothesis ||l||_inf <= 1), so the statement is trivial there. For eps <= 2 the only check "
+        "is that b lies in [0, 1]: not refuted there, but Theorem 1 is undecided there (no oracle for the "
+        "generalization gap of an arbitrary learner)", "he2021long.thm1_eps_range"),
     "he2021.cmp_delta_vs_kairouz_gap": Classification(
         "minor", "minor", "an 'approximately' remark: with delta~ fixed the difference carries a first-order term "
         "-T delta delta~ the text omits; read with delta~ -> 0 together with delta (delta~ = O(delta)) that term is "
@@ -216,18 +253,20 @@ ENTRY_CLASSES: dict[str, Classification] = {
         "minor", "minor", "a factor 2 between the introduction's b and Theorem 1's; nothing downstream uses the "
         "introduction's form", "he2021.thm1_e_eps_factor", origin="symdp"),
     "he2021long.consistency_thm1_n": Classification(
-        "minor", "minor", "symdp's consistency check between the two versions: He et al. (long) states Theorem 1 with its own "
+        "minor", "minor", "not a finding of the paper (no text compares the two conditions): symdp's consistency check "
+        "between the two versions. He et al. (long) states Theorem 1 with its own "
         "constants (9 eps, N >= (2/eps^2) ln(16 e^eps/delta)) and proves it; that its sample-size condition is weaker "
         "than He et al.'s (UAI) at small eps is a difference between versions, not an error of either",
         None, origin="symdp"),
     "he2021.cmp_delta_vs_kairouz": Classification(
         "minor", "minor", "the text's comparison is of first-order approximations ('the approximation of factor "
         "delta', audited as he2021.cmp_delta_vs_kairouz_gap); the exact formulas cross only where T delta is not small "
-        "(T delta = 0.4 at the informative counterexample). That Cor 1's delta' is smaller than Kairouz et al.'s is "
-        "itself the composition error, counted under its root cause", "he2021.composition_delta_part"),
+        "(T delta = 0.4 at the counterexample, where both delta' are informative and Corollary 1's is the larger)",
+        "he2021.cmp_kairouz_first_order",
+        reading="the comparison read for the exact formulas, where both delta' are below 1"),
     "he2021.cmp_delta_vs_dwork_roth": Classification(
         "minor", "minor", "equality lhs = rhs at T = 1 against a strict claim; no violation elsewhere in the search",
-        "he2021.composition_delta_part"),
+        "he2021.cmp_dwork_roth_boundary"),
     # --- proof steps ---------------------------------------------------------------
     "he2021uai.cmp_lemma1_large_in_thm3_branch": Classification(
         "minor", "minor", "symdp's check of a proof step: for eps in [0.2, 0.2346) Lemma 1's B is not in the branch "
@@ -253,12 +292,14 @@ ENTRY_CLASSES: dict[str, Classification] = {
     "reading.he2021long.thm8_eps_tilde": Classification("major", "major", "", "he2021long.c1_gaussian_step"),
     # --- remarks -------------------------------------------------------------------
     "he2021long.remark1_rate_b": Classification(
-        "minor", "minor", "fails in a reading the text does not force: with delta' fixed the rate is lost, with "
-        "delta' = O(1/N) (which the text does not exclude) it holds", "he2021long.remark_fixed_delta",
+        "minor", "minor", "fails in a reading the text does not force: with delta' fixed (or delta' = 1/N) the "
+        "rate is lost; it holds only if delta' = O(N^{-3/2}/ln N) at fixed T, an assumption the remark does not "
+        "state but does not exclude", "he2021long.remark_fixed_delta",
         reading="delta' held fixed while N grows (the text lets only N and T vary)"),
     "he2021long.remark2_rate_b": Classification(
-        "minor", "minor", "fails in a reading the text does not force: with delta' fixed the rate is lost, with "
-        "delta' = O(1/N) (which the text does not exclude) it holds", "he2021long.remark_fixed_delta",
+        "minor", "minor", "fails in a reading the text does not force: with delta' fixed (or delta' = 1/N) the "
+        "rate is lost; it holds only if delta' = O(N^{-3/2}/ln N) at fixed T, an assumption the remark does not "
+        "state but does not exclude", "he2021long.remark_fixed_delta",
         reading="delta' held fixed while N grows (the text lets only N and T vary)"),
     "he2021long.remark1_n_condition": Classification(
         "minor", "minor", "symdp's implicit step: Theorem 1's sample-size condition at eps = eps'_SGLD(N) fails at "
@@ -276,7 +317,11 @@ ENTRY_CLASSES: dict[str, Classification] = {
     "algo.wang2015.sgld_privacy_for_free_as_quoted": Classification(
         "minor", "minor", "a quotation of prior work, used for no result of He et al. (long): as quoted (a lower bound on T and no "
         "step-size condition) SGLD with a larger step is not private at all (delta(eps) = 1 at the witness); Wang et al.'s "
-        "theorem also bounds the step size", None, reading="SGLD with any step size, as the quote allows"),
+        "theorem also bounds the step size", "he2021long.wang2015_quote", reading="SGLD with any step size, as the quote allows"),
+    "classical.wang2015_sgld_privacy_for_free": Classification(
+        "minor", "minor", "the quoted condition, refuted on its special case algo.wang2015.sgld_privacy_for_free_as_quoted "
+        "(SGLD with the step size the quote leaves free); a quotation of prior work used for no result of He et al. (long)",
+        "he2021long.wang2015_quote"),
     "wang2016.lemma7_adaptive_composition": Classification(
         "major", "major", "false as stated for On-Average KL-privacy on an exact finite instance (the pair's level exceeds "
         "eps_1 + eps_2 by about 0.2%: small, but the lemma claims an upper bound); true for worst-case KL-privacy",
@@ -288,10 +333,6 @@ ENTRY_CLASSES: dict[str, Classification] = {
     **{i: Classification("major", "major", "the trained model's epsilon exceeds the printed one (and the MA model's) "
                          "in the main regime (delta = 1e-5)", "bu2020.clt_finite_T")
        for i in ("experiment.bu2020.fig4_top_clt", "experiment.bu2020.fig4_bottom_clt")},
-    **{i: Classification("minor", "minor", "symdp's encoding 'eps(sigma~) <= eps(sigma)' fails for any sigma~ < sigma "
-                         "whatever the accounting (the true epsilon decreases with the noise); the paper claims equal "
-                         "*certified* guarantees, which the _clt entries refute", "bu2020.clt_finite_T", origin="symdp")
-       for i in ("experiment.bu2020.fig4_top_same_privacy", "experiment.bu2020.fig4_bottom_same_privacy")},
     # --- 003 arithmetic ------------------------------------------------------------
     "bu2020.mnist_fig4_top": Classification(
         "rounding", "rounding", "last-digit rounding: eps_CLT(delta = 1e-5) = 1.3413 at T = 20/p is printed 1.34, and "

@@ -50,7 +50,7 @@ import sympy as sp
 
 from ..rendering import clip
 from ..theorem import Theorem
-from .finding import AuditResult
+from .finding import AuditResult, _short
 from .root_causes import _GEN as _GEN
 from .root_causes import ENTRY_CLASSES as ENTRY_CLASSES
 from .root_causes import QUOTES as QUOTES
@@ -340,9 +340,11 @@ def distinct_errors(results: Iterable[AuditResult]) -> list[ErrorGroup]:
                     seen_family.add(fam)
                     primary.add(r.id)
         is_error = any(stated(r) for r in rs)
-        if gid.startswith("finding:"):
+        if gid.startswith("finding:"):  # no root cause: the finding's own classification says why
             r0 = rs[0]
-            title, note = r0.title, ""
+            ex0 = r0.extra if isinstance(r0.extra, dict) else {}
+            note = str(ex0.get("severity_why") or ex0.get("severity_rule") or "").strip()
+            title, note = r0.title, (note[:1].upper() + note[1:] + ("" if note.endswith(".") else ".")) if note else ""
         else:
             rc = ROOT_CAUSES[gid]
             title, note = rc.title, rc.note
@@ -356,6 +358,34 @@ def distinct_errors(results: Iterable[AuditResult]) -> list[ErrorGroup]:
         out.append(ErrorGroup(gid, title, note, is_error, srcs, entries))
     out.sort(key=lambda g: (not g.is_error, -len(g.entries)))
     return out
+
+
+def inherit_refutation(general: AuditResult, special: AuditResult) -> bool:
+    """A general entry cannot stay UNDECIDED, or HOLD on sampled evidence, while its special case ``algo.*`` (the
+    same statement on the real mechanism) FAILS: ``general`` becomes FAILS (rung ``consistency``) with the special
+    case's witness, as ``*_sum`` entries inherit from their homogeneous forms.  A proved HOLDS is kept and flagged
+    (a proof is never overridden by a numerical result).  Changes ``general`` in place; True when it changed."""
+    if special.verdict != "FAILS" or not special.id.startswith("algo.") or general.verdict in ("FAILS", "PARTIAL"):
+        return False
+    if general.verdict == "HOLDS" and general.strength == "proved":
+        general.extra["consistency_flag"] = (f"special case {special.id} FAILS while this entry is proved: re-read "
+                                             "both encodings")
+        return False
+    before = f"{general.verdict} ({clip(general.detail, 160)})"
+    cx = dict(special.counterexample or {})
+    general.verdict, general.strength, general.rung = "FAILS", "", "consistency"
+    general.counterexample = cx
+    general.claimed, general.actual, general.margin, general.region = (special.claimed, special.actual, special.margin,
+                                                                       special.region)
+    general.compared = (f"its special case {special.id} (the statement on the real mechanism) at "
+                        f"{', '.join(f'{k} = {v}' for k, v in cx.items())}: claimed {_short(special.claimed)}, the real "
+                        f"mechanism's value is at least {_short(special.actual)}")
+    general.detail = (f"its special case {special.id} (the statement on the real mechanism) FAILS: "
+                      f"{clip(special.detail, 600)} That point is a point of this entry; its own audit had given {before}")
+    general.extra.pop("severity", None)
+    if special.extra.get("reading"):  # the general entry now fails in its special case's reading
+        general.extra["reading"] = f"as {special.id}: {special.extra['reading']}"
+    return True
 
 
 def errors_summary(results: Iterable[AuditResult]) -> str | None:
@@ -380,7 +410,8 @@ def errors_summary(results: Iterable[AuditResult]) -> str | None:
 
 __all__ = ["SEVERITIES", "SEVERITY_RULES", "ROOT_CAUSES", "ENTRY_CLASSES", "RootCause", "Classification",
            "classify", "annotate", "order_findings", "severity_counts", "root_cause_groups", "vacuous_recheck",
-           "classify_result", "ErrorGroup", "ERROR_RULE", "ROOT_CAUSE_ALIASES", "distinct_errors", "errors_summary"]
+           "classify_result", "ErrorGroup", "ERROR_RULE", "ROOT_CAUSE_ALIASES", "distinct_errors", "errors_summary",
+           "inherit_refutation"]
 
 
 def classify_result(th: Theorem | None, res: AuditResult) -> Classification:

@@ -52,6 +52,9 @@ _BOX_DELTA = (sp.Float("1e-12"), sp.Float("1e-2"))
 DWORK2015_A = 4 * eps
 #: as printed in 000 ('1 - 8 delta eps'); see the entry's notes
 DWORK2015_B = 8 * delta * eps
+#: Dwork et al.'s own b (8 delta / eps), the reading the comparisons use: 000's '8 delta eps' and 001's
+#: '8 delta^eps' are conversion damage of the fraction
+DWORK2015_B_FRACTION = 8 * delta / eps
 NS2015_A = 13 * eps
 NS2015_B = 2 * delta / eps * sp.log(2 / eps)
 NS2015_ON_AVERAGE = k_sets * delta + 2 * eps

@@ -914,7 +914,7 @@ _COMPARISONS = [
         src(HE_UAI, "Abstract and Sec. 3.1.2"),
         lhs=THM1_UAI_B_SMALL,
         relation="<=",
-        rhs=_cl.DWORK2015_B,
+        rhs=_cl.DWORK2015_B_FRACTION,
         hypotheses=[_pos(eps), eps <= _R(1, 5), _pos(delta), delta < 1],
         domain={eps: (_R(1, 10**4), _R(1, 5)), delta: _BOX_DELTA},
         refs=("he2021uai.thm1_small_eps_failure", "classical.dwork2015_high_prob_failure"),
@@ -922,7 +922,10 @@ _COMPARISONS = [
         notes=(
             "The text claims its results are 'strictly tighter than the existing works' and lists Dwork et al. 2015 "
             "(a = 4 eps) among them without an explicit term-by-term comparison; encoded as b_He <= b_Dwork. "
-            "Dwork et al.'s b is garbled in our copies (see classical.dwork2015_high_prob)."
+            "Dwork et al.'s b is garbled in our copies (He et al. (UAI) '8 delta eps', He et al. (long) '8 delta^eps', "
+            "see classical.dwork2015_high_prob); the comparison is with Dwork et al.'s result, whose b is 8 delta/eps, "
+            "so that is the rhs encoded (the garbled forms are no result anyone proved, so no claim is compared with them). "
+            "b_He/b_Dwork = e^{-1.7 eps} ln(2/eps)/4: Theorem 1's b is the smaller one only for eps above 0.02976."
         ),
         tags=("comparison", "generalization", "symdp-check"),
     ),
@@ -1010,11 +1013,15 @@ _COMPARISONS = [
         lhs=COR1_DELTA_AT_THM4_EPS,
         relation="<=",
         rhs=_cl.KAIROUZ_DELTA,
-        hypotheses=_COMP_HYPS,
+        hypotheses=[*_COMP_HYPS, COR1_DELTA_AT_THM4_EPS < 1, _cl.KAIROUZ_DELTA < 1],
         domain=_THM4_DOM,
         refs=("he2021.cor1_delta_at_thm4_eps", "classical.kairouz2017_delta"),
         quantity="composed delta at the same eps', T identical (eps, delta)-DP steps (smaller is tighter)",
-        notes="'their delta' is also larger than ours'. Compared at the common eps' = min{eps'_1, eps'_2, eps'_3} (the texts say the eps' estimates coincide).",
+        notes=(
+            "'their delta' is also larger than ours'. Compared at the common eps' = min{eps'_1, eps'_2, eps'_3} (the "
+            "texts say the eps' estimates coincide), and only where both delta' are below 1: a comparison of two "
+            "bounds that are both vacuous says nothing (at T = 1e4, delta = 0.01 Cor 1 gives 2.01 and Kairouz et al. 1)."
+        ),
         tags=("comparison", "composition"),
     ),
     theorem(

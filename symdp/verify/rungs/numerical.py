@@ -63,8 +63,8 @@ def is_verdict(res: VerificationResult, verdict: Verdict) -> bool:
 def unevaluable_note(sr: SearchResult) -> str:
     """The sampled points where the claim or the truth could not be evaluated, as a caveat of the verdict."""
     eg = f" (e.g. {sr.unevaluable[0]})" if sr.unevaluable else ""
-    return (f"; {sr.errors} sampled points of the box were not evaluable{eg}: the claim is undefined or not real "
-            f"there, and this verdict covers only the evaluable part")
+    return (f"; {sr.errors} sampled points of the box were not evaluable{eg}: the claim or its oracle is undefined, "
+            f"not real or out of its range there, and this verdict covers only the evaluable part")
 
 
 #: a supported claim whose smallest relative slack is below this is re-decided in exact arithmetic

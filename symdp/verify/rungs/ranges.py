@@ -87,6 +87,10 @@ def verify_range(th: Theorem, res: VerificationResult, deep: bool, seed: int) ->
         res.evidence = Evidence(res.evidence.verdict, "range", res.evidence.detail, None,
                                 res.evidence.counterexample, res.evidence.cases)
         return True
+    if not sr.cases:  # no usable sampled point: the range check says nothing
+        res.attempts.append(f"range: no sampled point of {fmt_box(box)} both satisfies the hypotheses and is "
+                            "evaluable, so the range check was not applied" + ("" if own else " (box partly from defaults)"))
+        return False
     res.attempts.append(
         f"range: the bound stays inside [{rng[0]:g}, {rng[1]:g}] at {sr.cases} points of {fmt_box(box)}"
         + ("" if own else " (box partly from defaults)") + " (no proof of the bound itself)")
