@@ -66,3 +66,10 @@ def test_batched_above_rigorous_lower_end_and_near_dp_accounting(seed):
             opt = PLD.from_gaussian_mechanism(float(s[i]), sampling_prob=float(q[i]), pessimistic_estimate=False,
                                               value_discretization_interval=1e-3).self_compose(int(T[i]))
         assert r.epsilon[i] >= opt.get_epsilon_for_delta(float(d[i]))
+
+
+def test_worker_processes_give_the_single_process_values():
+    s, q, T, d = _grid(140, 7)
+    one = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=1).epsilon
+    two = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=2).epsilon
+    np.testing.assert_allclose(two, one, rtol=1e-6)  # the FFT length bucket of a slice may differ: rounding only

@@ -472,11 +472,60 @@ class _cpu_threads:
             torch.set_num_threads(self.prev)
 
 
-def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta: Any, device: Any = "cpu") -> BatchResult:
+def _device_chunk(args: tuple[np.ndarray, ...], device: Any) -> np.ndarray:
+    s, q, T, d, h = args
+    with _cpu_threads(device):
+        return _epsilon_device(s, q, T, d, h, device)
+
+
+def _cpu_map(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, h: np.ndarray, device: Any,
+             workers: int | None) -> np.ndarray:
+    """:func:`_epsilon_device` of every row; on a CPU device a large batch is cut into interleaved slices (each
+    with rows of every size, so each slice groups as well as the whole) shared by this process and forked worker
+    processes (one torch thread each), as :func:`symdp.accountants.tight._tight_map` does for the single
+    accountant (same guards: Linux, one Python thread, not inside a worker).  Each row's value does not depend on
+    the slice it is computed in except through the FFT length bucket, so slices may differ from a single call by
+    rounding only (both are upper bounds)."""
+    import sys
+    import threading
+
+    m = len(s)
+    w = min(_tight._n_workers(workers), max(1, m // 64))
+    if (str(device).split(":")[0] != "cpu" or w < 2 or _tight._IN_WORKER or not sys.platform.startswith("linux")
+            or threading.active_count() > 1):
+        return _device_chunk((s, q, T, d, h), device)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    order = np.argsort(_atoms_estimate("remove", s, q, h, np.maximum(_api._TAIL_BUDGET * d, 1e-15) / (4 * T)),
+                       kind="stable")
+    slices = [order[i::w] for i in range(w)]
+    out = np.full(m, np.inf)
+    try:
+        ex = ProcessPoolExecutor(max_workers=w - 1, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_tight._worker_init)
+        try:
+            futs = [ex.submit(_device_chunk, tuple(a[r] for a in (s, q, T, d, h)), device) for r in slices[1:]]
+            out[slices[0]] = _device_chunk(tuple(a[slices[0]] for a in (s, q, T, d, h)), device)
+            for r, f in zip(slices[1:], futs):
+                out[r] = f.result()
+        finally:
+            ex.shutdown(wait=True, cancel_futures=True)
+    except (BrokenProcessPool, OSError):  # no processes here: this one computes what is missing
+        miss = np.nonzero(~np.isfinite(out))[0]
+        if len(miss):
+            out[miss] = _device_chunk(tuple(a[miss] for a in (s, q, T, d, h)), device)
+    return out
+
+
+def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta: Any, device: Any = "cpu",
+                  workers: int | None = None) -> BatchResult:
     """Tight epsilon (certified upper bound) for every configuration; arrays broadcast.
 
-    ``device``: a torch device (``"cpu"``, ``"cuda"``, ...) for the Chernoff windows and the stacked FFT
-    composition; the per-configuration discretisation runs in numpy.
+    ``device``: a torch device (``"cpu"``, ``"cuda"``, ...) for the discretisation, the Chernoff windows, the
+    stacked FFT composition and the readout.  ``workers`` (CPU only): processes sharing a large batch (default:
+    ``$SYMDP_WORKERS``, else the usable cores, at most 8; 1: this process only).
     """
     s = np.asarray(_api._check_sigma(noise_multiplier), dtype=float)
     q = np.asarray(_api._check_q(sample_rate), dtype=float)
@@ -493,8 +542,7 @@ def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta:
     res = np.full(m, np.inf)
     if len(todo):
         hh = _guess_h(s[todo], q[todo], T[todo], d[todo])
-        with _cpu_threads(device):
-            res[todo] = _epsilon_device(s[todo], q[todo], T[todo], d[todo], hh, device)
+        res[todo] = _cpu_map(s[todo], q[todo], T[todo], d[todo], hh, device, workers)
     bad = [int(i) for i in todo if not np.isfinite(res[i])] + [int(i) for i in np.nonzero(easy & (T > 0))[0]]
     eps[todo] = res[todo]
     for b in sorted(set(bad)):  # q = 1 (exact Gaussian path) or no answer inside the window: single accountant
