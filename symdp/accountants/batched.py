@@ -228,7 +228,7 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
         # largest row's size per row, and the sizes span two orders of magnitude on a typical grid
         Kest = _atoms_estimate(direction, s, q, h, step_tail)
         order = np.argsort(Kest, kind="stable")
-        groups = _groups(Kest[order])
+        groups = _groups(Kest[order], 512 if dev.type == "cpu" else 1 << 14)  # a GPU wants few, large launches
         parts = []
         for a, b in groups:
             r = order[a:b]
