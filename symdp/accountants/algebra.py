@@ -369,8 +369,8 @@ class TightAccountant(_Accountant):
         """``(lower end, its grid)``: the dominated (optimistic) discretisation composed for the direction whose
         upper value is the larger (a lower bound for one direction is one for the max over both).  A DP-SGD part's
         grid is made fine enough to resolve the bulk of its per-step loss (about ``q`` wide: ``h <= q / 32``) and
-        halved once more while the bracket is wider than 0.1%; every grid's value is a rigorous lower end, the
-        largest is kept."""
+        halved (at most twice) while the bracket is wider than 0.2% and the lower end still moves; every grid's value
+        is a rigorous lower end, the largest is kept."""
         q = min((m.rate for m, _ in parts if isinstance(m, Subsampled) and isinstance(m.mechanism, Gaussian)
                  and m.scheme == "poisson" and 0 < m.rate < 1), default=None)
         h_low = min(h, max(q / 32, 2e-5)) if q is not None else h
@@ -382,7 +382,7 @@ class TightAccountant(_Accountant):
                 break
             gain = v - lower
             lower = max(lower, v)
-            if (not (math.isfinite(best) and best > 0) or best <= lower * (1 + 1e-3) or h_low <= 2.5e-5
+            if (not (math.isfinite(best) and best > 0) or best <= lower * (1 + 2e-3) or h_low <= 2.5e-5
                     or gain <= 2e-4 * abs(lower)):  # met, at the finest grid, or no longer moving
                 break
             h_low = max(h_low / 2, 2e-5)
