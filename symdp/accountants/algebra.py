@@ -93,13 +93,14 @@ class MechanismResult:
     ``epsilon`` (or ``delta``) is an upper bound when ``is_upper_bound``; ``lower`` / ``upper`` bracket
     the true value where the method gives a bracket; ``notes`` name what was not tight.
 
-    ``lower`` of the tight accountant comes from the optimistic discretisation: every privacy loss is
-    rounded *down* to the grid (pointwise below the true loss, coupled under P), the dropped tails and
-    the FFT's error allowance are subtracted, so ``E_P[(1 - e^{eps - L})_+]`` and hence delta(eps)
-    (and epsilon(delta)) of the composition are bounded from below, up to the floating-point error of
-    the CDF evaluations (about 1e-16 relative).  The rounding costs up to ``T h`` in epsilon, so on
-    the default grid the lower end is loose for long compositions; pass a finer ``discretization``
-    for a tighter one (the audit of Bu et al.'s experiments uses ``h = 2e-5``).
+    ``lower`` of the tight accountant comes from a discretisation *dominated* by the true pairs, composed
+    exactly like the upper one: for a DP-SGD step, cells of the loss axis merged at their own likelihood ratio
+    (a post-processing) and moved down to the grid (:func:`symdp.accountants.pld.discretize_step_lower`,
+    second order in ``h``), on a grid fine enough to resolve the step's loss (``h <= q / 32``); other parts
+    round every loss down (first order: up to ``T h`` in epsilon).  The round-off bound and the wrapped mass
+    are subtracted from delta, so ``E_P[(1 - e^{eps - L})_+]`` and hence delta(eps) (and epsilon(delta)) of the
+    composition are bounded from below, up to the floating-point error of the CDF evaluations (about 1e-16
+    relative).  Computed for the direction whose upper value is the larger.
     """
 
     epsilon: float

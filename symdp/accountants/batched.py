@@ -11,9 +11,10 @@ configurations at once, every stage a batched tensor operation on ``device``:
    RDP guess);
 2. the Chernoff window of :func:`symdp.accountants.pld.compose` (its lambda grid and formulas);
 3. composition: PMFs wrapped onto their FFT windows, stacked per FFT length, ``torch.fft``, raised to
-   their step counts, transformed back;
-4. epsilon read off every row with a log-space suffix sum (``torch.logcumsumexp``: no overflow for
-   any loss range).
+   their step counts where the power does not underflow, conjugated and phase-shifted so that the inverse
+   transform comes out reversed and rotated;
+4. epsilon read off every row with prefix sums of the reversed PMF (weights ``exp(i h)`` for windows up to
+   600 nats; wider ones with a log-space suffix sum, ``torch.logcumsumexp``: no overflow for any range).
 
 What is added to delta, as in :mod:`.pld`: the composed mass at +inf (per-step truncation), the Chernoff
 bound on the mass above the window, the discretisation rounding and an a-posteriori bound on the FFT
@@ -21,8 +22,11 @@ rounding; mass wrapped around the cyclic window only raises delta.  So every ret
 upper bound.  Skipped compared with the single-configuration accountant: the grid refinement driven by
 the Richardson estimate, so a value can sit a little higher (measured within 0.6% on the benchmark grid).
 A configuration the batch cannot place (q = 1, no answer inside its window) is recomputed by
-``api.epsilon`` and counted in ``fallbacks``.  On a CPU the single-configuration accountant is faster
-(padded batches do more arithmetic); this path pays off on a GPU (``bench/gpu_accountants.py``).
+``api.epsilon`` and counted in ``fallbacks``.  Rows are grouped by their number of atoms (padding at most
+25%), and the composed window is read from a reversed inverse transform with plain prefix sums (see
+:func:`_compose_read`).  On a CPU (one torch thread per process, large batches shared by forked workers) it
+runs at about the single-configuration accountant's rate or above (``bench/accountants.py
+--only-throughput``); it is built for a GPU (``bench/gpu_accountants.py``).
 
 >>> import numpy as np
 >>> r = epsilon_batch(noise_multiplier=np.array([1.1, 2.0]), sample_rate=0.01, steps=1000, delta=1e-5)
