@@ -125,6 +125,17 @@ def test_full_batch_bracket_contains_exact_gdp(s, T, d):
     assert r.lower <= ex * (1 + 1e-12) and r.epsilon >= ex
 
 
+def test_tiny_rate_lower_end_on_a_grid_finer_than_q():
+    """q = 1e-4: the step's loss is about q wide, so the lower end's grid goes below the upper end's (the lower end
+    was 0 with the 2e-5 floor); it stays below dp_accounting's pessimistic PLD."""
+    from dp_accounting.pld import privacy_loss_distribution as PLD
+
+    r = tight.epsilon(_mech(1.0, 1e-4, 100_000), 1e-5)
+    assert r.details["lower_discretization"] < 2e-5 and 0.97 * r.epsilon <= r.lower <= r.epsilon
+    pess = PLD.from_gaussian_mechanism(1.0, sampling_prob=1e-4, value_discretization_interval=1e-5).self_compose(100_000)
+    assert r.lower <= pess.get_epsilon_for_delta(1e-5)
+
+
 @pytest.mark.parametrize("s,q,T,d", [(0.5, 0.01, 1000, 1e-5), (50.0, 0.5, 1_000_000, 1e-12), (2.0, 1e-3, 1_000_000, 1e-5),
                                      (1.0, 0.01, 1000, 1e-12), (0.7, 0.05, 100_000, 1e-8)])
 def test_corners_lower_below_upper_and_independent_bounds(s, q, T, d):

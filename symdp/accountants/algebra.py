@@ -374,19 +374,32 @@ class TightAccountant(_Accountant):
         is a rigorous lower end, the largest is kept."""
         q = min((m.rate for m, _ in parts if isinstance(m, Subsampled) and isinstance(m.mechanism, Gaussian)
                  and m.scheme == "poisson" and 0 < m.rate < 1), default=None)
-        h_low = min(h, max(q / 32, 2e-5)) if q is not None else h
+        floor_h = h
+        if q is not None:
+            # the finest grid allowed: each DP-SGD step's loss range in at most 2^19 points (the FFT window is
+            # checked by compose itself)
+            total = sum(c for _, c in parts)
+            tail = min(_TAIL, max(tail_tol / (4 * total), 1e-300))
+            width = max(_pld.step_loss_range(m.mechanism.sigma / m.mechanism.sensitivity, m.rate, tail)
+                        for m, _ in parts if isinstance(m, Subsampled) and isinstance(m.mechanism, Gaussian)
+                        and m.scheme == "poisson" and 0 < m.rate < 1)
+            floor_h = min(h, max(1e-7, width / (1 << 19))) if math.isfinite(width) else h
+        h_low = min(h, max(q / 32, floor_h)) if q is not None else h
         lower = -math.inf
-        for _ in range(3):
+        for _ in range(6):
             try:
                 v = max(evaluate(c, False) for c in self._composed(parts, h_low, False, tail_tol, only))
             except ConvergenceError:
-                break
+                if lower > -math.inf or h_low >= h:
+                    break
+                h_low = min(h_low * 4, h)  # the window was too long on this grid: a coarser one
+                continue
             gain = v - lower
             lower = max(lower, v)
-            if (not (math.isfinite(best) and best > 0) or best <= lower * (1 + 2e-3) or h_low <= 2.5e-5
+            if (not (math.isfinite(best) and best > 0) or best <= lower * (1 + 2e-3) or h_low / 2 < floor_h
                     or gain <= 2e-4 * abs(lower)):  # met, at the finest grid, or no longer moving
                 break
-            h_low = max(h_low / 2, 2e-5)
+            h_low = h_low / 2
         return (lower if lower > -math.inf else 0.0), h_low
 
     def _run_or_fallback(self, mechanism: Mechanism, parts: list[tuple[Mechanism, int]],
