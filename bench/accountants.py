@@ -235,19 +235,25 @@ def bracket_rows(cases=BRACKET_CASES) -> list[dict]:
                      "bracket_lower": br.lower, "bracket_upper": br.epsilon, "bracket_s": t_br,
                      "bracket_h": br.details.get("discretization"), "ref_lower": ref.lower, "ref_upper": ref.epsilon,
                      "ref_s": t_ref, "tight_excess_min": up / ref.epsilon - 1, "tight_excess_max": up / ref.lower - 1,
-                     "bracket_upper_excess_min": br.epsilon / ref.epsilon - 1,
+                     "bracket_upper_excess_min": br.epsilon / ref.epsilon - 1, "bracket_upper_excess_max": br.epsilon / ref.lower - 1,
+                     "bracket_lower_h": br.details.get("lower_discretization"),
                      "bracket_width_rel": br.epsilon / br.lower - 1, "ref_width_rel": ref.epsilon / ref.lower - 1})
     return rows
 
 
 def bracket_markdown(rows: list[dict]) -> list[str]:
     L = ["", f"| sigma | q | T | delta | tight upper (ms) | algebra bracket [lower, upper] (ms) | reference h={REF_H:g} [lower, upper] | "
-         "tight upper / ref upper - 1 | tight upper / ref lower - 1 | algebra upper / ref upper - 1 | bracket width |", "|" + "---|" * 11]
+         "tight upper / ref upper - 1 | tight upper / ref lower - 1 | algebra upper / ref upper - 1 | algebra upper / ref lower - 1 | "
+         "bracket width |", "|" + "---|" * 12]
     for r in rows:
         L.append(f"| {r['sigma']} | {r['q']:.4g} | {r['T']} | {r['delta']:g} | {r['tight_upper']:.5f} ({r['tight_s'] * 1e3:.0f}) | "
                  f"[{r['bracket_lower']:.5f}, {r['bracket_upper']:.5f}] ({r['bracket_s'] * 1e3:.0f}) | "
                  f"[{r['ref_lower']:.5f}, {r['ref_upper']:.5f}] | {r['tight_excess_min']:+.3%} | {r['tight_excess_max']:+.3%} | "
-                 f"{r['bracket_upper_excess_min']:+.3%} | {r['bracket_width_rel']:.2%} |")
+                 f"{r['bracket_upper_excess_min']:+.3%} | {r['bracket_upper_excess_max']:+.3%} | {r['bracket_width_rel']:.3%} |")
+    L.append("")
+    L.append("The truth lies in the reference bracket, so `upper / ref lower - 1` bounds an upper end's excess over the exact "
+             "value from above and `upper / ref upper - 1` from below (the reference's own upper end carries the round-off "
+             "allowance, which grows as the grid gets finer).")
     return L
 
 
@@ -326,6 +332,9 @@ def tight_throughput(quick: bool) -> dict:
       grid guess; every (T, delta) still gets its own grid, window and FFTs (values identical to the
       one-configuration calls).
 
+    Both the single-configuration accountant (``accountants.epsilon``) and the batched one
+    (``accountants.batched.epsilon_batch``, torch on the CPU) are timed; dp_accounting's PLD on the first
+    few distinct configurations, serially, in the same run.
     Each shape is timed with the default worker processes (``workers=None``) and with ``workers=1``
     (best of two runs for the distinct shape, one run for the sweep); the 1-minute load average is
     recorded before and after, since a busy machine lowers every rate.
@@ -345,6 +354,9 @@ def tight_throughput(quick: bool) -> dict:
     T2 = rng.integers(100, 50000, n_p * n_td)
     d2 = rng.choice([1e-5, 1e-6, 1e-8], n_p * n_td)
     A.epsilon(noise_multiplier=sig[:3], sample_rate=qq[:3], steps=TT[:3], delta=dd[:3])  # warm-up
+    from symdp.accountants.batched import epsilon_batch
+
+    epsilon_batch(noise_multiplier=sig[:8], sample_rate=qq[:8], steps=TT[:8], delta=dd[:8])  # warm-up
     out: dict = {"cores": os.cpu_count(), "workers_default": api._n_workers(None),
                  "load_avg_before": os.getloadavg()[0]}
     for w, tag in ((None, "default"), (1, "1")):
@@ -352,6 +364,18 @@ def tight_throughput(quick: bool) -> dict:
         out[f"distinct_per_s_workers_{tag}"] = n_d / t
         _, t = _timed(A.epsilon, noise_multiplier=s2, sample_rate=q2, steps=T2, delta=d2, workers=w)
         out[f"sweep_per_s_workers_{tag}"] = n_p * n_td / t
+        # the batched path (accountants.batched.epsilon_batch, torch on the CPU) on the same configurations
+        _, t = _timed(epsilon_batch, noise_multiplier=sig, sample_rate=qq, steps=TT, delta=dd, workers=w, repeats=2)
+        out[f"batched_distinct_per_s_workers_{tag}"] = n_d / t
+        _, t = _timed(epsilon_batch, noise_multiplier=s2, sample_rate=q2, steps=T2, delta=d2, workers=w)
+        out[f"batched_sweep_per_s_workers_{tag}"] = n_p * n_td / t
+    # dp_accounting's PLD (its default pessimistic connect-the-dots, 1e-4 grid) on the first configurations, serially
+    n_peer = 4 if quick else 10
+    t0 = time.perf_counter()
+    for i in range(n_peer):
+        dpacc_pld(float(sig[i]), float(qq[i]), int(TT[i]), float(dd[i]))
+    out["dp_accounting_pld_per_s"] = n_peer / (time.perf_counter() - t0)
+    out["dp_accounting_pld_n"] = n_peer
     out["load_avg_after"] = os.getloadavg()[0]
     out["shapes"] = {"distinct": n_d, "sweep": f"{n_p} (sigma, q) x {n_td} (T, delta)"}
     return out
@@ -447,7 +471,7 @@ def main() -> None:
     tight_tp = tight_throughput(args.quick)
     from symdp.accountants.batched import epsilon_batch
 
-    Nb = 100  # the batched path is the GPU path; on a CPU it is slower than accountants.epsilon
+    Nb = 1000  # the batched path (torch): on the CPU here, on CUDA when there is one
     epsilon_batch(noise_multiplier=sig[:5], sample_rate=qq[:5], steps=TT[:5], delta=dd[:5])
     _, t_batch_cpu = _timed(epsilon_batch, noise_multiplier=sig[:Nb], sample_rate=qq[:Nb], steps=TT[:Nb], delta=dd[:Nb])
     t_batch_gpu = None
@@ -561,7 +585,12 @@ def markdown(out: dict) -> str:
                  f"load average {tp['load_avg_before']:.2f} -> {tp['load_avg_after']:.2f}): "
                  f"distinct configurations ({tp['shapes']['distinct']}) {tp['distinct_per_s_workers_default']:,.0f}/s "
                  f"({tp['distinct_per_s_workers_1']:,.0f}/s with workers=1); sweep ({tp['shapes']['sweep']}) "
-                 f"{tp['sweep_per_s_workers_default']:,.0f}/s ({tp['sweep_per_s_workers_1']:,.0f}/s with workers=1).")
+                 f"{tp['sweep_per_s_workers_default']:,.0f}/s ({tp['sweep_per_s_workers_1']:,.0f}/s with workers=1)"
+                 + (f"; batched (`epsilon_batch`, torch CPU) distinct {tp['batched_distinct_per_s_workers_default']:,.0f}/s "
+                    f"({tp['batched_distinct_per_s_workers_1']:,.0f}/s with workers=1), sweep "
+                    f"{tp['batched_sweep_per_s_workers_default']:,.0f}/s ({tp['batched_sweep_per_s_workers_1']:,.0f}/s); "
+                    f"dp_accounting PLD {tp['dp_accounting_pld_per_s']:,.1f}/s (serial, {tp['dp_accounting_pld_n']} configurations)"
+                    if "batched_distinct_per_s_workers_1" in tp else "") + ".")
     if b.get("tight_batched_torch_cpu_configs_per_s"):
         L.append(f"- batched tight (`accountants.batched.epsilon_batch`, stacked torch FFTs): {b['tight_batched_torch_cpu_configs_per_s']:,.1f}/s on CPU"
                  + (f", {b['tight_batched_torch_cuda_configs_per_s']:,.1f}/s on CUDA" if b.get("tight_batched_torch_cuda_configs_per_s") else "") + ".")

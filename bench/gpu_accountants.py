@@ -2,7 +2,7 @@
 
 Run on a machine with CUDA (the coordinator runs it on a lent H100):
 
-    python bench/gpu_accountants.py [--n 2000] [--json out.json]
+    python bench/gpu_accountants.py [--n 2000] [--n-warm 10000] [--json out.json]
 
 Prints, for the same random DP-SGD configurations (the grid of ``bench/accountants.py``'s batched
 row and a typical sweep region), the rate of :func:`symdp.accountants.batched.epsilon_batch` on
@@ -35,6 +35,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--n-single", type=int, default=200, help="configurations for the single-config accountant")
+    ap.add_argument("--n-warm", type=int, default=10000, help="a second, larger CUDA batch timed after the first (warm)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     import torch
@@ -62,6 +63,15 @@ def main() -> None:
             res[dev] = r.epsilon
             row[f"batched_{dev}_configs_per_s"] = args.n / dt
             row[f"batched_{dev}_fallbacks"] = r.fallbacks
+        if cuda and args.n_warm:
+            sw, qw, Tw, dw = _grid(kind, args.n_warm, seed=1)
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            rw = epsilon_batch(noise_multiplier=sw, sample_rate=qw, steps=Tw, delta=dw, device="cuda")
+            torch.cuda.synchronize()
+            row["batched_cuda_warm_n"] = args.n_warm
+            row["batched_cuda_warm_configs_per_s"] = args.n_warm / (time.perf_counter() - t0)
+            row["batched_cuda_warm_fallbacks"] = rw.fallbacks
         m = min(args.n_single, args.n)
         t0 = time.perf_counter()
         single = np.asarray(epsilon(noise_multiplier=s[:m], sample_rate=q[:m], steps=T[:m], delta=d[:m]).epsilon)

@@ -48,6 +48,7 @@ Gaussian through :func:`symdp.accountants.rdp.sgm_rdp` / :func:`~symdp.accountan
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -92,13 +93,14 @@ class MechanismResult:
     ``epsilon`` (or ``delta``) is an upper bound when ``is_upper_bound``; ``lower`` / ``upper`` bracket
     the true value where the method gives a bracket; ``notes`` name what was not tight.
 
-    ``lower`` of the tight accountant comes from the optimistic discretisation: every privacy loss is
-    rounded *down* to the grid (pointwise below the true loss, coupled under P), the dropped tails and
-    the FFT's error allowance are subtracted, so ``E_P[(1 - e^{eps - L})_+]`` and hence delta(eps)
-    (and epsilon(delta)) of the composition are bounded from below, up to the floating-point error of
-    the CDF evaluations (about 1e-16 relative).  The rounding costs up to ``T h`` in epsilon, so on
-    the default grid the lower end is loose for long compositions; pass a finer ``discretization``
-    for a tighter one (the audit of Bu et al.'s experiments uses ``h = 2e-5``).
+    ``lower`` of the tight accountant comes from a discretisation *dominated* by the true pairs, composed
+    exactly like the upper one: for a DP-SGD step, cells of the loss axis merged at their own likelihood ratio
+    (a post-processing) and moved down to the grid (:func:`symdp.accountants.pld.discretize_step_lower`,
+    second order in ``h``), on a grid fine enough to resolve the step's loss (``h <= q / 32``); other parts
+    round every loss down (first order: up to ``T h`` in epsilon).  The round-off bound and the wrapped mass
+    are subtracted from delta, so ``E_P[(1 - e^{eps - L})_+]`` and hence delta(eps) (and epsilon(delta)) of the
+    composition are bounded from below, up to the floating-point error of the CDF evaluations (about 1e-16
+    relative).  Computed for the direction whose upper value is the larger.
     """
 
     epsilon: float
@@ -255,6 +257,32 @@ def _require(m: Mechanism, reason: Callable[[Mechanism], str | None], name: str)
     return parts
 
 
+def _lower_extra(c: _pld.ComposedPLD) -> float:
+    """``extra`` for :meth:`~symdp.accountants.pld.ComposedPLD.epsilon` / ``delta`` that turns their upper bound
+    into a lower one: their allowances (``upper_tail``, ``roundoff``) are taken back, the round-off bound and the
+    mass wrapped into the window (``alias``: it can only have raised delta) come off delta; the +inf mass is the
+    pairs' own (true) one.  So delta(eps) is computed as (composed tail sums) - roundoff - alias + inf_mass."""
+    return -(c.upper_tail + 2 * c.roundoff + c.alias)
+
+
+def _lower_grids(parts: list[tuple[Mechanism, int]], h: float) -> list[float]:
+    """Grid spacing per direction (remove, add) for the lower end.  A DP-SGD step's privacy loss has an atom-like
+    spike of most of its mass at its extreme ``log(1 - q)`` (remove; ``-log(1 - q)`` for add), which a lower
+    discretisation must round down to the grid: up to ``h`` per step.  A spacing that divides ``a = -log(1 - q)``
+    puts a grid point just below the spike (remove: ``h = a (1 + 1e-9) / k``; add: just below the top,
+    ``h = a (1 - 1e-9) / k``), so the spike is rounded by about ``1e-9 a``.  Keyed to the first DP-SGD part;
+    any spacing gives a rigorous lower end."""
+    for m, _ in parts:
+        if (isinstance(m, Subsampled) and isinstance(m.mechanism, Gaussian) and m.scheme == "poisson"
+                and m.adjacency == "add_remove" and 0 < m.rate < 1):
+            a = -math.log1p(-m.rate)
+            k = max(1, round(a / h))
+            if a / k < h / 4 or not math.isfinite(a):
+                break
+            return [a * (1 + 1e-9) / k, a * (1 - 1e-9) / k]
+    return [h, h]
+
+
 # ---------------------------------------------------------------- the accountants
 class _Accountant:
     name = ""
@@ -272,21 +300,32 @@ class TightAccountant(_Accountant):
     def supports(self, mechanism: Mechanism) -> list[tuple[Mechanism, str]]:
         return _supports(mechanism, _tight_reason)
 
-    def _composed(self, parts: list[tuple[Mechanism, int]], h: float, pessimistic: bool, tail_tol: float) -> list[_pld.ComposedPLD]:
+    def _composed(self, parts: list[tuple[Mechanism, int]], h: float, pessimistic: bool, tail_tol: float,
+                  only: int | None = None) -> list[_pld.ComposedPLD]:
+        """Both directions' composed PLDs (``only``: that direction's alone) on the grid ``h``."""
         dirs: list[list[tuple[_pld.DiscretePLD, int]]] = [[], []]
         total = sum(c for _, c in parts)
         step_tail = min(_TAIL, max(tail_tol / (4 * total), 1e-300))  # composed truncation mass <= tail_tol / 4
+        hd = [h, h] if pessimistic else _lower_grids(parts, h)
         for m, c in parts:
-            if (pessimistic and isinstance(m, Subsampled) and isinstance(m.mechanism, Gaussian)
+            if (isinstance(m, Subsampled) and isinstance(m.mechanism, Gaussian)
                     and m.scheme == "poisson" and m.adjacency == "add_remove" and m.rate < 1):
-                # the DP-SGD step: the tight accountant's own discretisation (tail-appropriate CDF forms)
+                # the DP-SGD step: the tight accountant's own discretisation (tail-appropriate CDF forms); the
+                # lower end from cells merged at their own likelihood ratio (pld_grid.discretize_step_lower:
+                # dominated by the true pair, O(h^2) per step instead of rounding every loss down)
                 z = m.mechanism.sigma / m.mechanism.sensitivity
                 for i, direction in enumerate(("remove", "add")):
-                    dirs[i].append((_pld.discretize_step(z, m.rate, h, direction, tail=step_tail), c))
+                    if only is not None and i != only:
+                        continue
+                    if pessimistic:
+                        dirs[i].append((_pld.discretize_step(z, m.rate, h, direction, tail=step_tail), c))
+                    else:
+                        dirs[i].append((_pld.discretize_step_lower(z, m.rate, hd[i], direction, tail=step_tail), c))
                 continue
             for i, pair in enumerate(_pairs(m, step_tail)):
-                dirs[i].append((_discretize(pair, h, pessimistic), c))
-        return [_pld.compose(d, tail_tol=tail_tol) for d in dirs]
+                if only is None or i == only:
+                    dirs[i].append((_discretize(pair, hd[i], pessimistic), c))
+        return [_pld.compose(d, tail_tol=tail_tol) for d in dirs if d]
 
     def _run(self, parts: list[tuple[Mechanism, int]], evaluate: Callable[[_pld.ComposedPLD, bool], float],
              discretization: float | None, tail_tol: float) -> tuple[float, float, dict[str, Any]]:
@@ -297,7 +336,8 @@ class TightAccountant(_Accountant):
         est = math.inf
         for _ in range(8):
             try:
-                fine = max(evaluate(c, True) for c in self._composed(parts, h, True, tail_tol))
+                ups = [evaluate(c, True) for c in self._composed(parts, h, True, tail_tol)]
+                fine = max(ups)
                 coarse = max(evaluate(c, True) for c in self._composed(parts, 2 * h, True, tail_tol))
                 break
             except ConvergenceError:
@@ -311,13 +351,56 @@ class TightAccountant(_Accountant):
                 break
             h /= 2
             try:
-                v = max(evaluate(c, True) for c in self._composed(parts, h, True, tail_tol))
+                ups_h = [evaluate(c, True) for c in self._composed(parts, h, True, tail_tol)]
+                v = max(ups_h)
             except ConvergenceError:
                 break
+            if v <= best:
+                ups = ups_h
             est = max(best - v, 0.0) / 3.0 if v <= best else est
             best = min(best, v)
-        lower = max(evaluate(c, False) for c in self._composed(parts, h, False, tail_tol))
-        return best, min(lower, best), {"discretization": h, "error_estimate": est, "parts": len(parts), "steps": total}
+        # the direction with the larger upper value (equal values are ties: either is a lower end for the max)
+        only = int(np.argmax(ups)) if len(ups) == 2 and all(u == u for u in ups) else None
+        lower, h_low = self._lower(parts, evaluate, h, best, tail_tol, only)
+        return best, min(lower, best), {"discretization": h, "error_estimate": est, "parts": len(parts), "steps": total,
+                                        "lower_discretization": h_low}
+
+    def _lower(self, parts: list[tuple[Mechanism, int]], evaluate: Callable[[_pld.ComposedPLD, bool], float], h: float,
+               best: float, tail_tol: float, only: int | None) -> tuple[float, float]:
+        """``(lower end, its grid)``: the dominated (optimistic) discretisation composed for the direction whose
+        upper value is the larger (a lower bound for one direction is one for the max over both).  A DP-SGD part's
+        grid is made fine enough to resolve the bulk of its per-step loss (about ``q`` wide: ``h <= q / 32``) and
+        halved (at most twice) while the bracket is wider than 0.2% and the lower end still moves; every grid's value
+        is a rigorous lower end, the largest is kept."""
+        q = min((m.rate for m, _ in parts if isinstance(m, Subsampled) and isinstance(m.mechanism, Gaussian)
+                 and m.scheme == "poisson" and 0 < m.rate < 1), default=None)
+        floor_h = h
+        if q is not None:
+            # the finest grid allowed: each DP-SGD step's loss range in at most 2^19 points (the FFT window is
+            # checked by compose itself)
+            total = sum(c for _, c in parts)
+            tail = min(_TAIL, max(tail_tol / (4 * total), 1e-300))
+            width = max(_pld.step_loss_range(m.mechanism.sigma / m.mechanism.sensitivity, m.rate, tail)
+                        for m, _ in parts if isinstance(m, Subsampled) and isinstance(m.mechanism, Gaussian)
+                        and m.scheme == "poisson" and 0 < m.rate < 1)
+            floor_h = min(h, max(1e-7, width / (1 << 19))) if math.isfinite(width) else h
+        h_low = min(h, max(q / 32, floor_h)) if q is not None else h
+        lower = -math.inf
+        for _ in range(6):
+            try:
+                v = max(evaluate(c, False) for c in self._composed(parts, h_low, False, tail_tol, only))
+            except ConvergenceError:
+                if lower > -math.inf or h_low >= h:
+                    break
+                h_low = min(h_low * 4, h)  # the window was too long on this grid: a coarser one
+                continue
+            gain = v - lower
+            lower = max(lower, v)
+            if (not (math.isfinite(best) and best > 0) or best <= lower * (1 + 2e-3) or h_low / 2 < floor_h
+                    or gain <= 2e-4 * abs(lower)):  # met, at the finest grid, or no longer moving
+                break
+            h_low = h_low / 2
+        return (lower if lower > -math.inf else 0.0), h_low
 
     def _run_or_fallback(self, mechanism: Mechanism, parts: list[tuple[Mechanism, int]],
                          evaluate: Callable[[_pld.ComposedPLD, bool], float], discretization: float | None,
@@ -396,9 +479,10 @@ class TightAccountant(_Accountant):
         tail_tol = max(1e-4 * d, 1e-300)
 
         def ev(c: _pld.ComposedPLD, pess: bool) -> float:
-            # optimistic: drop the tail and rounding allowances; its +inf mass is the pairs' own (true) one
-            extra = 0.0 if pess else -(c.upper_tail + c.roundoff)
-            return float(c.epsilon(d, extra=extra)[0])
+            if pess:
+                return float(c.epsilon(d)[0])
+            v = float(c.epsilon(d, extra=_lower_extra(c))[0])
+            return v - 8 * _U * abs(v) if math.isfinite(v) else v
 
         parts = _require(mechanism, _tight_reason, self.name)
         exact = self._exact_gaussian(mechanism, parts, delta=d)
@@ -415,8 +499,10 @@ class TightAccountant(_Accountant):
             eps, lo = pure_eps, min(lo, pure_eps)
         inf_p = _inf_probability(parts)
         if not math.isfinite(eps) and inf_p < d:  # not a true infinity: the grid's allowances exceed delta
-            return self._fallback(mechanism, parts, ConvergenceError(
+            fb = self._fallback(mechanism, parts, ConvergenceError(
                 f"the discretisation's tail and rounding allowances reach delta={d!r}"), delta=d)
+            # the lower end needs no allowance (they come off it): keep it beside the fallback's upper bound
+            return dataclasses.replace(fb, lower=max(fb.lower, min(lo, fb.epsilon))) if lo == lo else fb
         if inf_p >= d:
             notes = (*notes, f"no finite epsilon: delta={d!r} is below the probability {inf_p:.3g} of an infinite "
                              "privacy loss that the composition's (eps, delta) black boxes allow")
@@ -429,7 +515,7 @@ class TightAccountant(_Accountant):
             check_real("discretization", discretization, 0.0, 1.0, lo_open=True)
 
         def ev(c: _pld.ComposedPLD, pess: bool) -> float:
-            extra = 0.0 if pess else -(c.upper_tail + c.roundoff)
+            extra = 0.0 if pess else _lower_extra(c)
             return float(np.asarray(c.delta(e, extra=extra)).reshape(-1)[0])
 
         parts = _require(mechanism, _tight_reason, self.name)

@@ -11,9 +11,10 @@ configurations at once, every stage a batched tensor operation on ``device``:
    RDP guess);
 2. the Chernoff window of :func:`symdp.accountants.pld.compose` (its lambda grid and formulas);
 3. composition: PMFs wrapped onto their FFT windows, stacked per FFT length, ``torch.fft``, raised to
-   their step counts, transformed back;
-4. epsilon read off every row with a log-space suffix sum (``torch.logcumsumexp``: no overflow for
-   any loss range).
+   their step counts where the power does not underflow, conjugated and phase-shifted so that the inverse
+   transform comes out reversed and rotated;
+4. epsilon read off every row with prefix sums of the reversed PMF (weights ``exp(i h)`` for windows up to
+   600 nats; wider ones with a log-space suffix sum, ``torch.logcumsumexp``: no overflow for any range).
 
 What is added to delta, as in :mod:`.pld`: the composed mass at +inf (per-step truncation), the Chernoff
 bound on the mass above the window, the discretisation rounding and an a-posteriori bound on the FFT
@@ -21,8 +22,11 @@ rounding; mass wrapped around the cyclic window only raises delta.  So every ret
 upper bound.  Skipped compared with the single-configuration accountant: the grid refinement driven by
 the Richardson estimate, so a value can sit a little higher (measured within 0.6% on the benchmark grid).
 A configuration the batch cannot place (q = 1, no answer inside its window) is recomputed by
-``api.epsilon`` and counted in ``fallbacks``.  On a CPU the single-configuration accountant is faster
-(padded batches do more arithmetic); this path pays off on a GPU (``bench/gpu_accountants.py``).
+``api.epsilon`` and counted in ``fallbacks``.  Rows are grouped by their number of atoms (padding at most
+25%), and the composed window is read from a reversed inverse transform with plain prefix sums (see
+:func:`_compose_read`).  On a CPU (one torch thread per process, large batches shared by forked workers) it
+runs at about the single-configuration accountant's rate or above (``bench/accountants.py
+--only-throughput``); it is built for a GPU (``bench/gpu_accountants.py``).
 
 >>> import numpy as np
 >>> r = epsilon_batch(noise_multiplier=np.array([1.1, 2.0]), sample_rate=0.01, steps=1000, delta=1e-5)
@@ -224,11 +228,26 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
     step_tail = np.maximum(budget / (4 * T), 1e-20)
     res = np.full((len(s), 2), np.inf)
     for di, direction in enumerate(("remove", "add")):
-        disc = _discretize_torch(direction, t(s), t(q), t(h), t(step_tail))
-        pm, j0, K = disc["pmf"], disc["j0"], disc["K"]
-        win = _windows_t(pm, t(h), j0, t(T.astype(float)), t(budget / 4)).cpu().numpy()
-        j0n, Kn = j0.cpu().numpy(), K.cpu().numpy()
-        inf_n, ro_n = disc["inf_mass"].cpu().numpy(), disc["roundoff"].cpu().numpy()
+        # rows sorted by their number of atoms and cut into groups of similar size: a padded batch costs the
+        # largest row's size per row, and the sizes span two orders of magnitude on a typical grid
+        Kest = _atoms_estimate(direction, s, q, h, step_tail)
+        order = np.argsort(Kest, kind="stable")
+        groups = _groups(Kest[order], 512 if dev.type == "cpu" else 1 << 14)  # a GPU wants few, large launches
+        parts = []
+        for a, b in groups:
+            r = order[a:b]
+            disc = _discretize_torch(direction, t(s[r]), t(q[r]), t(h[r]), t(step_tail[r]))
+            win = _windows_t(disc["pmf"], t(h[r]), disc["j0"], t(T[r].astype(float)), t(budget[r] / 4)).cpu().numpy()
+            parts.append((r, disc, win))
+        inv = np.empty(len(s), dtype=np.int64)
+        inv[order] = np.arange(len(s))
+        j0n = np.concatenate([p[1]["j0"].cpu().numpy() for p in parts])[inv]
+        Kn = np.concatenate([p[1]["K"].cpu().numpy() for p in parts])[inv]
+        inf_n = np.concatenate([p[1]["inf_mass"].cpu().numpy() for p in parts])[inv]
+        ro_n = np.concatenate([p[1]["roundoff"].cpu().numpy() for p in parts])[inv]
+        win = np.concatenate([p[2] for p in parts])[inv]
+        grp = np.concatenate([np.full(len(p[0]), i) for i, p in enumerate(parts)])[inv]  # group of each row
+        pos = np.concatenate([np.arange(len(p[0])) for p in parts])[inv]  # its row in the group's tensors
         s_min = T * j0n
         s_max = T * (j0n + Kn - 1)
         lo, up, utail = win[:, 0], win[:, 1], win[:, 2]
@@ -245,17 +264,145 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
             chunk = max(1, _MAX_ELEMS // int(nn))
             for a in range(0, len(rows), chunk):
                 r = rows[a:a + chunk]
-                rt = torch.as_tensor(r, device=dev)
-                p_r = pm[rt]
-                idx = ((j0[rt][:, None] + torch.arange(p_r.shape[1], dtype=torch.float64, device=dev)[None, :]) % int(nn)).to(torch.int64)
-                wrapped = torch.zeros((len(r), int(nn)), dtype=torch.float64, device=dev).scatter_add_(1, idx, p_r)
+                wrapped = torch.zeros((len(r), int(nn)), dtype=torch.float64, device=dev)
+                for g in np.unique(grp[r]):  # each group's padded PMFs wrapped onto the window (one scatter per group)
+                    sel = np.nonzero(grp[r] == g)[0]
+                    disc = parts[int(g)][1]
+                    pt = torch.as_tensor(pos[r[sel]], device=dev)
+                    p_r = disc["pmf"][pt]
+                    idx = ((disc["j0"][pt][:, None] + torch.arange(p_r.shape[1], dtype=torch.float64, device=dev)[None, :])
+                           % int(nn)).to(torch.int64)
+                    wrapped[torch.as_tensor(sel, device=dev)] = torch.zeros((len(sel), int(nn)), dtype=torch.float64,
+                                                                            device=dev).scatter_add_(1, idx, p_r)
                 res[r, di] = _compose_read(wrapped, s0[r].astype(np.int64), h[r], T[r], const[r], d[r], dev)
     return np.max(res, axis=1)
 
 
+def _atoms_estimate(direction: str, s: np.ndarray, q: np.ndarray, h: np.ndarray, tail: np.ndarray) -> np.ndarray:
+    """Number of grid atoms of every row (the grid range of :func:`_discretize_torch`, in numpy; only used to
+    group rows of similar size, so an estimate suffices)."""
+    from scipy.special import ndtri
+
+    loss = _kernel_np("accounting.sgm_loss_remove")
+    with np.errstate(all="ignore"):
+        z = -ndtri(tail)
+        l1q = np.log1p(-q)
+        if direction == "remove":
+            x_hi = np.maximum(-ndtri(tail / 2) * s, 1 - ndtri(np.minimum(tail / (2 * q), 0.5)) * s)
+            lo, hi = l1q, loss(x=x_hi, q=q, sigma=s)
+        else:
+            lo, hi = -loss(x=z * s, q=q, sigma=s), -l1q
+        K = np.ceil(hi / h) - np.floor(lo / h) + 1
+    return np.where(np.isfinite(K), K, 1e18)
+
+
+def _kernel_np(name: str) -> Any:
+    from ._kernels import _kernel
+
+    return _kernel(name, "numpy")
+
+
+def _groups(K_sorted: np.ndarray, max_rows: int = 512) -> list[tuple[int, int]]:
+    """Cut rows sorted by size into groups whose largest row is at most 1.25x the smallest (padding <= 25%),
+    at most ``max_rows`` rows and ``_MAX_ELEMS`` padded elements each."""
+    out = []
+    a = 0
+    m = len(K_sorted)
+    while a < m:
+        lim = max(K_sorted[a] * 1.25, K_sorted[a] + 16)
+        b = int(np.searchsorted(K_sorted, lim, side="right"))
+        b = max(a + 1, min(b, a + max_rows, a + max(1, int(_MAX_ELEMS // max(K_sorted[max(b, a + 1) - 1], 1) // 32))))
+        out.append((a, b))
+        a = b
+    return out
+
+
+_SCALED_MAX_NATS = 600.0  # windows up to this wide are read with exp(i h) weights (no overflow below ~709)
+
+
 def _compose_read(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, const_: np.ndarray, dt_: np.ndarray,
                   dev: Any) -> np.ndarray:
-    """Rows of wrapped PMFs (B, n) -> composed T-fold (FFT) -> epsilon at each row's delta (upper bound)."""
+    """Rows of wrapped PMFs (B, n) -> composed T-fold (FFT) -> epsilon at each row's delta (upper bound).
+
+    The power is taken only where it does not underflow: ``|f|^T < e^-745`` is 0 in float64 whatever is done,
+    and for T in the thousands only the lowest few hundred frequencies survive.  The spectrum is conjugated and
+    multiplied by a phase so that the inverse transform comes out reversed and rotated: entry ``i`` is the atom
+    ``s0 + n - 1 - i``, so plain prefix sums are the suffix sums of the loss (computed from the small end, no
+    cancellation).  ``S`` uses weights ``exp(i h)`` (windows up to :data:`_SCALED_MAX_NATS`; wider rows go to
+    :func:`_compose_read_log`).  The rounding bound and the readout are those of :func:`_compose_read_log`.
+    """
+    import torch
+
+    n = int(x.shape[1])
+    wide = (n - 1) * np.asarray(h_, dtype=float) > _SCALED_MAX_NATS
+    if np.any(wide):
+        out_ = np.empty(x.shape[0])
+        w = np.nonzero(wide)[0]
+        nw = np.nonzero(~wide)[0]
+        out_[w] = _compose_read_log(x[torch.as_tensor(w, device=dev)], s0_[w], h_[w], T_[w], const_[w], dt_[w], dev)
+        if len(nw):
+            out_[nw] = _compose_read(x[torch.as_tensor(nw, device=dev)], s0_[nw], h_[nw], T_[nw], const_[nw], dt_[nw], dev)
+        return out_
+    B = int(x.shape[0])
+    spec = torch.fft.rfft(x, n=n, dim=1)
+    Tf = torch.as_tensor(np.asarray(T_, dtype=float), dtype=torch.float64, device=dev)
+    mag = spec.abs()
+    keep = mag > torch.exp(-745.0 / Tf)[:, None]
+    # conj(f^T) e^{-2 pi i r k / n} with r = (s0 + n - 1) mod n: the inverse transform is reversed and rotated
+    r = torch.as_tensor((np.asarray(s0_, dtype=np.int64) + n - 1) % n, device=dev)
+    if int(keep.sum()) * 8 < keep.numel():  # few frequencies survive the power: only those are computed
+        rows, ks = keep.nonzero(as_tuple=True)
+        Tk = Tf[rows]
+        ph = ((r[rows] * ks) % n).to(torch.float64) * (2 * math.pi / n)
+        m_ = torch.exp(Tk * torch.log(mag[rows, ks]))
+        ang = -Tk * torch.angle(spec[rows, ks]) - ph
+        Y = torch.zeros_like(spec)
+        Y[rows, ks] = torch.polar(m_, ang)
+        abs_sum = torch.zeros(B, dtype=torch.float64, device=dev).index_add_(0, rows, m_)
+    else:
+        kk = torch.arange(spec.shape[1], dtype=torch.int64, device=dev)
+        ph = ((r[:, None] * kk[None, :]) % n).to(torch.float64) * (2 * math.pi / n)
+        m_ = torch.where(keep, torch.exp(Tf[:, None] * torch.log(mag)), torch.zeros_like(mag))
+        Y = torch.polar(m_, -Tf[:, None] * torch.angle(spec) - ph)
+        abs_sum = m_.sum(1)
+    y = torch.fft.irfft(Y, n=n, dim=1).clamp_min_(0.0)  # y[:, i] = atom s0 + n - 1 - i
+    fft_err = 8 * _U * (Tf + math.log2(n)) * abs_sum  # as pld.compose: total over the window
+    hs = torch.as_tensor(np.asarray(h_, dtype=float), dtype=torch.float64, device=dev)
+    s0 = torch.as_tensor(np.asarray(s0_, dtype=float), dtype=torch.float64, device=dev)
+    const = torch.as_tensor(np.asarray(const_, dtype=float), dtype=torch.float64, device=dev) + fft_err
+    dt = torch.as_tensor(np.asarray(dt_, dtype=float), dtype=torch.float64, device=dev)
+    ii = torch.arange(n, dtype=torch.float64, device=dev)
+    E = torch.exp(ii[None, :] * hs[:, None])  # <= e^600
+    A = torch.cumsum(y, 1)  # A[i] = mass at atoms >= s0 + n - 1 - i
+    C = torch.cumsum(y.mul_(E), 1)  # S[i] = C[i] / E[i] = sum_{atoms >= s_i} p e^{-(s - s_i) h}
+    # delta at eps = ell of atom i (atoms strictly above it, i.e. entries < i): A[i-1] - e^{-h} S[i-1]
+    dk = torch.empty_like(A)
+    dk[:, 0] = 0.0
+    torch.sub(A[:, :-1], C[:, :-1] / E[:, 1:], out=dk[:, 1:])
+    dk.clamp_min_(0.0).add_(const[:, None])
+    ok = dk <= dt[:, None]
+    # the smallest atom with delta <= target = the largest entry index (any such atom is an upper bound)
+    istar = torch.where(ok, ii[None, :], torch.full_like(ii[None, :], -1.0)).max(dim=1).values
+    has = istar >= 0
+    ic = istar.clamp_min(0).to(torch.int64)[:, None]
+    A_k = torch.gather(A, 1, ic)[:, 0]
+    S_k = (torch.gather(C, 1, ic) / torch.gather(E, 1, ic))[:, 0]
+    ell_k = (s0 + (n - 1) - istar.clamp_min(0)) * hs
+    rr = A_k + const - dt
+    with torch.no_grad():
+        e = ell_k + torch.log(rr.clamp_min(1e-320) / S_k.clamp_min(1e-320))
+    e = torch.where(rr > 0, e, ell_k - hs)
+    e = torch.minimum(torch.maximum(e, ell_k - hs), ell_k)
+    e = torch.where(istar == n - 1, ell_k, e)  # the lowest atom of the window: no interpolation below it
+    e = e + 4 * _U * e.abs() + 1e-15
+    e = torch.where(has & (const < dt), e.clamp_min(0.0), torch.full_like(e, math.inf))
+    return np.asarray(e.cpu().numpy(), dtype=float)
+
+
+def _compose_read_log(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, const_: np.ndarray, dt_: np.ndarray,
+                      dev: Any) -> np.ndarray:
+    """Rows of wrapped PMFs (B, n) -> composed T-fold (FFT) -> epsilon at each row's delta (upper bound); the
+    suffix sums in log space (any window width: :func:`_compose_read` serves windows up to 600 nats)."""
     import torch
 
     n = int(x.shape[1])
@@ -306,11 +453,83 @@ def _compose_read(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, const
     return np.asarray(e.cpu().numpy(), dtype=float)
 
 
-def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta: Any, device: Any = "cpu") -> BatchResult:
+class _cpu_threads:
+    """On a CPU device, torch's intra-op threads set to 1 for the call (restored after): the batch is many
+    medium-sized operations, where thread start-up and spinning cost more than they give -- measured on the
+    2-core machine under load: 126 configurations/s with 1 thread, 23/s with torch's default 2."""
+
+    def __init__(self, device: Any) -> None:
+        self.cpu = str(device).split(":")[0] == "cpu"
+        self.prev = 0
+
+    def __enter__(self) -> None:
+        if self.cpu:
+            import torch
+
+            self.prev = torch.get_num_threads()
+            torch.set_num_threads(1)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.cpu and self.prev:
+            import torch
+
+            torch.set_num_threads(self.prev)
+
+
+def _device_chunk(args: tuple[np.ndarray, ...], device: Any) -> np.ndarray:
+    s, q, T, d, h = args
+    with _cpu_threads(device):
+        return _epsilon_device(s, q, T, d, h, device)
+
+
+def _cpu_map(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, h: np.ndarray, device: Any,
+             workers: int | None) -> np.ndarray:
+    """:func:`_epsilon_device` of every row; on a CPU device a large batch is cut into interleaved slices (each
+    with rows of every size, so each slice groups as well as the whole) shared by this process and forked worker
+    processes (one torch thread each), as :func:`symdp.accountants.tight._tight_map` does for the single
+    accountant (same guards: Linux, one Python thread, not inside a worker).  Each row's value does not depend on
+    the slice it is computed in except through the FFT length bucket, so slices may differ from a single call by
+    rounding only (both are upper bounds)."""
+    import sys
+    import threading
+
+    m = len(s)
+    w = min(_tight._n_workers(workers), max(1, m // 64))
+    if (str(device).split(":")[0] != "cpu" or w < 2 or _tight._IN_WORKER or not sys.platform.startswith("linux")
+            or threading.active_count() > 1):
+        return _device_chunk((s, q, T, d, h), device)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    order = np.argsort(_atoms_estimate("remove", s, q, h, np.maximum(_api._TAIL_BUDGET * d, 1e-15) / (4 * T)),
+                       kind="stable")
+    slices = [order[i::w] for i in range(w)]
+    out = np.full(m, np.inf)
+    try:
+        ex = ProcessPoolExecutor(max_workers=w - 1, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_tight._worker_init)
+        try:
+            futs = [ex.submit(_device_chunk, tuple(a[r] for a in (s, q, T, d, h)), device) for r in slices[1:]]
+            out[slices[0]] = _device_chunk(tuple(a[slices[0]] for a in (s, q, T, d, h)), device)
+            for r, f in zip(slices[1:], futs):
+                out[r] = f.result()
+        finally:
+            ex.shutdown(wait=True, cancel_futures=True)
+    except (BrokenProcessPool, OSError):  # no processes here: this one computes what is missing
+        miss = np.nonzero(~np.isfinite(out))[0]
+        if len(miss):
+            out[miss] = _device_chunk(tuple(a[miss] for a in (s, q, T, d, h)), device)
+    return out
+
+
+def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta: Any, device: Any = "cpu",
+                  workers: int | None = None) -> BatchResult:
     """Tight epsilon (certified upper bound) for every configuration; arrays broadcast.
 
-    ``device``: a torch device (``"cpu"``, ``"cuda"``, ...) for the Chernoff windows and the stacked FFT
-    composition; the per-configuration discretisation runs in numpy.
+    ``device``: a torch device (``"cpu"``, ``"cuda"``, ...) for the discretisation, the Chernoff windows, the
+    stacked FFT composition and the readout.  ``workers`` (CPU only): processes sharing a large batch (default:
+    ``$SYMDP_WORKERS``, else the usable cores, at most 8; 1: this process only).
     """
     s = np.asarray(_api._check_sigma(noise_multiplier), dtype=float)
     q = np.asarray(_api._check_q(sample_rate), dtype=float)
@@ -327,7 +546,7 @@ def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta:
     res = np.full(m, np.inf)
     if len(todo):
         hh = _guess_h(s[todo], q[todo], T[todo], d[todo])
-        res[todo] = _epsilon_device(s[todo], q[todo], T[todo], d[todo], hh, device)
+        res[todo] = _cpu_map(s[todo], q[todo], T[todo], d[todo], hh, device, workers)
     bad = [int(i) for i in todo if not np.isfinite(res[i])] + [int(i) for i in np.nonzero(easy & (T > 0))[0]]
     eps[todo] = res[todo]
     for b in sorted(set(bad)):  # q = 1 (exact Gaussian path) or no answer inside the window: single accountant

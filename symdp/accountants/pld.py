@@ -97,6 +97,7 @@ from .pld_grid import _next_fast_len as _next_fast_len
 from .pld_grid import _pmf_from_masses as _pmf_from_masses
 from .pld_grid import _xstar as _xstar
 from .pld_grid import discretize_step as discretize_step
+from .pld_grid import discretize_step_lower as discretize_step_lower
 from .pld_grid import discretize_step_pair as discretize_step_pair
 from .pld_grid import discretize_step_pairs as discretize_step_pairs
 from .pld_grid import step_loss_range as step_loss_range

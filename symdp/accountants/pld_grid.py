@@ -267,3 +267,113 @@ def _build_dir(direction: str, t0: np.ndarray, u0: np.ndarray, t1: np.ndarray, u
     if with_coarse:
         coarse = build(P[0::2] + P[1::2], Q[0::2] + Q[1::2], ell[0::2], 2 * h, j0 // 2, roundoff)
     return fine, coarse
+
+
+def _cell_masses(xb: np.ndarray, sigma: float, q: float, direction: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(P, Q, errP, errQ)`` of the cells cut at the x-boundaries ``xb`` (cell 0 below the first boundary, the last
+    one above the last; remove: ``xb`` increasing, add: decreasing), with absolute error bounds of the masses.
+
+    ``t = Phi(-|x|)`` has a relative error of a few ulp; a difference of two of them (tail-appropriate form, as
+    :func:`_between`) is off by at most ``8u (t_a + t_b + [signs differ])``; the mixture adds ``2u`` relative."""
+    inc = direction == "remove"
+    if inc:
+        xb = np.maximum.accumulate(xb)  # the inverse kernel is monotone up to rounding: any partition is allowed
+        xa = np.concatenate([[-np.inf], xb])
+        xz = np.concatenate([xb, [np.inf]])
+    else:
+        xb = np.minimum.accumulate(xb)
+        xa = np.concatenate([xb, [-np.inf]])  # cell j = [xb_j, xb_{j-1})
+        xz = np.concatenate([[np.inf], xb])
+
+    def tu(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with np.errstate(invalid="ignore"):
+            return np.where(np.isfinite(x), sps.ndtr(-np.abs(np.where(np.isfinite(x), x, 0.0))), 0.0), x > 0
+
+    out = []
+    for shift in (0.0, 1.0):
+        ta, ua = tu((xa - shift) / sigma)
+        tz, uz = tu((xz - shift) / sigma)
+        g = _between(ta, ua, tz, uz)
+        err = 8 * _U * (ta + tz + (ua != uz))
+        out.append((g, err))
+    (g0, e0), (g1, e1) = out
+    mix, emix = (1 - q) * g0 + q * g1, (1 - q) * e0 + q * e1
+    emix = emix + 2 * _U * mix
+    return (g0, mix, e0, emix) if not inc else (mix, g0, emix, e0)
+
+
+def _lower_atoms(P: np.ndarray, Q: np.ndarray, eP: np.ndarray, eQ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(mass, lstar)``: a lower bound on each cell's P-mass and on its privacy loss ``log(P/Q)`` (``-inf``: no mass)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rP = np.where(P > 0, eP / P, np.inf)
+        ok = rP < 0.5
+        mass = np.where(ok, P * (1 - rP), 0.0)
+        ls = np.where(Q > 0, np.log(mass) - np.log(Q + eQ), np.inf)
+        ls = ls - 8 * _U * np.abs(ls) - 128 * _U  # the logs' and the later division's rounding, downwards
+        ls = np.where(ok & (mass > 0), ls, -np.inf)
+    return mass, ls
+
+
+def discretize_step_lower(sigma: float, q: float, h: float, direction: str, *, tail: float = 1e-20) -> DiscretePLD:
+    r"""A discrete PLD of one DP-SGD step on the grid ``j h`` that is *dominated* by the true pair (a rigorous
+    lower bound: every privacy profile computed from it, alone or composed, is below the true one).
+
+    **Cells with their own likelihood ratio.**  The loss axis is cut into cells ``(b_{j-1}, b_j]``, one per grid
+    point ``ell_j``; merging every cell into one outcome is a post-processing of the mechanism's output, so the
+    merged pair (one atom per cell, at the cell's exact loss ``log(P(cell) / Q(cell))``) is dominated by the true
+    one (data processing).  Each atom is then moved *down* to the grid point at or below its loss, which only
+    lowers every delta (coupled under P, pointwise).  Any cut points are valid; they are chosen so that each
+    cell's loss lands just above its grid point: first the midpoints ``ell_j + h/2``, then shifted by the
+    measured offsets so that the rounding costs ``O(h^2)`` per step (as connect-the-dots does on the other
+    side), not the ``O(h)`` of rounding every loss down.  The cut points live in x (the Gaussian output): the
+    masses are differences of Gaussian CDFs at exactly those x, so the inverse loss kernel's accuracy does not
+    enter.  Floating point: each mass is lowered by its error bound and each loss by the bound on its log.
+    The lowest cell (the lower tail) and the highest (the upper tail) are merged the same way; an atom below
+    the grid is dropped (loss -inf) and one above it is kept at the top point.  ``inf_mass`` is 0.
+    """
+    if direction not in ("remove", "add"):
+        raise ValueError(f"direction={direction!r}")
+    rng = _discretize_range(sigma, q, h, direction, tail)
+    j0, j1 = rng
+    K = j1 - j0 + 1
+    ell = np.arange(j0, j1 + 1) * h
+    inner = ell[:-1] + h / 2  # cut between ell_j and ell_{j+1}
+    sgn = 1.0 if direction == "remove" else -1.0
+
+    def cells(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        xb = _xstar(sgn * b, sigma, q)
+        P, Q, eP, eQ = _cell_masses(xb, sigma, q, direction)
+        return _lower_atoms(P, Q, eP, eQ)
+
+    mass, ls = cells(inner)
+    off = ls - ell  # where each cell's loss lands relative to its grid point (O(h^2) for smooth densities)
+    fin = np.isfinite(off) & (mass > 0)
+    if K > 2 and np.any(fin):
+        # move each cell's centre so that its loss lands a little above its grid point: target offset
+        # m = max(|off| / 4, 1e-3 h^2); centre shift c = m - off (clipped), cut between j and j+1 = mean of c
+        m = np.maximum(np.abs(off) / 4, 1e-3 * h * h)
+        c = np.clip(np.where(fin, m - off, 0.0), -h / 4, h / 4)
+        cuts = inner + (c[:-1] + c[1:]) / 2
+        mass2, ls2 = cells(cuts)
+        if np.all(np.isfinite(mass2)):
+            mass, ls = mass2, ls2
+    with np.errstate(invalid="ignore"):
+        idx = np.floor(ls / h) - j0
+    idx = np.where(np.isnan(idx), -1.0, idx)
+    idx = np.minimum(idx, K - 1)  # above the grid: kept at the top point (moved down)
+    keep = (idx >= 0) & (mass > 1e-290)  # dropping a mass (to loss -inf) only lowers delta; subnormals are slow
+    pmf = np.bincount(idx[keep].astype(np.int64), weights=mass[keep], minlength=K)
+    if not np.all(np.isfinite(pmf)):
+        raise ConvergenceError(f"tight accountant: the lower discretisation of a step (q={q!r}, h={h!r}) is not "
+                               "finite in floating point")
+    return DiscretePLD(h=h, j0=j0, pmf=pmf, inf_mass=0.0, roundoff=0.0)
+
+
+def _discretize_range(sigma: float, q: float, h: float, direction: str, tail: float) -> tuple[int, int]:
+    """``(j0, j1)`` of one direction's grid, the same as :func:`_discretize`'s."""
+    if direction == "remove":
+        return _grid_range(*_remove_range(sigma, q, tail), h, False)
+    z = sps.upper_quantile(tail)
+    lo_val = -_loss(z * sigma, sigma, q)
+    hi_val = -math.log1p(-q) if q < 1 else -_loss(-z * sigma, sigma, q)
+    return _grid_range(lo_val, hi_val, h, False)
