@@ -75,3 +75,28 @@ def test_exact_optimal_composition_oracle():
     assert optimal_composition_epsilon(0.5, 1e-6, 1, 1e-6) != optimal_composition_epsilon(0.5, 1e-6, 1, 1e-6)  # nan
     assert optimal_composition_epsilon(0.5, 1e-6, 100, 1e-5) == float("inf")  # 1 - (1 - 1e-6)^100 ~ 1e-4 > 1e-5
 
+
+
+@pytest.mark.parametrize("eps0, d0, T, delta", [(0.001, 1e-9, 20000, 1e-4), (0.001, 1e-9, 20000, 2.0001e-5),
+                                                (0.01, 1e-7, 2000, 1e-3)])
+def test_black_box_composition_bracket_holds_the_exact_value(eps0, d0, T, delta):
+    """T-fold (eps0, delta0)-DP black boxes: the algebra's lower end was the upper end (above the exact value) when
+    the optimistic grid lost the -eps0 atom (it sat on the grid's first point) and the readout returned the first
+    atom instead of solving below it; the exact value is Kairouz et al.'s optimal composition."""
+    from symdp.referee import optimal_composition_epsilon
+
+    r = tight.epsilon(M.SelfComposed(M.ApproxDPBlackBox(eps0, d0), T), delta)
+    exact = optimal_composition_epsilon(eps0, d0, T, delta)
+    assert r.lower <= exact <= r.epsilon
+
+
+def test_lower_readout_solves_below_the_first_atom():
+    from symdp.accountants import pld
+
+    d = pld.DiscretePLD(h=0.1, j0=5, pmf=__import__("numpy").array([0.5, 0.5]), inf_mass=0.0, roundoff=0.0)
+    c = pld.compose([(d, 1)], tail_tol=1e-12)
+    # delta(eps) = 0.5 (1 - e^{eps - 0.5}) + 0.5 (1 - e^{eps - 0.6}) for eps <= 0.5
+    target = 0.5 * (1 - mpmath.exp(0.2 - 0.5)) + 0.5 * (1 - mpmath.exp(0.2 - 0.6))
+    lo = float(c.epsilon(float(target), extra=-(c.upper_tail + 2 * c.roundoff + c.alias), round_down=True)[0])
+    up = float(c.epsilon(float(target))[0])
+    assert lo <= 0.2 <= up and lo == pytest.approx(0.2, abs=1e-12)

@@ -481,7 +481,7 @@ class TightAccountant(_Accountant):
         def ev(c: _pld.ComposedPLD, pess: bool) -> float:
             if pess:
                 return float(c.epsilon(d)[0])
-            v = float(c.epsilon(d, extra=_lower_extra(c))[0])
+            v = float(c.epsilon(d, extra=_lower_extra(c), round_down=True)[0])
             return v - 8 * _U * abs(v) if math.isfinite(v) else v
 
         parts = _require(mechanism, _tight_reason, self.name)

@@ -46,6 +46,9 @@ class _Pair:
     lo: float  # losses below lo have P-mass <= tail (rounded up to lo)
     hi: float  # losses above hi: P-mass <= tail beyond (handled as in pld.py)
     inf_mass: float = 0.0  # P(L = +inf)
+    #: ``P(l <= L < inf)`` (left-closed), given where the finite losses are atoms: the optimistic discretisation
+    #: then keeps an atom that sits on a grid point there instead of moving it down by one step
+    sp_ge: Callable[[np.ndarray], np.ndarray] | None = None
 
 
 def _gauss_pair(mu: float, tail: float = _TAIL) -> _Pair:
@@ -86,7 +89,10 @@ def _atoms_pair(loss: np.ndarray, pmass: np.ndarray, inf_mass: float = 0.0, qmas
     def sq(l: np.ndarray) -> np.ndarray:
         return SQ[np.searchsorted(loss, l, side="right")]
 
-    return _Pair(sp=sp, sq=sq, lo=float(loss[0]), hi=float(loss[-1]), inf_mass=inf_mass)
+    def sp_ge(l: np.ndarray) -> np.ndarray:
+        return SP[np.searchsorted(loss, l, side="left")]
+
+    return _Pair(sp=sp, sq=sq, lo=float(loss[0]), hi=float(loss[-1]), inf_mass=inf_mass, sp_ge=sp_ge)
 
 
 def _approx_dp_pair(eps: float, delta: float) -> _Pair:
@@ -278,10 +284,21 @@ def _discretize(pair: _Pair, h: float, pessimistic: bool) -> _pld.DiscretePLD:
         SP = np.asarray(pair.sp(ell), dtype=float)
         SQ = np.asarray(pair.sq(ell), dtype=float)
     fin = 1.0 - pair.inf_mass
+    inf_mass = pair.inf_mass
+    if not pessimistic and pair.sp_ge is not None:
+        # atoms: the P-mass of [ell_i, ell_{i+1}) at ell_i (every loss rounded down to the grid, an atom on a grid
+        # point kept where it is; ell_0 <= lo, so nothing lies below the grid) -- dominated by the pair
+        with np.errstate(all="ignore"):
+            G = np.asarray(pair.sp_ge(ell), dtype=float)
+        pmf = np.zeros(len(ell))
+        pmf[:-1] = np.maximum(G[:-1] - G[1:], 0.0)
+        pmf[-1] = G[-1]
+        if not (np.all(np.isfinite(pmf)) and math.isfinite(inf_mass)):
+            raise ConvergenceError("tight accountant: a part's discretisation is not finite in floating point")
+        return _pld.DiscretePLD(h=h, j0=j0, pmf=pmf, inf_mass=min(inf_mass, 1.0), roundoff=0.0)
     Pint = np.maximum(SP[:-1] - SP[1:], 0.0)
     Qint = np.maximum(SQ[:-1] - SQ[1:], 0.0)
     pmf = _pld._pmf_from_masses(Pint, Qint, ell, h, pessimistic)
-    inf_mass = pair.inf_mass
     if pessimistic:
         pmf[0] += max(fin - SP[0], 0.0)  # lower tail rounded up to ell_0
         top_q = float(SQ[-1]) * math.exp(ell[-1]) if ell[-1] < 700 else float("inf")

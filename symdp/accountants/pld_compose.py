@@ -93,8 +93,9 @@ class ComposedPLD:
         d = np.maximum(np.nan_to_num(d, nan=0.0), 0.0)
         return np.minimum(d + self.inf_mass + self.upper_tail + self.roundoff + extra, 1.0)
 
-    def epsilon(self, delta: np.ndarray | float, *, extra: float = 0.0) -> np.ndarray:
-        """Smallest eps >= 0 with delta(eps) <= delta, exactly for this discrete distribution (rounded up).
+    def epsilon(self, delta: np.ndarray | float, *, extra: float = 0.0, round_down: bool = False) -> np.ndarray:
+        """Smallest eps >= 0 with delta(eps) <= delta, exactly for this discrete distribution (rounded up; with
+        ``round_down``, rounded down and solved below the first atom too: the readout of a lower bound).
 
         Only the atoms from ``kb`` on are scanned: below it ``(1 - e^{-h}) A[k+1]`` (a lower bound on
         ``delta(ell_k)`` minus ``const``, as ``S <= A``) exceeds every asked delta (with a 0.1% margin),
@@ -141,13 +142,21 @@ class ComposedPLD:
             k = kb + kl
             ell_k = (s_base + k) * h
             # on (ell_{k-1}, ell_k]: delta(eps) = A[k] - e^{eps - ell_k} S[k] + const
-            if k == 0 or S[kl] <= 0:
+            if S[kl] <= 0:  # no atom at or above ell_k: delta is const <= dt on (ell_{k-1}, ell_k]
+                e = ell_k if not round_down else ((s_base + k - 1) * h if k > 0 else -np.inf)
+            elif k == 0 and not round_down:
                 e = ell_k
             else:
+                # below the first atom (k == 0) the same form holds on all of (-inf, ell_0]
                 r = A[k] + const - dt
                 e = ell_k + math.log(r / S[kl]) if r > 0 else -np.inf
-                e = min(max(e, (s_base + k - 1) * h), ell_k)
-            out.flat[i] = max(np.nextafter(e, np.inf) + 4 * _U * abs(e), 0.0) if np.isfinite(e) else max(e, 0.0)
+                e = min(max(e, (s_base + k - 1) * h), ell_k) if k > 0 else min(e, ell_k)
+            if not np.isfinite(e):
+                out.flat[i] = max(e, 0.0)
+            elif round_down:
+                out.flat[i] = max(np.nextafter(e, -np.inf) - 4 * _U * abs(e), 0.0)
+            else:
+                out.flat[i] = max(np.nextafter(e, np.inf) + 4 * _U * abs(e), 0.0)
         return out
 
 
