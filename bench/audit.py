@@ -25,7 +25,7 @@ import time
 MODES = ("full-cold", "full-warm", "quick-cold", "quick-warm")
 
 
-def _one(mode: str, cache: str, workers: int | None) -> dict:
+def _one(mode: str, cache: str, workers: int | None, keep: str | None = None) -> dict:
     """Run one mode in this process (called in a fresh interpreter by :func:`main`)."""
     t0 = time.perf_counter()
     os.environ["SYMDP_CACHE_DIR"] = cache
@@ -50,12 +50,18 @@ def _one(mode: str, cache: str, workers: int | None) -> dict:
         write_markdown(res, Path(out) / "audit.md", title="bench", meta=meta)
         write_html(res, Path(out) / "audit.html", title="bench", meta=meta)
         n_plots = len(list(Path(out).rglob("*.png")))
+        if keep:
+            Path(keep).mkdir(parents=True, exist_ok=True)
+            (Path(keep) / f"{mode}.json").write_bytes((Path(out) / "audit.json").read_bytes())
     t3 = time.perf_counter()
     verdicts: dict[str, int] = {}
     for r in res:
         verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
+    per_task = sorted(stats.pop("_per_task", []), key=lambda r: -r[2])
+    stages = stats.pop("_stages", {})
     return {"mode": mode, "total_s": t3 - t0, "startup_s": t1 - t0, "audit_s": t2 - t1, "reports_s": t3 - t2,
-            "results": len(res), "plots": n_plots, "verdicts": verdicts, "tasks": stats}
+            "results": len(res), "plots": n_plots, "verdicts": verdicts, "tasks": stats, "slowest": per_task[:15], "stages": stages,
+            "task_seconds": round(sum(r[2] for r in per_task), 1)}
 
 
 def main() -> None:
@@ -63,11 +69,13 @@ def main() -> None:
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--keep", default=None, help="write each mode's audit.json as KEEP/MODE.json (for compare_audit.py)")
+    ap.add_argument("--top", type=int, default=15, help="print the TOP slowest computed tasks of each mode")
     ap.add_argument("--_run", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--_cache", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args._run:
-        print(json.dumps(_one(args._run, args._cache, args.workers)))
+        print(json.dumps(_one(args._run, args._cache, args.workers, args.keep)))
         return
     modes = [m for m in args.modes.split(",") if m]
     bad = [m for m in modes if m not in MODES]
@@ -82,6 +90,8 @@ def main() -> None:
             cmd = [sys.executable, os.path.abspath(__file__), "--_run", m, "--_cache", cache]
             if args.workers:
                 cmd += ["--workers", str(args.workers)]
+            if args.keep:
+                cmd += ["--keep", os.path.abspath(args.keep)]
             t = time.perf_counter()
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
             wall = time.perf_counter() - t
@@ -95,6 +105,12 @@ def main() -> None:
             print(f"{m:10s} {wall:7.1f} s wall (start-up {row['startup_s']:.1f}, audit {row['audit_s']:.1f}, reports "
                   f"{row['reports_s']:.1f}); {row['results']} results, {row['plots']} plots; load {before:.2f} -> "
                   f"{row['load_after']:.2f}; tasks: {kinds}", flush=True)
+            if row["stages"]:
+                print("    worker seconds per stage: " + ", ".join(f"{k} {v:.1f}" for k, v in
+                                                             sorted(row["stages"].items(), key=lambda kv: -kv[1])), flush=True)
+            for kind, ref, secs, st in row["slowest"][:args.top]:
+                parts = ", ".join(f"{k} {v:.1f}" for k, v in sorted(st.items(), key=lambda kv: -kv[1]) if v >= 0.05)
+                print(f"    {secs:7.1f} s  {kind:11s} {ref:45s} {parts}", flush=True)
     out = {"cores": os.cpu_count(), "workers": args.workers, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "runs": rows}
     if args.json:

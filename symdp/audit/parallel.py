@@ -52,9 +52,10 @@ def run_task(task: Task) -> Payload:
     import time
 
     kind, ref, deep, seed, plots = task
-    from .engine import _kind_label, audit_theorem
+    from .engine import STAGE_SECONDS, _kind_label, audit_theorem, stage
     from .severity import annotate
 
+    STAGE_SECONDS.clear()
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="symdp-task-") as tmp:
         d = Path(tmp)
@@ -72,14 +73,16 @@ def run_task(task: Task) -> Payload:
             res = ledger_result(th, load_ledger()[ref])
             if plot_dir is not None and res.verdict in ("FAILS", "PARTIAL"):
                 try:
-                    _plot(th, res, plot_dir, d)
+                    with stage("plot"):
+                        _plot(th, res, plot_dir, d)
                 except Exception as exc:  # noqa: BLE001 - a plot must never sink the audit; say so instead
                     res.extra["plot_error"] = f"{type(exc).__name__}: {exc}"[:200]
             out = [res]
         elif kind == "algo":
             from .algorithms import ALGORITHM_CLAIMS, audit_algorithm
 
-            res = audit_algorithm(ALGORITHM_CLAIMS[ref])
+            with stage("verify"):
+                res = audit_algorithm(ALGORITHM_CLAIMS[ref])
             annotate(None, res)
             out = [res]
         elif kind == "reading":
@@ -92,12 +95,15 @@ def run_task(task: Task) -> Payload:
         elif kind == "experiments":
             from .experiments import audit_experiments
 
-            out = audit_experiments()
+            with stage("verify"):
+                out = audit_experiments()
             for res in out:
                 annotate(None, res)
         else:
             raise ValueError(f"task kind={kind!r} not in ('claim', 'ledger', 'algo', 'reading', 'experiments')")
-        return _as_payload(out, d) | {"seconds": round(time.monotonic() - t0, 3)}
+        payload = _as_payload(out, d)
+    stages = {k: round(v, 3) for k, v in STAGE_SECONDS.items()}
+    return payload | {"seconds": round(time.monotonic() - t0, 3), "stages": stages}
 
 
 def _safe_rel(rel: str) -> PurePosixPath:
@@ -206,7 +212,13 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
             row = stats.setdefault(t[0], {"tasks": 0, "cached": 0, "seconds": 0.0})
             row["tasks"] += 1
             if i in fresh:
-                row["seconds"] += float((payloads[i] or {}).get("seconds", 0.0))
+                secs = float((payloads[i] or {}).get("seconds", 0.0))
+                row["seconds"] += secs
+                stages = (payloads[i] or {}).get("stages") or {}
+                stats.setdefault("_per_task", []).append([t[0], t[1] or t[0], round(secs, 3), stages])
+                tot = stats.setdefault("_stages", {})
+                for k, v in stages.items():
+                    tot[k] = round(tot.get(k, 0.0) + float(v), 3)
             else:
                 row["cached"] += 1
     results_per_task: list[list[AuditResult]] = []
