@@ -3,13 +3,16 @@
     python bench/audit.py                 # full cold, full warm, quick cold, quick warm (minutes on 2 cores)
     python bench/audit.py --modes quick-cold,quick-warm
     python bench/audit.py --json out.json
+    python bench/audit.py --keep DIR          # each mode's audit.json as DIR/MODE.json (bench/compare_audit.py)
 
 Each mode runs in a fresh interpreter (so imports count, as for a user) what ``symdp audit`` runs: the
 library audit on all cores with plots and the verdict cache, then the reports.  "cold" starts from an
 empty cache directory, "warm" reuses the one the cold run of the same kind filled.  Stages: start-up
 (imports, the library), the audit (wall; per task kind the tasks, cache hits and the seconds the computed
-ones took in their workers), the reports (enrich, JSON, Markdown, HTML).  The machine is shared: the
-1-minute load average is printed before and after every run.
+ones took in their workers, wall and CPU), the reports (enrich, JSON, Markdown, HTML); the worker seconds per
+stage (verify, exact check, severity, plot), the oracle values reused across claims, and the slowest tasks.  The
+machine is shared: the 1-minute load average is printed before and after every run, and the CPU seconds (which
+the load does not inflate) beside the wall times.
 """
 
 from __future__ import annotations
@@ -57,11 +60,13 @@ def _one(mode: str, cache: str, workers: int | None, keep: str | None = None) ->
     verdicts: dict[str, int] = {}
     for r in res:
         verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
-    per_task = sorted(stats.pop("_per_task", []), key=lambda r: -r[2])
+    per_task = sorted(stats.pop("_per_task", []), key=lambda r: (-r[4] if len(r) > 4 else -r[2]))  # by CPU seconds
     stages = stats.pop("_stages", {})
+    memo = stats.pop("_memo", [0, 0])
     return {"mode": mode, "total_s": t3 - t0, "startup_s": t1 - t0, "audit_s": t2 - t1, "reports_s": t3 - t2,
-            "results": len(res), "plots": n_plots, "verdicts": verdicts, "tasks": stats, "slowest": per_task[:15], "stages": stages,
-            "task_seconds": round(sum(r[2] for r in per_task), 1)}
+            "results": len(res), "plots": n_plots, "verdicts": verdicts, "tasks": stats, "slowest": per_task[:15], "per_task": per_task, "stages": stages, "memo": memo,
+            "task_seconds": round(sum(r[2] for r in per_task), 1),
+            "task_cpu": round(sum(r[4] for r in per_task if len(r) > 4), 1)}
 
 
 def main() -> None:
@@ -107,10 +112,26 @@ def main() -> None:
                   f"{row['load_after']:.2f}; tasks: {kinds}", flush=True)
             if row["stages"]:
                 print("    worker seconds per stage: " + ", ".join(f"{k} {v:.1f}" for k, v in
-                                                             sorted(row["stages"].items(), key=lambda kv: -kv[1])), flush=True)
-            for kind, ref, secs, st in row["slowest"][:args.top]:
+                                                             sorted(row["stages"].items(), key=lambda kv: -kv[1]))
+                      + f"; CPU seconds of the computed tasks {row.get('task_cpu', 0):.1f}; oracle values reused "
+                      f"{row.get('memo', [0, 0])[0]}, computed {row.get('memo', [0, 0])[1]}", flush=True)
+            for kind, ref, secs, st, cpu in row["slowest"][:args.top]:
                 parts = ", ".join(f"{k} {v:.1f}" for k, v in sorted(st.items(), key=lambda kv: -kv[1]) if v >= 0.05)
-                print(f"    {secs:7.1f} s  {kind:11s} {ref:45s} {parts}", flush=True)
+                print(f"    {secs:7.1f} s ({cpu:6.1f} s CPU)  {kind:11s} {ref:45s} {parts}", flush=True)
+    walls = {r["mode"]: r["wall_s"] for r in rows}
+    if walls:
+        parts = []
+        if "full-cold" in walls:
+            parts.append(f"full cold {walls['full-cold']:.1f} s (target <= 60 s)")
+        if "full-cold" in walls and "quick-cold" in walls:
+            parts.append(f"quick cold {walls['quick-cold']:.1f} s: {walls['full-cold'] / walls['quick-cold']:.1f}x faster "
+                         "than full cold (target >= 5x)")
+        if "full-warm" in walls:
+            parts.append(f"full warm {walls['full-warm']:.1f} s (target <= 10 s)")
+        loads = [r["load_before"] for r in rows] + [r["load_after"] for r in rows]
+        print(f"summary ({os.cpu_count()} cores, 1-minute load {min(loads):.2f}-{max(loads):.2f}"
+              f"{'; LOADED machine: wall times are not quiet-machine figures' if max(loads) > 0.5 * (os.cpu_count() or 1) else ''}): "
+              + "; ".join(parts), flush=True)
     out = {"cores": os.cpu_count(), "workers": args.workers, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "runs": rows}
     if args.json:

@@ -63,10 +63,12 @@ def _run_one(task: Task) -> Payload:
     import time
 
     kind, ref, deep, seed, plots = task
+    from ..verify.rungs.oracle import MEMO_STATS
     from .engine import STAGE_SECONDS, _kind_label, audit_theorem, stage
     from .severity import annotate
 
     STAGE_SECONDS.clear()
+    m0 = dict(MEMO_STATS)
     t0, c0 = time.monotonic(), _cpu()
     with tempfile.TemporaryDirectory(prefix="symdp-task-") as tmp:
         d = Path(tmp)
@@ -114,7 +116,9 @@ def _run_one(task: Task) -> Payload:
             raise ValueError(f"task kind={kind!r} not in ('claim', 'ledger', 'algo', 'reading', 'experiments')")
         payload = _as_payload(out, d)
     stages = {k: round(v, 3) for k, v in STAGE_SECONDS.items()}
-    return payload | {"seconds": round(time.monotonic() - t0, 3), "cpu": round(_cpu() - c0, 3), "stages": stages}
+    memo = [MEMO_STATS["hits"] - m0["hits"], MEMO_STATS["misses"] - m0["misses"]]  # oracle values reused, computed
+    return payload | {"seconds": round(time.monotonic() - t0, 3), "cpu": round(_cpu() - c0, 3), "stages": stages,
+                      "memo": memo}
 
 
 def _cpu() -> float:
@@ -300,7 +304,12 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
                 row["seconds"] += secs
                 row["cpu"] += float((payloads[i] or {}).get("cpu", 0.0))
                 stages = (payloads[i] or {}).get("stages") or {}
-                stats.setdefault("_per_task", []).append([t[0], t[1] or t[0], round(secs, 3), stages])
+                stats.setdefault("_per_task", []).append([t[0], t[1] or t[0], round(secs, 3), stages,
+                                                          float((payloads[i] or {}).get("cpu", 0.0))])
+                hm = (payloads[i] or {}).get("memo") or [0, 0]
+                tot_m = stats.setdefault("_memo", [0, 0])
+                tot_m[0] += int(hm[0])
+                tot_m[1] += int(hm[1])
                 tot = stats.setdefault("_stages", {})
                 for k, v in stages.items():
                     tot[k] = round(tot.get(k, 0.0) + float(v), 3)
