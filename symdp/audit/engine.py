@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,21 @@ _VERDICT_MAP = {
     Verdict.PARTIAL: ("PARTIAL", ""),
     Verdict.UNCHECKED: ("UNDECIDED", ""),
 }
+
+
+#: seconds this process spent per audit stage (verify, exact, severity, plot) since the last reset; a parallel
+#: task resets it and returns it with its results (``bench/audit.py`` prints where the time goes)
+STAGE_SECONDS: dict[str, float] = {}
+
+
+@contextlib.contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Add the wall time of the block to :data:`STAGE_SECONDS` under ``name``."""
+    t0 = time.monotonic()
+    try:
+        yield
+    finally:
+        STAGE_SECONDS[name] = STAGE_SECONDS.get(name, 0.0) + time.monotonic() - t0
 
 
 def _kind_label(th: Theorem) -> str:
@@ -211,10 +227,12 @@ def audit_theorem(th: Theorem, *, deep: bool = False, seed: int = 0, plot_dir: P
                   report_dir: Path | None = None, kind_label: str | None = None) -> AuditResult:
     from ..verify import verify_theorem
 
-    vr = verify_theorem(th, deep=deep, seed=seed)
+    with stage("verify"):
+        vr = verify_theorem(th, deep=deep, seed=seed)
     verdict, strength = _VERDICT_MAP[vr.evidence.verdict]
     if verdict == "HOLDS" and strength == "supported":
-        exact = _exact_equality_counterexample(th)
+        with stage("exact"):
+            exact = _exact_equality_counterexample(th)
         if exact is not None:  # a numerical search cannot see a 1e-300 difference; exact arithmetic can
             pt, diff = exact
             return AuditResult(
@@ -251,10 +269,12 @@ def audit_theorem(th: Theorem, *, deep: bool = False, seed: int = 0, plot_dir: P
             dest.write_text(text)
         if res.certificate:
             res.certificate = f"certificates/{res.certificate}"
-    annotate(th, res, seed=seed)
+    with stage("severity"):
+        annotate(th, res, seed=seed)
     if plot_dir is not None and report_dir is not None and (verdict in ("FAILS", "PARTIAL") or th.kind is Kind.COMPARISON):
         try:
-            _plot(th, res, plot_dir, report_dir)
+            with stage("plot"):
+                _plot(th, res, plot_dir, report_dir)
         except Exception as exc:  # noqa: BLE001 - a plot must never sink the audit; say so instead
             res.extra["plot_error"] = f"{type(exc).__name__}: {exc}"[:200]
     return res

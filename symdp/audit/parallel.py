@@ -49,13 +49,27 @@ def _as_payload(results: list[AuditResult], d: Path) -> Payload:
 
 def run_task(task: Task) -> Payload:
     """Audit one task in this process (module-level, so a process pool or Dask can call it)."""
+    return _run_one(task)
+
+
+def run_chain(tasks: Sequence[Task]) -> list[Payload]:
+    """Audit several tasks one after the other in this process: the claims of one oracle, so the values they share
+    (same oracle, same points) are computed once (:func:`symdp.verify.rungs.oracle.memo_call` and the oracles' own
+    caches).  Each task's payload is what :func:`run_task` returns for it alone."""
+    return [_run_one(t) for t in tasks]
+
+
+def _run_one(task: Task) -> Payload:
     import time
 
     kind, ref, deep, seed, plots = task
-    from .engine import _kind_label, audit_theorem
+    from ..verify.rungs.oracle import MEMO_STATS
+    from .engine import STAGE_SECONDS, _kind_label, audit_theorem, stage
     from .severity import annotate
 
-    t0 = time.monotonic()
+    STAGE_SECONDS.clear()
+    m0 = dict(MEMO_STATS)
+    t0, c0 = time.monotonic(), _cpu()
     with tempfile.TemporaryDirectory(prefix="symdp-task-") as tmp:
         d = Path(tmp)
         plot_dir = d / "plots" if plots else None
@@ -72,14 +86,16 @@ def run_task(task: Task) -> Payload:
             res = ledger_result(th, load_ledger()[ref])
             if plot_dir is not None and res.verdict in ("FAILS", "PARTIAL"):
                 try:
-                    _plot(th, res, plot_dir, d)
+                    with stage("plot"):
+                        _plot(th, res, plot_dir, d)
                 except Exception as exc:  # noqa: BLE001 - a plot must never sink the audit; say so instead
                     res.extra["plot_error"] = f"{type(exc).__name__}: {exc}"[:200]
             out = [res]
         elif kind == "algo":
             from .algorithms import ALGORITHM_CLAIMS, audit_algorithm
 
-            res = audit_algorithm(ALGORITHM_CLAIMS[ref])
+            with stage("verify"):
+                res = audit_algorithm(ALGORITHM_CLAIMS[ref])
             annotate(None, res)
             out = [res]
         elif kind == "reading":
@@ -92,12 +108,26 @@ def run_task(task: Task) -> Payload:
         elif kind == "experiments":
             from .experiments import audit_experiments
 
-            out = audit_experiments()
+            with stage("verify"):
+                out = audit_experiments()
             for res in out:
                 annotate(None, res)
         else:
             raise ValueError(f"task kind={kind!r} not in ('claim', 'ledger', 'algo', 'reading', 'experiments')")
-        return _as_payload(out, d) | {"seconds": round(time.monotonic() - t0, 3)}
+        payload = _as_payload(out, d)
+    stages = {k: round(v, 3) for k, v in STAGE_SECONDS.items()}
+    memo = [MEMO_STATS["hits"] - m0["hits"], MEMO_STATS["misses"] - m0["misses"]]  # oracle values reused, computed
+    return payload | {"seconds": round(time.monotonic() - t0, 3), "cpu": round(_cpu() - c0, 3), "stages": stages,
+                      "memo": memo}
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of the children it waited for (z3 runs in a subprocess): what a task cost,
+    whatever the machine's load."""
+    import os
+
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _safe_rel(rel: str) -> PurePosixPath:
@@ -133,9 +163,67 @@ def _cost(task: Task, ledger: dict[str, Any]) -> float:
     if kind == "ledger":  # the result is read; a refuted or partial one is plotted
         return 2.0 if task[4] and row.get("verdict") in ("REFUTED", "PARTIAL") else 0.1
     try:
-        return float(row.get("seconds", 1.0)) + 0.5
+        c = float(row.get("seconds", 1.0)) + 0.5
     except (TypeError, ValueError):
-        return 1.0
+        c = 1.0
+    if task[4] and kind == "claim" and row.get("verdict") in ("REFUTED", "PARTIAL"):
+        from .plots import PLOT_SECONDS
+
+        c += PLOT_SECONDS  # a refuted or partial claim is plotted after its verdict (up to the plot's time limit)
+    return c
+
+
+def _share_key(task: Task) -> str | None:
+    """The oracle a claim (or reading) is checked against, or None: tasks with the same key share oracle values."""
+    kind, ref = task[0], task[1]
+    try:
+        if kind in ("claim", "reading"):
+            from ..verify.registry import oracle_for
+
+            if kind == "claim":
+                from ..library import get
+
+                th = get(ref, with_evidence=False)
+            else:
+                from .readings import READINGS
+
+                th = next(r for r in READINGS if r.theorem.id == ref).theorem
+            return oracle_for(th.id, th.oracle)
+    except Exception:  # noqa: BLE001 - grouping only orders the work
+        return None
+    return None
+
+
+def chains(tasks: Sequence[Task], cost: Sequence[float], workers: int) -> list[list[int]]:
+    """Indices of ``tasks`` grouped into chains run in one worker each: the tasks that share an oracle
+    (:func:`_share_key`), cut so that no chain costs more than the larger of its dearest task and a quarter of one
+    worker's share (so the longest-first hand-out can still even out the workers); every other task alone.
+    Deterministic (task order within a chain, chains by first task); only where the work runs depends on it."""
+    total = float(sum(cost))
+    cap = total / (4 * max(1, workers))
+    groups: dict[str, list[int]] = {}
+    out: list[list[int]] = []
+    for i, t in enumerate(tasks):
+        k = _share_key(t)
+        if k is None:
+            out.append([i])
+        else:
+            if k not in groups:
+                groups[k] = []
+                out.append(groups[k])
+            groups[k].append(i)
+    cut: list[list[int]] = []
+    for g in out:
+        cur: list[int] = []
+        c = 0.0
+        for i in g:
+            if cur and c + cost[i] > cap:
+                cut.append(cur)
+                cur, c = [], 0.0
+            cur.append(i)
+            c += cost[i]
+        cut.append(cur)
+    return cut
 
 
 def _cache_parts(task: Task) -> dict[str, Any]:
@@ -189,24 +277,42 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
     except Exception:  # noqa: BLE001 - the ledger only orders the work
         ledger = {}
 
-    def done(j: int, payload: Payload) -> None:
-        i = todo[j]
-        # a ledger row's UNDECIDED (UNCHECKED) is the ledger's, not this machine's load: cached like the rest
-        if cache is not None and keys[i] and (tasks[i][0] == "ledger" or _cacheable(payload)):
-            cache.put("audit", keys[i] or "", payload)
-        if progress:
-            progress(tasks[i][1] or tasks[i][0])
+    costs = [_cost(tasks[i], ledger) for i in todo]
+    units = chains([tasks[i] for i in todo], costs, ex.workers)
 
-    computed = ex.map(run_task, [tasks[i] for i in todo], cost=[_cost(tasks[i], ledger) for i in todo], progress=done)
-    for i, got in zip(todo, computed):
-        payloads[i] = got
+    def done(u: int, got: list[Payload]) -> None:
+        for j, payload in zip(units[u], got):
+            i = todo[j]
+            # a ledger row's UNDECIDED (UNCHECKED) is the ledger's, not this machine's load: cached like the rest
+            if cache is not None and keys[i] and (tasks[i][0] == "ledger" or _cacheable(payload)):
+                cache.put("audit", keys[i] or "", payload)
+            if progress:
+                progress(tasks[i][1] or tasks[i][0])
+
+    computed = ex.map(run_chain, [tuple(tasks[todo[j]] for j in u) for u in units],
+                      cost=[sum(costs[j] for j in u) for u in units], progress=done)
+    for u, got in zip(units, computed):
+        for j, payload in zip(u, got):
+            payloads[todo[j]] = payload
     if stats is not None:
         fresh = set(todo)
         for i, t in enumerate(tasks):
-            row = stats.setdefault(t[0], {"tasks": 0, "cached": 0, "seconds": 0.0})
+            row = stats.setdefault(t[0], {"tasks": 0, "cached": 0, "seconds": 0.0, "cpu": 0.0})
             row["tasks"] += 1
             if i in fresh:
-                row["seconds"] += float((payloads[i] or {}).get("seconds", 0.0))
+                secs = float((payloads[i] or {}).get("seconds", 0.0))
+                row["seconds"] += secs
+                row["cpu"] += float((payloads[i] or {}).get("cpu", 0.0))
+                stages = (payloads[i] or {}).get("stages") or {}
+                stats.setdefault("_per_task", []).append([t[0], t[1] or t[0], round(secs, 3), stages,
+                                                          float((payloads[i] or {}).get("cpu", 0.0))])
+                hm = (payloads[i] or {}).get("memo") or [0, 0]
+                tot_m = stats.setdefault("_memo", [0, 0])
+                tot_m[0] += int(hm[0])
+                tot_m[1] += int(hm[1])
+                tot = stats.setdefault("_stages", {})
+                for k, v in stages.items():
+                    tot[k] = round(tot.get(k, 0.0) + float(v), 3)
             else:
                 row["cached"] += 1
     results_per_task: list[list[AuditResult]] = []
@@ -389,4 +495,4 @@ def _write_files(report_dir: Path, pl: Payload) -> None:
         dest.write_bytes(data)
 
 
-__all__ = ["PRELOAD", "audit_parallel", "current_ledger_ids", "run_claim_file_audit", "run_library_audit", "run_task", "run_user_task"]
+__all__ = ["PRELOAD", "audit_parallel", "chains", "run_chain", "current_ledger_ids", "run_claim_file_audit", "run_library_audit", "run_task", "run_user_task"]

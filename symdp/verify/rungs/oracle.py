@@ -31,6 +31,48 @@ from .numerical import exact_sign_check, fill_from_search, is_verdict
 from .smt import z3_rung
 from .symbolic import symbolic_identity
 
+#: oracle values computed in this process, keyed by the oracle's name, the end called (its value or its bracket),
+#: its exact keyword arguments (an mpf by its binary value) and the working precision: the claims that compare
+#: with the same oracle sample the same points (same box, same seed), so each value is computed once per worker
+#: (the parallel audit runs the claims of one oracle in one task, see symdp.audit.parallel).  Only plain values
+#: are keys (mpf, int, float, str, bool, None); anything else is computed every time.  Errors are not stored.
+_MEMO: dict[tuple[Any, ...], Any] = {}
+#: most values kept (then the memo starts again empty)
+MEMO_MAX = 50_000
+#: hits and misses since the process started (tests and the benchmark read them)
+MEMO_STATS = {"hits": 0, "misses": 0}
+_MISS = object()
+
+
+def _key_part(v: Any) -> tuple[str, Any] | None:
+    if isinstance(v, mpmath.mpf):
+        return ("mpf", v._mpf_)
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return (type(v).__name__, v)
+    return None
+
+
+def memo_call(name: str, which: str, fn: Any, kw: dict[str, Any]) -> Any:
+    """``fn(**kw)``, computed once per process for the same oracle ``name``, end ``which``, exact arguments and
+    working precision (see :data:`_MEMO`)."""
+    parts = []
+    for k in sorted(kw):
+        p = _key_part(kw[k])
+        if p is None:
+            return fn(**kw)
+        parts.append((k, p))
+    key = (name, which, mpmath.mp.prec, tuple(parts))
+    got = _MEMO.get(key, _MISS)
+    if got is not _MISS:
+        MEMO_STATS["hits"] += 1
+        return got
+    MEMO_STATS["misses"] += 1
+    val = fn(**kw)
+    if len(_MEMO) >= MEMO_MAX:
+        _MEMO.clear()
+    _MEMO[key] = val
+    return val
+
 
 def bind_premises(pt: dict[str, Any], binds) -> dict[str, Any]:
     """``pt`` with the oracle parameters the premises fix: every binding is evaluated at the claim's own point
@@ -81,8 +123,8 @@ def oracle_functions(th: Theorem, orc: Oracle):
                 kw = bind_premises(kw, binds)
                 kw["at"] = at_v
                 if bracket is not None:
-                    return bracket(**kw)[0]  # lower end: a refutation must be rigorous
-                return orc.fn(**kw)
+                    return memo_call(orc.name, "bracket", bracket, kw)[0]  # lower end: a refutation must be rigorous
+                return memo_call(orc.name, "fn", orc.fn, kw)
 
             def f_claim(pt):
                 kw = dict(pt)
@@ -105,9 +147,9 @@ def oracle_functions(th: Theorem, orc: Oracle):
                 kw = bind_premises(dict(pt), binds)
                 kw["at"] = pt[at]
                 if bracket is not None:
-                    lo, hi = bracket(**kw)
+                    lo, hi = memo_call(orc.name, "bracket", bracket, kw)
                     return lo if th.relation in ("<=", "<") else hi
-                return orc.fn(**kw)
+                return memo_call(orc.name, "fn", orc.fn, kw)
 
             rel = th.relation if th.relation in ("<=", ">=", "<", ">") else "=="
             return f_c, f_true, rel, syms
@@ -128,7 +170,7 @@ def oracle_functions(th: Theorem, orc: Oracle):
     lhs_name = th.lhs.name
 
     def f_value(pt):
-        return orc.fn(_lhs=lhs_name, **bind_premises(dict(pt), binds))
+        return memo_call(orc.name, "fn", orc.fn, {"_lhs": lhs_name, **bind_premises(dict(pt), binds)})
 
     return f_c, f_value, rel, syms
 
@@ -428,4 +470,4 @@ def _attach_reduction(th: Theorem, orc: Oracle, res: VerificationResult, support
     )
 
 
-__all__ = ["oracle_functions", "oracle_exact", "prove_with_exact", "comp_name", "verify_with_oracle"]
+__all__ = ["memo_call", "oracle_functions", "oracle_exact", "prove_with_exact", "comp_name", "verify_with_oracle"]

@@ -1,0 +1,102 @@
+"""Issue 25 (the audit in a minute): the per-process oracle memo is keyed by everything its value depends on, the
+claims that share an oracle run as one chain in one worker, and the results do not depend on the number of workers
+or on how the tasks were chained.
+
+Oracles of these tests: a counting function (the memo must call it again for any changed input: value, precision,
+oracle, end), the serial engine (``audit_theorems`` in this process), and two processes."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import mpmath
+import pytest
+
+from symdp.audit.engine import audit_theorems
+from symdp.audit.parallel import PRELOAD, _share_key, audit_parallel, chains
+from symdp.library import get
+from symdp.parallel import executor
+from symdp.verify.rungs import oracle as O
+
+
+@pytest.fixture
+def fresh_memo():
+    saved = dict(O._MEMO)
+    O._MEMO.clear()
+    yield
+    O._MEMO.clear()
+    O._MEMO.update(saved)
+
+
+def test_memo_recomputes_for_any_changed_input(fresh_memo):
+    calls: list[dict] = []
+
+    def f(**kw):
+        calls.append(kw)
+        return mpmath.mpf(kw["x"]) * 2 + (kw.get("T") or 0)
+
+    x = mpmath.mpf("0.1")
+    a = O.memo_call("o", "fn", f, {"x": x, "T": 3})
+    assert O.memo_call("o", "fn", f, {"T": 3, "x": mpmath.mpf("0.1")}) == a and len(calls) == 1  # same input: a hit
+    O.memo_call("o", "fn", f, {"x": x + mpmath.eps, "T": 3})  # the next mpf: a different key
+    O.memo_call("o", "fn", f, {"x": x, "T": 4})
+    O.memo_call("o", "fn", f, {"x": x, "T": 3.0 + 1e-15})  # a float that is not 3
+    O.memo_call("o2", "fn", f, {"x": x, "T": 3})  # another oracle
+    O.memo_call("o", "bracket", f, {"x": x, "T": 3})  # the other end of the same oracle
+    assert len(calls) == 6
+    with mpmath.workdps(60):  # another working precision: the value is recomputed at that precision
+        b = O.memo_call("o", "fn", f, {"x": mpmath.mpf("0.1"), "T": 3})
+    assert len(calls) == 7 and b != a  # 0.1 at 60 digits is another number than 0.1 at 15
+
+
+def test_memo_skips_unhashable_inputs_and_does_not_store_errors(fresh_memo):
+    n = {"calls": 0}
+
+    def f(**kw):
+        n["calls"] += 1
+        if kw.get("boom"):
+            raise ValueError("no value here")
+        return 1
+
+    for _ in range(2):
+        O.memo_call("o", "fn", f, {"x": [1, 2]})  # a list is no key: computed every time
+    assert n["calls"] == 2
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            O.memo_call("o", "fn", f, {"boom": True})
+    assert n["calls"] == 4
+
+
+SHARED = ["classical.kairouz2017_eps1", "he2021long.cor3_delta_pure", "he2021.lemma_kl", "he2021long.thm7_delta",
+          "classical.dwork2010_kl"]
+
+
+def test_chains_group_the_claims_of_one_oracle_under_a_cost_cap():
+    tasks = [("claim", i, False, 0, False) for i in SHARED] + [("algo", "x", False, 0, False)]
+    keys = [_share_key(t) for t in tasks]
+    assert keys[:5] == ["optimal_composition", "optimal_composition", "kl_eps_dp", "optimal_composition", "kl_eps_dp"]
+    assert keys[5] is None
+    got = chains(tasks, [1.0] * 6, workers=1)  # cap 6/4 = 1.5 s: at most one task of cost 1 per chain
+    assert sorted(i for c in got for i in c) == list(range(6)) and all(len(c) == 1 for c in got)
+    got = chains(tasks, [1.0, 1.0, 1.0, 1.0, 1.0, 40.0], workers=1)
+    assert got == [[0, 1, 3], [2, 4], [5]]  # each oracle's claims in task order, one chain each; the rest alone
+    assert chains(tasks, [1.0, 1.0, 1.0, 1.0, 1.0, 40.0], workers=1) == got  # deterministic
+
+
+def _norm(results) -> list[dict]:
+    rows = json.loads(json.dumps([asdict(r) for r in results], default=str))
+    for r in rows:
+        r["extra"].pop("seconds", None)
+    return rows
+
+
+def test_chained_audit_equals_the_serial_engine_on_one_and_two_workers(tmp_path):
+    ids = SHARED
+    ref = _norm(audit_theorems([get(i, with_evidence=False) for i in ids], plots=False, algorithms=False,
+                               report_dir=tmp_path / "serial"))
+    for w in (1, 2):
+        with executor(w, preload=PRELOAD) as ex:
+            got = _norm(audit_parallel(ids, ex, plots=False, algorithms=False, report_dir=tmp_path / f"w{w}"))
+        assert got == ref, f"workers={w}"
+    assert [r["verdict"] for r in ref] == ["HOLDS", "FAILS", "HOLDS", "FAILS", "HOLDS"]
