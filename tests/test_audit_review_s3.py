@@ -315,10 +315,15 @@ def test_unevaluable_points_blame_neither_side_alone():
 
 
 def test_range_check_at_no_point_says_it_was_not_applied():
-    from symdp.verify import verify_theorem
+    """The range rung on an entry none of whose sampled points satisfies its hypotheses (he2021uai.lemma1_small_eps;
+    the verifier now gives that entry its own undecided reason before this rung, so the rung is called directly)."""
+    from symdp.verify.core import Evidence, Verdict, VerificationResult
+    from symdp.verify.rungs.ranges import verify_range
 
-    ev = verify_theorem(get("he2021uai.lemma1_small_eps"), ledger=False).evidence
-    assert "at 0 points" not in ev.detail and "range check was not applied" in ev.detail
+    res = VerificationResult("he2021uai.lemma1_small_eps", Evidence(Verdict.UNCHECKED, None, ""), "")
+    assert verify_range(get("he2021uai.lemma1_small_eps"), res, False, 0) is False
+    text = " ".join(res.attempts)
+    assert "at 0 points" not in text and "range check was not applied" in text
 
 
 def test_symdp_check_witness_does_not_say_the_paper_claims():
