@@ -18,6 +18,7 @@ from symdp.theorem import Property, Verdict
 from symdp.verify import oracles_finite as fin
 from symdp.verify import oracles_learners as ol
 from symdp.verify import oracles_posterior as op
+from symdp.verify import oracles_proofs as pr
 from symdp.verify import verify_theorem
 from symdp.verify.oracles_undecided import REASONS
 
@@ -207,3 +208,28 @@ def test_proof_mappers_still_refute_a_wrong_statement():
     th = get("wang2016.lemma6_group_privacy", with_evidence=False)
     k = next(s for s in th.rhs.free_symbols if s.name == "k")
     assert pr.map_wang_lemma6(replace(th, rhs=th.rhs.xreplace({k: k + 1}))).verdict is Verdict.REFUTED
+
+
+# --- the calculus's two new bridges (KL -> On-Average KL; Thm 13 + Hoeffding) -----------------------------------
+def test_kl_to_okl_bridge_proved_and_a_planted_half_refuted():
+    th = get("bridge.wang2016_kl_to_on_average_kl", with_evidence=False)
+    assert pr.map_kl_to_okl(th).verdict is Verdict.PROVED
+    # the finite family: KL-privacy level enumerated independently, on-average KL exact; eps / 4 is below it somewhere
+    assert pr.map_kl_to_okl(replace(th, rhs=th.rhs / 4)).verdict is Verdict.REFUTED
+
+
+def test_kl_privacy_level_is_a_maximum_over_neighbours():
+    """Two data points, two hypotheses, n = 1: the level is the larger of the two KLs of the posteriors, by hand."""
+    L = [[mpmath.mpf(0), mpmath.mpf(1)], [mpmath.mpf(1), mpmath.mpf(0)]]
+    g = mpmath.mpf(2)
+    a = 1 / (1 + mpmath.e ** -2)  # p_Z(h_1) for Z = (0,): exp(0) / (exp(0) + exp(-2))
+    p, q = [a, 1 - a], [1 - a, a]
+    want = max(sum(x * mpmath.log(x / y) for x, y in zip(p, q)), sum(y * mpmath.log(y / x) for x, y in zip(p, q)))
+    assert pr.kl_privacy_level(1, 2, L, g) == pytest.approx(float(want), rel=1e-12)
+
+
+def test_thm13_hoeffding_bridge_proved_only_for_the_solving_gap():
+    th = get("bridge.dwork2015_thm13_hoeffding", with_evidence=False)
+    assert pr.map_thm13_hoeffding(th).verdict is Verdict.PROVED
+    k = next(s for s in th.rhs.free_symbols if s.name == "k_MI")
+    assert pr.map_thm13_hoeffding(replace(th, rhs=th.rhs.xreplace({k: k / 2}))).verdict is not Verdict.PROVED
