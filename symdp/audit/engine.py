@@ -106,6 +106,8 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
     from ..verify import sampling_box
     from .plots import plot_claim
 
+    if res.rung == "finite-instances":  # decided on a family of finite instances: no curve in the claim's symbols shows it
+        return
     fns = _functions(th)
     if fns is None:
         return

@@ -129,9 +129,9 @@ ROOT_CAUSES: dict[str, RootCause] = {rc.id: rc for rc in (
         "bu2020.clt_finite_T",
         "Bu et al.: the CLT approximation (eq. 3.1) used as a privacy guarantee at finite T",
         "mu_CLT is an asymptotic approximation (T -> oo with p sqrt(T) fixed), not an upper bound; at the "
-        "experiments' T the real mechanism's epsilon is above the CLT's (in [1.36, 1.41] against the printed 1.34 at "
-        "sigma = 1.06, 20 epochs; in [9.31, 9.50] against 8.68 at sigma = 0.638, 70 epochs: rigorous lower bound, tight "
-        "accountant's upper bound), so the recalibrated (less noisy) models "
+        "experiments' T the real mechanism's epsilon is above the CLT's (in [1.4076, 1.4096] against the printed 1.34 at "
+        "sigma = 1.06, 20 epochs; in [9.4727, 9.4921] against 8.68 at sigma = 0.638, 70 epochs; in [5.6393, 5.6499] against "
+        "Table 1's 5.07: the optimistic PLD's lower bound and the tight accountant's upper bound, as in the entries), so the recalibrated (less noisy) models "
         "do not have the certified privacy the moments-accountant models have.",
         short="the CLT approximation used as a privacy guarantee (Bu et al., Fig. 4 and Table 1)",
     ),
