@@ -25,7 +25,7 @@ that fits).
 
 >>> from symdp.library import get
 >>> from symdp.verify import verify_theorem
->>> verify_theorem(get("classical.dwork2015_high_prob_failure", with_evidence=False)).verdict.value
+>>> verify_theorem(get("classical.oneto2017_empirical_risk_failure", with_evidence=False)).verdict.value
 'SUPPORTED'
 """
 
