@@ -280,35 +280,30 @@ def _discretize(pair: _Pair, h: float, pessimistic: bool) -> _pld.DiscretePLD:
     j0 = math.floor(pair.lo / h)
     j1 = max(math.ceil(pair.hi / h), j0 + 1)
     ell = np.arange(j0, j1 + 1, dtype=float) * h
-    with np.errstate(all="ignore"):
-        SP = np.asarray(pair.sp(ell), dtype=float)
-        SQ = np.asarray(pair.sq(ell), dtype=float)
-    fin = 1.0 - pair.inf_mass
     inf_mass = pair.inf_mass
+    roundoff = 0.0
     if not pessimistic and pair.sp_ge is not None:
         # atoms: the P-mass of [ell_i, ell_{i+1}) at ell_i (every loss rounded down to the grid, an atom on a grid
         # point kept where it is; ell_0 <= lo, so nothing lies below the grid) -- dominated by the pair
         with np.errstate(all="ignore"):
             G = np.asarray(pair.sp_ge(ell), dtype=float)
-        pmf = np.zeros(len(ell))
-        pmf[:-1] = np.maximum(G[:-1] - G[1:], 0.0)
-        pmf[-1] = G[-1]
-        if not (np.all(np.isfinite(pmf)) and math.isfinite(inf_mass)):
-            raise ConvergenceError("tight accountant: a part's discretisation is not finite in floating point")
-        return _pld.DiscretePLD(h=h, j0=j0, pmf=pmf, inf_mass=min(inf_mass, 1.0), roundoff=0.0)
-    Pint = np.maximum(SP[:-1] - SP[1:], 0.0)
-    Qint = np.maximum(SQ[:-1] - SQ[1:], 0.0)
-    pmf = _pld._pmf_from_masses(Pint, Qint, ell, h, pessimistic)
-    if pessimistic:
-        pmf[0] += max(fin - SP[0], 0.0)  # lower tail rounded up to ell_0
-        top_q = float(SQ[-1]) * math.exp(ell[-1]) if ell[-1] < 700 else float("inf")
-        keep = min(top_q, float(SP[-1]))
-        pmf[-1] += keep
-        inf_mass += float(SP[-1]) - keep
-        roundoff = 8 * _U * (len(ell) + 1)
+        pmf = np.append(np.maximum(G[:-1] - G[1:], 0.0), G[-1])
     else:
-        pmf[-1] += float(SP[-1])
-        roundoff = 0.0
+        with np.errstate(all="ignore"):
+            SP = np.asarray(pair.sp(ell), dtype=float)
+            SQ = np.asarray(pair.sq(ell), dtype=float)
+        Pint = np.maximum(SP[:-1] - SP[1:], 0.0)
+        Qint = np.maximum(SQ[:-1] - SQ[1:], 0.0)
+        pmf = _pld._pmf_from_masses(Pint, Qint, ell, h, pessimistic)
+        if pessimistic:
+            pmf[0] += max(1.0 - pair.inf_mass - SP[0], 0.0)  # lower tail rounded up to ell_0
+            top_q = float(SQ[-1]) * math.exp(ell[-1]) if ell[-1] < 700 else float("inf")
+            keep = min(top_q, float(SP[-1]))
+            pmf[-1] += keep
+            inf_mass += float(SP[-1]) - keep
+            roundoff = 8 * _U * (len(ell) + 1)
+        else:
+            pmf[-1] += float(SP[-1])
     if not (np.all(np.isfinite(pmf)) and math.isfinite(inf_mass)):  # NaN would poison every bound: fall back instead
         raise ConvergenceError("tight accountant: a part's discretisation is not finite in floating point")
     return _pld.DiscretePLD(h=h, j0=j0, pmf=pmf, inf_mass=min(inf_mass, 1.0), roundoff=roundoff)
