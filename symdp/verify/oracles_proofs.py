@@ -121,12 +121,10 @@ def map_kl_to_okl(th):
 
     fin_ev = fin._decide(th, check, 12, "posterior sampling on data domains of 2-3 points, 2-4 hypotheses, n = 2-3; "
                                         "KL-privacy level by enumeration of all neighbouring pairs")
-    if fin_ev.verdict is Verdict.REFUTED:
-        return fin_ev
     _kl_below_max_ratio()  # asserts the mean-below-max identity
-    return _proved(th, "proof: [Z_-1, z] differs from Z in one entry, so D_KL(A(Z) || A([Z_-1, z])) <= eps for every Z "
+    return _proved(fin_ev, "proof: [Z_-1, z] differs from Z in one entry, so D_KL(A(Z) || A([Z_-1, z])) <= eps for every Z "
                        "and z by KL-privacy, and the expectation over Z ~ D^n, z ~ D of values <= eps is <= eps (a mean is "
-                       "at most the maximum: SymPy checks M - (p x + (1 - p) y) = p (M - x) + (1 - p) (M - y) >= 0)", fin_ev)
+                       "at most the maximum: SymPy checks M - (p x + (1 - p) y) = p (M - x) + (1 - p) (M - y) >= 0)")
 
 
 def map_thm13_hoeffding(th):
@@ -144,52 +142,44 @@ def map_thm13_hoeffding(th):
                     "dwork2015.thm13_max_information_transfer)", None, None, None)
 
 
-def _proved(th, detail: str, finite: Evidence) -> Evidence:
+def _proved(finite: Evidence, detail: str) -> Evidence:
+    """PROVED with the argument ``detail``, unless the finite-instance check ``finite`` (run first) refuted the claim:
+    a counterexample there wins."""
+    if finite.verdict is Verdict.REFUTED:
+        return finite
     return Evidence(Verdict.PROVED, "symbolic", f"{detail}; finite instances agree ({finite.detail[:160]})", None, None,
                     finite.cases)
 
 
 def map_he_lemma6(th):
-    fin_ev = fin.map_lemma6_maximiser(th)
-    if fin_ev.verdict is Verdict.REFUTED:
-        return fin_ev
-    step = _lemma6_steps()
-    return _proved(th, "proof: in u_i = log alpha_i the feasible set is the polytope {0 <= u_i <= log c_i, sum u_i = log c}; "
-                       f"log prod(1 - A_i e^(u_i)) is a sum of concave functions ({step}, negative where A_i alpha_i < 1), so "
-                       "maximising 1 - prod(1 - A_i alpha_i) minimises a concave function over a polytope, attained at a vertex "
-                       "(extreme point); a vertex of the box cut by the one hyperplane has T - 1 active bounds, so at most one "
-                       "coordinate is strictly inside its bounds", fin_ev)
+    return _proved(fin.map_lemma6_maximiser(th),
+                   "proof: in u_i = log alpha_i the feasible set is the polytope {0 <= u_i <= log c_i, sum u_i = log c}; "
+                   f"log prod(1 - A_i e^(u_i)) is a sum of concave functions ({_lemma6_steps()}, negative where A_i alpha_i < 1), so "
+                   "maximising 1 - prod(1 - A_i alpha_i) minimises a concave function over a polytope, attained at a vertex "
+                   "(extreme point); a vertex of the box cut by the one hyperplane has T - 1 active bounds, so at most one "
+                   "coordinate is strictly inside its bounds")
 
 
 def map_wang_remark3(th):
-    fin_ev = fin.map_bounded_loss_dp(th)
-    if fin_ev.verdict is Verdict.REFUTED:
-        return fin_ev
-    step = _partition_identity()
-    return _proved(th, f"proof: {step}; for neighbouring Z, W the first term is gamma (l(z', h) - l(z, h)) in [-2 B gamma, "
-                       "2 B gamma] and K_W / K_Z, a p_Z-weighted mean of the ratios e^(-gamma (l(z', h) - l(z, h))), lies in "
-                       "[e^(-2 B gamma), e^(2 B gamma)]; so |log p_Z(h) - log p_W(h)| <= 4 B gamma for every h (pure DP on a "
-                       "finite or countable hypothesis set; densities the same way)", fin_ev)
+    return _proved(fin.map_bounded_loss_dp(th),
+                   f"proof: {_partition_identity()}; for neighbouring Z, W the first term is gamma (l(z', h) - l(z, h)) in [-2 B gamma, "
+                   "2 B gamma] and K_W / K_Z, a p_Z-weighted mean of the ratios e^(-gamma (l(z', h) - l(z, h))), lies in "
+                   "[e^(-2 B gamma), e^(2 B gamma)]; so |log p_Z(h) - log p_W(h)| <= 4 B gamma for every h (pure DP on a "
+                   "finite or countable hypothesis set; densities the same way)")
 
 
 def map_wang_lemma6(th):
-    fin_ev = fin.map_group_privacy(th)
-    if fin_ev.verdict is Verdict.REFUTED:
-        return fin_ev
-    step = _partition_identity()
-    return _proved(th, f"proof: {step}; with W = Z with its first k examples replaced by fresh draws, W has the law of Z, so "
-                       "E log K_W = E log K_Z (finite by the theorem's assumption), and E gamma E_{p_Z}[l(z'_i, h) - l(z_i, h)] "
-                       "is the same for each replaced i because p_Z is symmetric in the examples of Z; hence the k-replacement "
-                       "level is k times the one-replacement level", fin_ev)
+    return _proved(fin.map_group_privacy(th),
+                   f"proof: {_partition_identity()}; with W = Z with its first k examples replaced by fresh draws, W has the law of Z, so "
+                   "E log K_W = E log K_Z (finite by the theorem's assumption), and E gamma E_{p_Z}[l(z'_i, h) - l(z_i, h)] "
+                   "is the same for each replaced i because p_Z is symmetric in the examples of Z; hence the k-replacement "
+                   "level is k times the one-replacement level")
 
 
 def map_wang_lemma11(th):
-    fin_ev = fin.map_maxinfo_okl(th)
-    if fin_ev.verdict is Verdict.REFUTED:
-        return fin_ev
-    step = _kl_below_max_ratio()
-    return _proved(th, "proof: by Lemma 6 (proved above) with k = n, n eps_okl = E_{Z, Z'} D_KL(A(Z) || A(Z')) for independent "
-                       f"data sets Z, Z'; {step} <= I_inf(A, n) for every pair, so n eps_okl <= I_inf(A, n)", fin_ev)
+    return _proved(fin.map_maxinfo_okl(th),
+                   "proof: by Lemma 6 (proved above) with k = n, n eps_okl = E_{Z, Z'} D_KL(A(Z) || A(Z')) for independent "
+                   f"data sets Z, Z'; {_kl_below_max_ratio()} <= I_inf(A, n) for every pair, so n eps_okl <= I_inf(A, n)")
 
 
 for _name, _fn, _desc, _id in (
