@@ -17,10 +17,14 @@ from .errors import InvalidParameterError, UnsupportedError
 from .library.implications import implication
 
 # ---------------------------------------------------------------------------------------- the referee
-#: what the referee's lower end is (reported with every verdict)
-LOWER_KIND = ("optimistic discretisation of the tight accountant (an estimate from below, not certified: below the "
-              "exact value for Gaussian and randomized-response compositions in the tests, but found above it for "
-              "10^5 compositions of a (0.001, 1e-9)-DP black box)")
+#: what the referee's lower end is where it can refute (reported with every verdict)
+LOWER_KIND = ("rigorous lower end of the mechanism algebra's bracket (symdp.accountants.algebra.tight): the exact "
+              "mu-GDP profile for Gaussian compositions; otherwise a discretisation dominated by the true privacy "
+              "loss pair (DP-SGD steps: cells merged at their own likelihood ratio, a post-processing; other parts: "
+              "every loss rounded down), composed with its round-off and wrapped mass taken off delta")
+#: what it is where the algebra has no rigorous lower end (a fallback answer, or a pair that only dominates)
+FALLBACK_KIND = ("no rigorous lower end (fallback): {why}; the algebra's lower number is shown as an estimate, not "
+                 "certified, and cannot refute the chain (a derived epsilon below it is UNDECIDED)")
 #: how each step changes the mechanism the chain's privacy conclusion describes (for the exact accountant):
 #: "base:<name>" starts from the premise mechanism, "poisson" subsamples it at rate q, "compose" runs it T
 #: times, "same" converts the property of the same mechanism (RDP -> DP, GDP -> DP, ...)
@@ -64,18 +68,43 @@ def _mechanism_of(ids: Sequence[str], values: Mapping[str, float], table: Mappin
     return m
 
 
+def _no_rigorous_lower(mech: Any, r: Any) -> str | None:
+    """Why the algebra's lower end ``r.lower`` for ``mech`` is not a rigorous lower bound on its exact epsilon;
+    ``None`` when it is.  It is rigorous when the tight accountant answered itself (not a labelled fallback, whose
+    lower end is 0) and every part's privacy loss pair is the mechanism's own (realised by two neighbouring
+    datasets): Gaussian, Laplace, randomized response, and their Poisson subsampling under add/remove adjacency
+    (Zhu, Dong, Wang 2022, Thm 10).  A pair that only dominates (replace-one or fixed-size subsampling, an (eps,
+    delta) black box standing for a mechanism) bounds the mechanism from above, and its lower end does not."""
+    from . import mechanisms as M
+    from .accountants.algebra import _parts
+
+    if r.accountant != "tight":
+        return f"the tight accountant answered with {r.accountant!r}, whose lower end is 0"
+    exact_pairs = (M.Gaussian, M.Laplace, M.RandomizedResponse)
+    for m, _ in _parts(mech):
+        if isinstance(m, exact_pairs):
+            continue
+        if (isinstance(m, M.Subsampled) and isinstance(m.mechanism, exact_pairs) and m.scheme == "poisson"
+                and m.adjacency == "add_remove"):
+            continue
+        return f"the privacy loss pair of {type(m).__name__} ({m!r}) only dominates the mechanism"
+    return None
+
+
 def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The exact mechanism as referee of a chain's privacy conclusion.
 
     The longest prefix of ``ids`` whose steps describe a mechanism the accountants model
     (:data:`MECHANISM_STEPS`: Gaussian, Poisson subsampling, composition, conversions) and which concludes
-    (eps, delta)-DP is derived at ``bind`` (every symbol bound) and compared with the tight accountant
-    (:mod:`symdp.accountants.algebra`) at the derived delta: a derived eps below the accountant's lower
-    estimate refutes the derivation at that point; otherwise ``slack`` = derived eps / tight eps ("this
-    closed form is 9.7x the tight epsilon here").  The lower end (:data:`LOWER_KIND`) is the optimistic discretisation of the privacy loss distribution (Doroshenko et al.
-    2022), every loss rounded down, the dropped tails and the FFT's error allowance subtracted.  It is meant
-    to be below the exact epsilon but is not certified: it was found above the exact value for 10^5
-    compositions of a (0.001, 1e-9)-DP black box, so the algebra offers no rigorous lower bound to use here.
+    (eps, delta)-DP is derived at ``bind`` (every symbol bound) and compared with the mechanism algebra's
+    rigorous bracket ``[tight_lower, tight_upper]`` of its exact epsilon at the derived delta
+    (:mod:`symdp.accountants.algebra`; :data:`LOWER_KIND`): a derived eps below the rigorous lower end refutes
+    the derivation at that point (``REFUTED``, with ``at``); otherwise it is ``CONSISTENT`` and its slack is
+    reported against both rigorous ends: the closed form is between ``slack`` = eps / tight_upper and
+    ``slack_max`` = eps / tight_lower times the exact epsilon ("this closed form is 9.7x the tight epsilon
+    here").  Where the algebra has no rigorous lower end (:func:`_no_rigorous_lower`: a fallback answer, a
+    pair that only dominates) the result says so (``lower_kind`` = :data:`FALLBACK_KIND`, ``rigorous`` False),
+    its lower number is an uncertified estimate, and a derived eps below it is ``UNDECIDED``, never refuted.
     ``steps`` declares what user theorems do to the mechanism (e.g. ``{"user.my_composition": "compose"}``):
     a composition theorem is then refereed against the exact composition."""
     from .accountants.algebra import tight
@@ -109,13 +138,26 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
         r = tight.epsilon(mech, delta_d)
     except UnsupportedError as exc:
         return {**out, "applies": False, "verdict": None, "reason": f"the tight accountant cannot referee it: {exc}"}
-    out.update(tight_epsilon=float(r.epsilon), tight_lower=float(r.lower), lower_kind=LOWER_KIND)
-    if eps_d < float(r.lower) * (1 - 1e-9):
-        out.update(verdict="REFUTED", slack=eps_d / float(r.epsilon),
-                   reason=f"derived eps={eps_d:.6g} is below the exact mechanism's {float(r.lower):.6g} at delta={delta_d:.3g}")
-    else:
-        out.update(verdict="CONSISTENT", slack=eps_d / float(r.epsilon) if r.epsilon > 0 else math.inf,
-                   reason=f"this closed form is {eps_d / float(r.epsilon):.3g}x the tight epsilon here")
+    lo, up = float(r.lower), float(r.epsilon)
+    why = _no_rigorous_lower(mech, r)
+    out.update(tight_epsilon=up, tight_upper=up, tight_lower=lo, rigorous=why is None,
+               lower_kind=LOWER_KIND if why is None else FALLBACK_KIND.format(why=why))
+    slack = eps_d / up if up > 0 else math.inf
+    slack_max = eps_d / lo if lo > 0 else math.inf
+    out.update(slack=slack, slack_max=slack_max)
+    where = ", ".join(f"{k}={v:g}" for k, v in vals.items())
+    if eps_d < lo * (1 - 1e-9):
+        if why is None:
+            return {**out, "verdict": "REFUTED",
+                    "reason": f"derived eps={eps_d:.6g} is below the exact mechanism's rigorous lower bound {lo:.6g} "
+                              f"at delta={delta_d:.3g} ({where})"}
+        return {**out, "verdict": "UNDECIDED",
+                "reason": f"derived eps={eps_d:.6g} is below the algebra's uncertified estimate {lo:.6g} at "
+                          f"delta={delta_d:.3g} ({where}); not refuted: {why}"}
+    span = f"{slack:.3g}x" if f"{slack:.3g}" == f"{slack_max:.3g}" else f"{slack:.3g}x to {slack_max:.3g}x"
+    ends = "its rigorous bracket" if why is None else "its upper end (no rigorous lower end)"
+    out.update(verdict="CONSISTENT",
+               reason=f"this closed form is {span} the tight epsilon here (against {ends} [{lo:.6g}, {up:.6g}])")
     return out
 
 
@@ -376,5 +418,5 @@ def apply_referee(results: list[Any]) -> None:
             r.claimed, r.actual = f"{at['E']:.6g}", f"{at['optimal_epsilon']:.6g}"
 
 
-__all__ = ["LOWER_KIND", "MECHANISM_STEPS", "apply_referee", "audit_setup", "optimal_composition_epsilon", "referee",
+__all__ = ["FALLBACK_KIND", "LOWER_KIND", "MECHANISM_STEPS", "apply_referee", "audit_setup", "optimal_composition_epsilon", "referee",
            "referee_theorem", "verify_file_cmd", "verify_theorem_file"]

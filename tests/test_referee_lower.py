@@ -1,4 +1,4 @@
-"""The referee's lower end (the mechanism algebra's optimistic discretisation) is below the exact epsilon.
+"""The referee's lower end (the mechanism algebra's dominated discretisation) is below the exact epsilon.
 
 Oracle: T-fold randomized response, whose privacy loss is (2k - T) eps0 with k ~ Binomial(T, p): its exact
 delta(eps) is a finite sum, inverted by bisection in mpmath (independent of the accountant's grid); and the
@@ -54,8 +54,11 @@ def test_lower_end_is_below_the_exact_gaussian_composition(sigma, T, delta):
     assert r.lower <= float(exact) <= r.epsilon * (1 + 1e-12)
 
 
-def test_referee_says_its_lower_end_is_not_certified():
-    assert "not certified" in LOWER_KIND
+def test_referee_says_its_lower_end_is_rigorous_and_labels_the_fallback():
+    from symdp.referee import FALLBACK_KIND
+
+    assert LOWER_KIND.startswith("rigorous lower end") and "not certified" not in LOWER_KIND
+    assert "not certified" in FALLBACK_KIND and "cannot refute" in FALLBACK_KIND
 
 
 def test_exact_optimal_composition_oracle():
