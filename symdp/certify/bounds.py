@@ -10,7 +10,12 @@ Routes (the bounded loss is the 0-1 classification error, which lies in [0, 1]):
 
 * **He, Wang, Tao (2021), Thm 1** (UAI 4-eps version and long 9-eps version): an (eps, delta)-DP
   algorithm has ``|R(A(S)) - R_S(A(S))| < a`` with probability ``>= 1 - b`` when N satisfies the
-  theorem's sample-size condition.
+  theorem's sample-size condition.  Derived by the calculus (:func:`gap_route`: the entry's typed
+  implication, every hypothesis checked at the run's values), as is Dwork et al.'s STOC bound as quoted.
+
+Every route's theorem assumes replace-one neighbours (S and S' differ in one example); DP-SGD with Poisson
+sampling is certified under add/remove, so each route starts with group privacy (``bridge.group_privacy_dp``:
+(2 eps, (1 + e^eps) delta)-DP under replace-one), a step of its derivation.
 * **Dwork et al. (2015), Thm 13 + Thm 20** (max-information): ``P[(S, A(S)) in O] <= 2^k
   P[S x A(S) in O] + beta``; for the event ``O = {|R_S(h) - R(h)| > t}`` and ``h`` independent of
   ``S`` Hoeffding gives ``P <= 2 exp(-2 n t^2)``, so with probability ``>= 1 - b``
@@ -49,6 +54,9 @@ PAC_BAYES = "pacbayes.data_dependent_prior_inverted"
 #: the calculus chain behind the max-information route: eps-DP on i.i.d. data -> max-information (nats) ->
 #: generalization gap at failure probability b
 MAX_INFORMATION_CHAIN = ("bridge.dwork2015_thm20_nats", "bridge.dwork2015_thm13_hoeffding")
+#: the bridge from add/remove to replace-one neighbours (every route's theorem assumes replace-one)
+GROUP_PRIVACY = "bridge.group_privacy_dp"
+ADJACENCIES = ("add_remove", "replace_one")
 
 
 def _get(i: str):
@@ -144,58 +152,99 @@ def _first_existing(candidates: tuple[str, ...]) -> str | None:
     return next((c for c in candidates if c in have), None)
 
 
-def gap_route(name: str, pairs, n_condition: tuple[str, ...] | None, values: dict[str, float], dp_delta: float) -> dict:
-    """A route "(eps, delta)-DP => |gap| <= a with probability >= 1 - b" given as (a entry, b entry)
-    pairs (one per regime) and optionally the library entry stating its sample-size condition (the
-    condition itself is checked as a hypothesis of the a entry)."""
+def _replace_one_prefix(adjacency: str) -> tuple[str, ...]:
+    """The calculus steps that take the run's (eps, delta) to the replace-one neighbours every generalization route
+    assumes: none for replace-one, group privacy for add/remove (DP-SGD with Poisson sampling)."""
+    if adjacency not in ADJACENCIES:
+        raise SymdpError(f"adjacency={adjacency!r} is not allowed; allowed: {', '.join(ADJACENCIES)}")
+    return (GROUP_PRIVACY,) if adjacency == "add_remove" else ()
+
+
+def _adjacency_note(adjacency: str, epsilon: float, delta: float) -> str:
+    if adjacency == "replace_one":
+        return ""
+    return (f"; the run's ({epsilon:.4g}, {delta:.3g})-DP is for add/remove neighbours and the theorem assumes "
+            f"replace-one: group privacy ({GROUP_PRIVACY}) gives ({2 * epsilon:.4g}, "
+            f"{(1 + math.exp(min(epsilon, 700.0))) * delta:.3g})-DP, which the chain uses")
+
+
+def gap_route(name: str, pairs, n_condition: tuple[str, ...] | None, values: dict[str, float], dp_delta: float,
+              *, adjacency: str = "replace_one") -> dict:
+    """A route "(eps, delta)-DP => |gap| <= a with probability >= 1 - b" given as (a entry, b entry) pairs (one
+    per regime) and optionally the library entry stating its sample-size condition.  Each regime is derived by
+    the calculus: :func:`symdp.calculus.chain` of the a entry's typed implication (preceded by group privacy when
+    the run's ``adjacency`` is add/remove), bound at the run's values; every hypothesis of every step (the
+    sample-size condition, the regime's eps range, the conclusion's ranges: b in [0, 1]) is evaluated there,
+    and one the run cannot evaluate (a symbol it does not determine) makes the regime inapplicable.  The b
+    entry is the same failure probability as a standalone entry (its status is reported)."""
     n_id = _first_existing(n_condition) if n_condition else None
     ids = [i for pair in pairs for i in pair] + ([n_id] if n_id else [])
+    prefix = _replace_one_prefix(adjacency)
+    if prefix:
+        ids.append(GROUP_PRIVACY)
+    where = f"eps={values['epsilon']:.4g}, delta={dp_delta:.3g}, N={values['N']}"
     reasons = []
     for a_id, b_id in pairs:
+        steps = (*prefix, a_id)
         try:
-            th_a, th_b = _get(a_id), _get(b_id)
-            _values_for(th_a, values)
-            bad = failing_hypotheses(th_a, values)
+            th_a = _get(a_id)
+            _get(b_id)
+            got, d = derived(steps, {k: values[k] for k in ("epsilon", "delta", "N")})
         except SymdpError as exc:
-            reasons.append(str(exc))
+            reasons.append(f"{a_id}: {exc}")
             continue
-        if bad:
-            reasons.append(f"{a_id}: fails at eps={values['epsilon']:.4g}, delta={dp_delta:.3g}, N={values['N']}: "
-                           + "; ".join(bad))
+        open_ = [(h, src) for h, src in d.hypotheses if getattr(h, "free_symbols", None)]
+        if open_:
+            h, src = open_[0]
+            syms = sorted(x.name for x in h.free_symbols)
+            reasons.append(f"{a_id}: fails at {where}: the hypothesis {h} of {src} involves {syms}, which this run "
+                           "does not determine")
             continue
         if _pure_dp_only(th_a) and dp_delta > 0:
             reasons.append(f"{a_id} needs pure eps-DP")
             continue
-        a, how = evaluate_bound(th_a, values)
-        b, _ = evaluate_bound(th_b, values)
+        a, b = got["gap"], got["failure"]
         reason = (f"{a_id}: hypotheses hold" + (", including the sample-size condition" if n_condition else
-                  " (the entry records no sample-size condition)") + f"; evaluated with the {how}")
-        applies = True
-        if not 0 <= b < 1:
-            applies = False
-            reason += f"; its failure probability b = {b:.3g} is outside [0, 1): no usable statement"
-        elif a >= 1:
+                  " (the entry records no sample-size condition)")
+                  + f"; derived by the calculus ({' -> '.join(steps)}, weakest step verdict {d.verdict.value}) and "
+                  "evaluated from its closed form (mpmath, 30 digits)"
+                  + _adjacency_note(adjacency, values["epsilon"], dp_delta))
+        if a >= 1:
             reason += f"; a = {a:.3g} >= 1 is vacuous for a [0, 1] loss"
-        return _entry(name, ids, applies=applies, reason=reason, confidence=1.0 - b if 0 <= b < 1 else None,
-                      bound=a, failure_probability=b)
-    return _entry(name, ids, applies=False, reason=" / ".join(reasons), confidence=None, bound=None)
+        return _entry(name, ids, applies=True, reason=reason, confidence=1.0 - b, bound=a, failure_probability=b,
+                      derivation=list(steps), adjacency=adjacency)
+    return _entry(name, ids, applies=False, reason=" / ".join(reasons), confidence=None, bound=None,
+                  adjacency=adjacency)
 
 
-def he_thm1(epsilon: float, delta: float, n: int) -> list[dict]:
-    """He et al. Thm 1, UAI (4 eps) and long (9 eps) versions."""
+def he_thm1(epsilon: float, delta: float, n: int, *, adjacency: str = "replace_one") -> list[dict]:
+    """He et al. Thm 1, UAI (4 eps) and long (9 eps) versions, for a run (eps, delta)-DP under ``adjacency``."""
     vals = dict(epsilon=epsilon, delta=delta, N=n)
-    uai = gap_route("He, Wang, Tao 2021 Thm 1 (UAI version)", HE_UAI, HE_UAI_N, vals, delta)
+    uai = gap_route("He, Wang, Tao 2021 Thm 1 (UAI version)", HE_UAI, HE_UAI_N, vals, delta, adjacency=adjacency)
     if not uai["applies"] and "c1" in uai["reason"]:
         uai["reason"] = ("the UAI text states the sample-size condition with unspecified positive constants "
                          "c1..c7 (he2021uai.thm1_n_condition), so it cannot be checked for this run; see the long "
                          "version, which gives the constants. Details: " + uai["reason"])
-    return [uai, gap_route("He, Wang, Tao 2021 Thm 1 (long version)", HE_LONG, HE_LONG_N, vals, delta)]
+    return [uai, gap_route("He, Wang, Tao 2021 Thm 1 (long version)", HE_LONG, HE_LONG_N, vals, delta,
+                           adjacency=adjacency)]
 
 
-def dwork_stoc(epsilon: float, delta: float, n: int) -> dict:
+def dwork_stoc(epsilon: float, delta: float, n: int, *, adjacency: str = "replace_one") -> dict:
     """Dwork et al. 2015 (STOC) high-probability bound as quoted in He et al. (UAI), Sec. 3.1.2."""
     return gap_route("Dwork et al. 2015 (STOC) transfer theorem, as quoted by He et al.", DWORK_STOC, None,
-                     dict(epsilon=epsilon, delta=delta, N=n, n=n), delta)
+                     dict(epsilon=epsilon, delta=delta, N=n, n=n), delta, adjacency=adjacency)
+
+
+def replace_one_dp(epsilon: float, delta: float, adjacency: str) -> tuple[float, float]:
+    """(eps, delta)-DP of the run under replace-one neighbours: itself, or group privacy's (2 eps, (1 + e^eps)
+    delta) from add/remove, derived by the calculus (:data:`GROUP_PRIVACY`)."""
+    prefix = _replace_one_prefix(adjacency)
+    if not prefix:
+        return epsilon, delta
+    if delta == 0:  # pure DP: the bridge's delta (1 + e^eps) 0 = 0; its hypotheses ask delta > 0
+        return 2 * epsilon, 0.0
+    got, _ = derived(prefix, dict(epsilon=epsilon, delta=delta))
+    return got["eps"], got["delta"]
 
 
 def max_information_k_bits(epsilon: float, n: int, beta: float) -> tuple[float, Any]:
@@ -213,22 +262,28 @@ def _pure_dp_reason(delta: float) -> str:
 
 def derived(ids: tuple[str, ...], bind: dict[str, float]) -> tuple[dict[str, float], Any]:
     """A route derived by the calculus: :func:`symdp.calculus.chain` of ``ids`` bound at the run's values (every
-    hypothesis of every step evaluated there; a violated one raises naming it).  Returns (the conclusion's
+    hypothesis of every step evaluated there; a violated one raises naming it; values of symbols the chain does
+    not involve are ignored).  Returns (the conclusion's
     parameters as floats, the derivation)."""
     from ..calculus import chain
 
-    d = chain(ids, bind=bind)
+    d0 = chain(ids)
+    names = {x.name for x in d0.free_symbols} | {x.name for p in d0.premises for x in p.free_symbols}
+    d = chain(ids, bind={k: v for k, v in bind.items() if k in names})
     return {k: float(v) for k, v in d.values().items()}, d
 
 
-def dwork_max_information(epsilon: float, delta: float, n: int, *, confidence: float = 0.95) -> dict:
+def dwork_max_information(epsilon: float, delta: float, n: int, *, confidence: float = 0.95,
+                          adjacency: str = "replace_one") -> dict:
     """Thm 13 + Thm 20 + Hoeffding (see the module docstring), derived by the calculus; beta = half the
-    failure budget."""
+    failure budget; an add/remove run's epsilon goes through group privacy first (Thm 20 assumes replace-one)."""
     name = "Dwork et al. 2015 max-information (Thm 13 + Thm 20) + Hoeffding"
     b = 1.0 - confidence
     beta = b / 2
     ids = [DWORK_13, DWORK_20, *MAX_INFORMATION_CHAIN]
+    note = _adjacency_note(adjacency, epsilon, delta)
     try:
+        epsilon, delta = replace_one_dp(epsilon, delta, adjacency)
         _get(DWORK_13)
         th = _get(DWORK_20)
         bind = dict(epsilon=epsilon, n=n, beta=beta)
@@ -241,19 +296,24 @@ def dwork_max_information(epsilon: float, delta: float, n: int, *, confidence: f
     applies = not (_pure_dp_only(th) and delta > 0)
     reason = ("Thm 20's premise holds" if applies else _pure_dp_reason(delta)) + (
         f"; derived by the calculus ({' -> '.join(MAX_INFORMATION_CHAIN)}, weakest step verdict {d.verdict.value})")
+    reason += note
     if t >= 1:
         reason += f"; the bound {t:.3g} >= 1 is vacuous (k = {k:.4g} bits against n = {n})"
-    return _entry(name, ids, applies=applies, reason=reason, confidence=confidence, bound=t, k_bits=k, beta=beta)
+    return _entry(name, ids, applies=applies, reason=reason, confidence=confidence, bound=t, k_bits=k, beta=beta,
+                  adjacency=adjacency)
 
 
 def pac_bayes_dp_prior(epsilon: float, delta: float, n: int, train_error: float | None, *,
-                       confidence: float = 0.95) -> dict:
-    """PAC-Bayes-kl with the DP-SGD model as data-dependent prior and posterior (KL = 0); k from Thm 20."""
+                       confidence: float = 0.95, adjacency: str = "replace_one") -> dict:
+    """PAC-Bayes-kl with the DP-SGD model as data-dependent prior and posterior (KL = 0); k from Thm 20 (an
+    add/remove run's epsilon through group privacy first)."""
     name = "PAC-Bayes-kl with a DP-learned prior (prior = posterior = DP-SGD model, KL = 0)"
     b = 1.0 - confidence
     beta, d_pb = b / 2, b / 2
     ids = [PAC_BAYES, DWORK_20]
+    note = _adjacency_note(adjacency, epsilon, delta)
     try:
+        epsilon, delta = replace_one_dp(epsilon, delta, adjacency)
         th = _get(PAC_BAYES)
         k_bits, th20 = max_information_k_bits(epsilon, n, beta)
     except SymdpError as exc:
@@ -268,7 +328,8 @@ def pac_bayes_dp_prior(epsilon: float, delta: float, n: int, train_error: float 
                       bound=None, kind="risk", k_bits=k_bits)
     risk, how = evaluate_bound(th, vals)
     applies = not (_pure_dp_only(th20) and delta > 0)
-    reason = (f"{'Thm 20 premise holds' if applies else _pure_dp_reason(delta)}; risk bound evaluated with the {how}")
+    reason = (f"{'Thm 20 premise holds' if applies else _pure_dp_reason(delta)}; risk bound evaluated with the {how}"
+              + note)
     return _entry(name, ids, applies=applies, reason=reason, confidence=confidence, bound=risk, kind="risk",
                   k_bits=k_bits)
 
@@ -285,17 +346,20 @@ def _route(fn, name: str, *args, **kw) -> dict:
 
 
 def generalization_bounds(epsilon: float | None, delta: float, n: int, *, train_error: float | None = None,
-                          confidence: float = 0.95) -> list[dict]:
-    """Every route for a run certified (epsilon, delta)-DP on n examples."""
+                          confidence: float = 0.95, adjacency: str = "add_remove") -> list[dict]:
+    """Every route for a run certified (epsilon, delta)-DP on n examples under ``adjacency`` (DP-SGD with Poisson
+    sampling, what certify's accountants compute: add/remove; every route's theorem assumes replace-one, so
+    group privacy is applied first, as a step of each route's derivation)."""
+    _replace_one_prefix(adjacency)
     if epsilon is None or not math.isfinite(epsilon):
         return [_entry("all routes", [], applies=False, reason="no certified epsilon upper bound is available",
                        confidence=None, bound=None)]
     with mpmath.workdps(30):
-        he = _route(he_thm1, "He, Wang, Tao 2021 Thm 1", epsilon, delta, n)
+        he = _route(he_thm1, "He, Wang, Tao 2021 Thm 1", epsilon, delta, n, adjacency=adjacency)
         out = he if isinstance(he, list) else [he]
-        out.append(_route(dwork_stoc, "Dwork et al. 2015 (STOC)", epsilon, delta, n))
+        out.append(_route(dwork_stoc, "Dwork et al. 2015 (STOC)", epsilon, delta, n, adjacency=adjacency))
         out.append(_route(dwork_max_information, "Dwork et al. 2015 max-information", epsilon, delta, n,
-                          confidence=confidence))
+                          confidence=confidence, adjacency=adjacency))
         out.append(_route(pac_bayes_dp_prior, "PAC-Bayes-kl with a DP-learned prior", epsilon, delta, n, train_error,
-                          confidence=confidence))
+                          confidence=confidence, adjacency=adjacency))
     return out
