@@ -660,10 +660,13 @@ def register(th: Theorem, *, premises: Sequence[P.Prop] = (), conclusion: P.Prop
     ``verify``, ``audit``, ``derive`` and the accountants then accept its id.  With a typed
     ``conclusion`` (and ``premises``) it also chains."""
     from .library import register as _reg
+    from .library.implications import unregister_implication
 
     out = _reg(th, replace=replace)
     if conclusion is not None:
         register_implication(Implication(th.id, tuple(premises), conclusion))
+    else:  # replaced without a conclusion: the old typed implication must not keep chaining
+        unregister_implication(th.id)
     return out
 
 

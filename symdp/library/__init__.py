@@ -78,8 +78,13 @@ def register(th: Theorem, *, replace: bool = False) -> Theorem:
 
 
 def unregister(id: str) -> None:
-    """Remove a registered user theorem (no-op when absent)."""
+    """Remove a registered user theorem and its typed implication, so no chain finds it (no-op when absent)."""
+    from .implications import unregister_implication
+
+    if id in _load():  # a library entry's implication is the library's own: nothing of it is a user's
+        return
     _USER.pop(id, None)
+    unregister_implication(id)
 
 
 def user_ids() -> list[str]:

@@ -307,12 +307,20 @@ def load_theorem_file(path: str, *, register_them: bool = True) -> list[Theorem]
             register(pt.theorem, replace=True)
             if pt.conclusion is not None:
                 register_implication(Implication(pt.theorem.id, tuple(pt.premises), pt.conclusion))
+            else:  # a file re-loaded without this theorem's conclusion: no stale implication stays
+                unregister_implication(pt.theorem.id)
     return [pt.theorem for pt in parsed]
 
 
 def register_implication(imp: Implication) -> None:
     """Attach a typed implication to a registered user theorem (used by :func:`symdp.calculus.register`)."""
     _USER_IMPLICATIONS[imp.id] = imp
+
+
+def unregister_implication(id: str) -> None:
+    """Drop a user theorem's typed implication (no-op when absent): :func:`symdp.library.unregister` calls it, so
+    an unregistered theorem no longer chains, and re-registering without a conclusion leaves none behind."""
+    _USER_IMPLICATIONS.pop(id, None)
 
 
 def implication(id: str) -> Implication:
