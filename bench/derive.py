@@ -6,9 +6,10 @@ Each chain is derived in a fresh process (no caches shared between chains).  Per
 the derivation time, with ``--rate`` the rate of its first conclusion parameter in its headline
 variable (and whether that limit stays inside the chain's hypotheses), and at three DP-SGD-like
 settings the referee (:func:`symdp.referee.referee`): the (eps, delta) the chain derives for the
-mechanism it describes against the tight accountant's epsilon at that delta ("slack": derived /
-tight), or why the referee does not apply (an approximate CLT step, a mechanism the accountants do
-not model).
+mechanism it describes against the mechanism algebra's rigorous bracket [lower, upper] of the exact
+epsilon at that delta ("slack": derived / upper to derived / lower; the true slack lies between), or
+why the referee does not apply (an approximate CLT step, a mechanism the accountants do not model).
+A bracket without a rigorous lower end (a labelled fallback) is marked as such.
 """
 
 from __future__ import annotations
@@ -62,8 +63,9 @@ for b in settings:
     except Exception as exc:  # a setting outside the chain's hypotheses: reported, not hidden
         r = {"applies": True, "verdict": "ERROR", "reason": str(exc)[:160]}
     r["seconds"] = time.perf_counter() - t
-    out["referee"].append({k: r.get(k) for k in ("applies", "verdict", "slack", "epsilon", "tight_epsilon", "delta",
-                                                 "reason", "seconds")})
+    out["referee"].append({k: r.get(k) for k in ("applies", "verdict", "slack", "slack_max", "epsilon", "tight_epsilon",
+                                                 "tight_lower", "tight_upper", "rigorous", "delta", "reason",
+                                                 "seconds")})
 if len(sys.argv) > 3:
     param = next(iter(d.conclusion.params()))
     t = time.perf_counter()
@@ -101,8 +103,12 @@ def main() -> None:
         for b, r in zip(SETTINGS[family], rec["referee"]):
             at = ", ".join(f"{k}={v:g}" for k, v in b.items())
             if r["applies"] and r.get("slack") is not None:
-                print(f"    at {at}: eps {r['epsilon']:.4g} vs tight {r['tight_epsilon']:.4g} at delta {r['delta']:.3g}: "
-                      f"slack {r['slack']:.3g}x [{r['verdict']}] ({r['seconds']:.2f} s)")
+                ends = "rigorous" if r.get("rigorous") else "NO rigorous lower end (fallback)"
+                if not r["tight_lower"] > 0:
+                    ends += "; lower end 0: vacuous"
+                print(f"    at {at}: eps {r['epsilon']:.4g} vs exact in [{r['tight_lower']:.4g}, {r['tight_upper']:.4g}] "
+                      f"({ends}) at delta {r['delta']:.3g}: slack {r['slack']:.3g}x to {r['slack_max']:.3g}x "
+                      f"[{r['verdict']}] ({r['seconds']:.2f} s)")
             else:
                 print(f"    at {at}: {r['verdict'] or 'not refereed'}: {r['reason']}")
         if "rate_s" in rec:

@@ -154,9 +154,16 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
         return {**out, "verdict": "UNDECIDED",
                 "reason": f"derived eps={eps_d:.6g} is below the algebra's uncertified estimate {lo:.6g} at "
                           f"delta={delta_d:.3g} ({where}); not refuted: {why}"}
+    if not lo > 0:  # a lower end of 0 is rigorous but says nothing: only the upper end's slack is meaningful
+        why_lo = ("its rigorous lower end is 0 here (the algebra's dominated discretisation did not resolve this "
+                  "setting), so nothing below it could be refuted")
+        out.update(verdict="CONSISTENT", lower_vacuous=True,
+                   reason=f"this closed form is at least {slack:.3g}x the tight epsilon here (against the upper end "
+                          f"{up:.6g}; {why_lo})")
+        return out
     span = f"{slack:.3g}x" if f"{slack:.3g}" == f"{slack_max:.3g}" else f"{slack:.3g}x to {slack_max:.3g}x"
     ends = "its rigorous bracket" if why is None else "its upper end (no rigorous lower end)"
-    out.update(verdict="CONSISTENT",
+    out.update(verdict="CONSISTENT", lower_vacuous=False,
                reason=f"this closed form is {span} the tight epsilon here (against {ends} [{lo:.6g}, {up:.6g}])")
     return out
 

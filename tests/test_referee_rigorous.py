@@ -194,3 +194,15 @@ def test_below_an_uncertified_estimate_is_undecided_not_refuted(monkeypatch):
         unregister(th.id)
     assert r["verdict"] == "UNDECIDED" and not r["rigorous"], r
     assert r["lower_kind"].startswith("no rigorous lower end (fallback)") and "not refuted" in r["reason"]
+
+
+def test_a_vacuous_lower_end_is_said_so():
+    """DP-SGD at sigma=60, q=0.001, T=1e4, delta=1.1e-6: the algebra's lower end is 0 (rigorous, vacuous); the
+    referee reports only the upper end's slack and says why nothing could be refuted."""
+    bind = {"Delta": 1, "sigma": 60, "q": 0.001, "T": 10**4, "delta": 1e-8, "deltatilde": 1e-6}
+    r = referee(WORKED_CHAINS["gaussian_poisson_dwork_roth_he_thm1"], bind)
+    assert r["verdict"] == "CONSISTENT" and r["rigorous"]
+    if r["tight_lower"] > 0:  # the algebra resolved it after all: then the bracket is informative
+        assert not r["lower_vacuous"] and r["slack_max"] < float("inf")
+    else:
+        assert r["lower_vacuous"] and "lower end is 0" in r["reason"] and "at least" in r["reason"]
