@@ -196,9 +196,9 @@ def gap_route(name: str, pairs, n_condition: tuple[str, ...] | None, values: dic
         open_ = [(h, src) for h, src in d.hypotheses if getattr(h, "free_symbols", None)]
         if open_:
             h, src = open_[0]
-            syms = sorted(x.name for x in h.free_symbols)
-            reasons.append(f"{a_id}: fails at {where}: the hypothesis {h} of {src} involves {syms}, which this run "
-                           "does not determine")
+            syms = ", ".join(sorted(x.name for x in h.free_symbols))
+            reasons.append(f"{a_id}: cannot be checked at {where}: a hypothesis of {src} involves {syms}, which this "
+                           "run does not determine")
             continue
         if _pure_dp_only(th_a) and dp_delta > 0:
             reasons.append(f"{a_id} needs pure eps-DP")
