@@ -33,11 +33,13 @@ RATE_VAR = {
 }
 
 #: three settings per chain family (sigma a noise multiplier for the SGM chain, a noise scale with
-#: sensitivity Delta = 1 for the Gaussian-calibration chains)
+#: sensitivity Delta = 1 for the Gaussian-calibration chains, gamma the inverse noise scale of Wang et al.'s
+#: Laplace mean release)
 SETTINGS = {
     "gaussian": [dict(Delta=1, sigma=30, q=0.01, T=1000, delta=1e-6, deltatilde=1e-6),
                  dict(Delta=1, sigma=60, q=0.001, T=10**4, delta=1e-8, deltatilde=1e-6),
                  dict(Delta=1, sigma=15, q=0.05, T=100, delta=1e-6, deltatilde=1e-5)],
+    "laplace": [dict(gamma=0.05), dict(gamma=0.3), dict(gamma=2.0)],
     "sgm": [dict(sigma=1.1, q=0.01, T=1000, delta=1e-5, alpha=9),
             dict(sigma=2.0, q=0.004, T=10**4, delta=1e-6, alpha=22),
             dict(sigma=0.8, q=0.02, T=200, delta=1e-5, alpha=3)],
@@ -86,7 +88,7 @@ def main() -> None:
 
     rows = []
     for name in WORKED_CHAINS:
-        family = "sgm" if name.startswith("sgm") else "gaussian"
+        family = "sgm" if name.startswith("sgm") else "laplace" if name.startswith("laplace") else "gaussian"
         argv = [sys.executable, "-c", CHILD, name, json.dumps(SETTINGS[family])]
         if args.rate:
             argv += list(RATE_VAR[name])

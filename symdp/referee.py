@@ -40,6 +40,9 @@ MECHANISM_STEPS: dict[str, str] = {
     "bridge.bun_steinke2016_zcdp_composition": "compose",
     "accounting.rdp_to_dp_cks": "same", "bridge.mironov2017_rdp_to_dp": "same", "bridge.bun_steinke2016_zcdp_to_dp": "same",
     "bu2020.delta_of_eps_gdp": "same", "bridge.gdp_eps_of_delta": "same",
+    # Wang et al.'s Laplace mean release: h ~ exp(-gamma |Z - h|), Z in [-2, 2]: Laplace noise of scale 1/gamma on a
+    # statistic of sensitivity 4
+    "wang2016.example_laplace_mean_dp": "base:laplace_mean",
 }
 
 
@@ -61,6 +64,8 @@ def _mechanism_of(ids: Sequence[str], values: Mapping[str, float], table: Mappin
             m = M.Gaussian(sensitivity=1.0, sigma=need("sigma"))
         elif how == "base:sgm":
             m = M.Subsampled(M.Gaussian(1.0, need("sigma")), need("q"))
+        elif how == "base:laplace_mean":
+            m = M.Laplace(sensitivity=4.0, scale=1.0 / need("gamma"))
         elif how == "poisson":
             m = M.Subsampled(m, need("q"))
         elif how == "compose":
@@ -68,7 +73,7 @@ def _mechanism_of(ids: Sequence[str], values: Mapping[str, float], table: Mappin
     return m
 
 
-def _no_rigorous_lower(mech: Any, r: Any) -> str | None:
+def _no_rigorous_lower(mech: Any, r: Any | None) -> str | None:
     """Why the algebra's lower end ``r.lower`` for ``mech`` is not a rigorous lower bound on its exact epsilon;
     ``None`` when it is.  It is rigorous when the tight accountant answered itself (not a labelled fallback, whose
     lower end is 0) and every part's privacy loss pair is the mechanism's own (realised by two neighbouring
@@ -78,7 +83,7 @@ def _no_rigorous_lower(mech: Any, r: Any) -> str | None:
     from . import mechanisms as M
     from .accountants.algebra import _parts
 
-    if r.accountant != "tight":
+    if r is not None and r.accountant != "tight":
         return f"the tight accountant answered with {r.accountant!r}, whose lower end is 0"
     exact_pairs = (M.Gaussian, M.Laplace, M.RandomizedResponse)
     for m, _ in _parts(mech):
@@ -89,6 +94,19 @@ def _no_rigorous_lower(mech: Any, r: Any) -> str | None:
             continue
         return f"the privacy loss pair of {type(m).__name__} ({m!r}) only dominates the mechanism"
     return None
+
+
+def _pure_epsilon(mech: Any) -> tuple[float, float]:
+    """[lower, upper] of the exact pure-DP epsilon (delta = 0) of a mechanism whose parts have exact pairs
+    (:func:`_no_rigorous_lower` is None): the sum of the parts' largest privacy losses, which the composition
+    attains on a set of positive probability (Laplace and randomized response: atoms of the loss at +eps;
+    Poisson-subsampled: at log(1 + q (e^eps - 1)) in the remove direction); ``inf`` for a Gaussian part (its
+    loss is unbounded: no finite pure epsilon).  The algebra's basic composition rounds the sum up by an ulp or
+    so; the lower end gives 1e-12 back."""
+    from .accountants.algebra import _parts, _pure_bound
+
+    up, _ = _pure_bound(_parts(mech))
+    return (up * (1 - 1e-12) if math.isfinite(up) else up), up
 
 
 def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -125,6 +143,8 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
     vals = {k: v for k, v in (bind or {}).items() if k in names}
     d = chain(prefix, bind=vals)
     got = d.values()
+    if set(got) == {"eps"} and d.conclusion.kind == "PureDP":  # pure DP: (eps, 0)-DP
+        got = {**got, "delta": 0}
     if set(got) != {"eps", "delta"}:
         raise InvalidParameterError(f"referee: bind every symbol of {','.join(prefix)}; unbound: "
                                     f"{', '.join(sorted(s.name for s in d.free_symbols))}")
@@ -132,14 +152,20 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
     mech = _mechanism_of(prefix, {k: float(v) for k, v in vals.items()}, table)
     out: dict[str, Any] = {"applies": True, "prefix": list(prefix), "mechanism": mech.to_dict(), "at": dict(vals),
                            "epsilon": eps_d, "delta": delta_d}
-    if not 0 < delta_d < 1:
+    if delta_d == 0:  # pure DP: the exact epsilon is the largest total privacy loss
+        why = _no_rigorous_lower(mech, None)
+        if why is not None:
+            return {**out, "verdict": "UNDECIDED", "reason": f"derived delta=0 (pure DP) and {why}"}
+        lo, up = _pure_epsilon(mech)
+    elif not 0 < delta_d < 1:
         return {**out, "verdict": "UNDECIDED", "reason": f"derived delta={delta_d!r} is not in (0, 1)"}
-    try:
-        r = tight.epsilon(mech, delta_d)
-    except UnsupportedError as exc:
-        return {**out, "applies": False, "verdict": None, "reason": f"the tight accountant cannot referee it: {exc}"}
-    lo, up = float(r.lower), float(r.epsilon)
-    why = _no_rigorous_lower(mech, r)
+    else:
+        try:
+            r = tight.epsilon(mech, delta_d)
+        except UnsupportedError as exc:
+            return {**out, "applies": False, "verdict": None, "reason": f"the tight accountant cannot referee it: {exc}"}
+        lo, up = float(r.lower), float(r.epsilon)
+        why = _no_rigorous_lower(mech, r)
     out.update(tight_epsilon=up, tight_upper=up, tight_lower=lo, rigorous=why is None,
                lower_kind=LOWER_KIND if why is None else FALLBACK_KIND.format(why=why))
     slack = eps_d / up if up > 0 else math.inf

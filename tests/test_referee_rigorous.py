@@ -206,3 +206,42 @@ def test_a_vacuous_lower_end_is_said_so():
         assert not r["lower_vacuous"] and r["slack_max"] < float("inf")
     else:
         assert r["lower_vacuous"] and "lower end is 0" in r["reason"] and "at least" in r["reason"]
+
+
+# ------------------------------------------------------------------ pure DP (delta = 0): Laplace
+def test_laplace_mean_chain_is_refereed_exactly():
+    """Wang et al.'s Laplace mean release (noise exp(-gamma |Z - h|), Z in [-2, 2]) is exactly 4 gamma-DP: its
+    privacy loss has an atom at 4 gamma (hand: the Laplace loss |x - 4| - |x| reaches its sup on x <= 0)."""
+    for g in (0.05, 0.3, 2.0):
+        r = referee(WORKED_CHAINS["laplace_mean_dp_kl_okl_generalization"], {"gamma": g})
+        assert r["applies"] and r["rigorous"] and r["verdict"] == "CONSISTENT", r
+        assert r["delta"] == 0 and r["epsilon"] == pytest.approx(4 * g, rel=1e-15)
+        assert r["tight_lower"] <= 4 * g <= r["tight_upper"] and r["tight_upper"] == pytest.approx(4 * g, rel=1e-12)
+        assert r["slack"] == pytest.approx(1.0, abs=1e-11)
+
+
+def test_planted_pure_dp_claims_below_the_exact_value_are_refuted():
+    from symdp.symbols import eps
+
+    gamma = sp.Symbol("gamma", positive=True)
+    th = Theorem("user.planted_laplace_half", "planted: the Laplace mean release is (3.99 gamma, 0)-DP", Kind.BOUND,
+                 Source("user", "", "t", "1"), lhs=sp.Symbol("e_L", real=True), relation="<=",
+                 rhs=sp.Float("3.99", 30) * gamma, hypotheses=(gamma > 0,), tags=("user",))
+    register(th, premises=(), conclusion=P.ApproxDP(sp.Float("3.99", 30) * gamma, 0), replace=True)
+    try:
+        r = referee([th.id], {"gamma": 0.5}, steps={th.id: "base:laplace_mean"})
+    finally:
+        unregister(th.id)
+    assert r["verdict"] == "REFUTED" and r["epsilon"] == pytest.approx(1.995) and r["tight_lower"] > 1.99999, r
+    assert r["at"] == {"gamma": 0.5} and "gamma=0.5" in r["reason"]
+    # a Gaussian is no pure-DP mechanism at all: its exact pure epsilon is infinite
+    th2 = Theorem("user.planted_gauss_pure", "planted: the Gaussian mechanism is (eps, 0)-DP", Kind.BOUND,
+                  Source("user", "", "t", "1"), lhs=sp.Symbol("e_G", real=True), relation="<=", rhs=eps,
+                  hypotheses=(eps > 0,), tags=("user",))
+    register(th2, premises=(P.ApproxDP(eps, sp.Symbol("delta", positive=True)),), conclusion=P.ApproxDP(eps, 0),
+             replace=True)
+    try:
+        r2 = referee([GAUSS, th2.id], {"Delta": 1, "sigma": 10, "delta": 1e-6}, steps={th2.id: "same"})
+    finally:
+        unregister(th2.id)
+    assert r2["verdict"] == "REFUTED" and r2["tight_lower"] == float("inf"), r2
