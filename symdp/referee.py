@@ -1,6 +1,7 @@
 """The exact mechanism as referee of a chain (issue 22): :func:`referee` derives the chain's (eps, delta) at a
-bind and compares it with the tight accountant of the mechanism the chain describes (Gaussian, Poisson
-subsampling, composition, conversions; :data:`MECHANISM_STEPS`).  Split from :mod:`symdp.calculus` (pure move);
+bind and compares it with the rigorous bracket [lower, upper] of the exact epsilon that the mechanism algebra
+gives for the mechanism the chain describes (Gaussian, Laplace, Poisson subsampling, composition, conversions;
+:data:`MECHANISM_STEPS`).  Split from :mod:`symdp.calculus` (pure move);
 it builds on :func:`symdp.calculus.chain` and :mod:`symdp.accountants`, and nothing below it imports it.
 """
 
@@ -123,6 +124,8 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
     here").  Where the algebra has no rigorous lower end (:func:`_no_rigorous_lower`: a fallback answer, a
     pair that only dominates) the result says so (``lower_kind`` = :data:`FALLBACK_KIND`, ``rigorous`` False),
     its lower number is an uncertified estimate, and a derived eps below it is ``UNDECIDED``, never refuted.
+    A pure-DP conclusion (delta = 0) is compared with the exact pure epsilon (:func:`_pure_epsilon`); a rigorous
+    lower end of 0 (the algebra did not resolve the setting) is reported as vacuous (``lower_vacuous``).
     ``steps`` declares what user theorems do to the mechanism (e.g. ``{"user.my_composition": "compose"}``):
     a composition theorem is then refereed against the exact composition."""
     from .accountants.algebra import tight
