@@ -44,6 +44,11 @@ MECHANISM_STEPS: dict[str, str] = {
     # Wang et al.'s Laplace mean release: h ~ exp(-gamma |Z - h|), Z in [-2, 2]: Laplace noise of scale 1/gamma on a
     # statistic of sensitivity 4
     "wang2016.example_laplace_mean_dp": "base:laplace_mean",
+    # 001's SGLD (Thm 7): Gaussian noise sigma on a mini-batch gradient of replace-one sensitivity 2 L / tau, the batch
+    # tau of N drawn without replacement (Beimel, Kasiviswanathan, Nissim Lemma 4.4), T steps; the algebra's pair for
+    # fixed-size replace-one sampling only dominates, so this chain gets slack against an upper end, never a refutation
+    "he2021long.thm7_eps_tilde": "base:sgld_gaussian", "he2021long.thm7_subsampling": "batch_without_replacement",
+    "he2021long.thm7_eps": "compose",
 }
 
 
@@ -67,8 +72,12 @@ def _mechanism_of(ids: Sequence[str], values: Mapping[str, float], table: Mappin
             m = M.Subsampled(M.Gaussian(1.0, need("sigma")), need("q"))
         elif how == "base:laplace_mean":
             m = M.Laplace(sensitivity=4.0, scale=1.0 / need("gamma"))
+        elif how == "base:sgld_gaussian":
+            m = M.Gaussian(sensitivity=2 * need("L") / need("tau"), sigma=need("sigma"))
         elif how == "poisson":
             m = M.Subsampled(m, need("q"))
+        elif how == "batch_without_replacement":
+            m = M.Subsampled(m, need("tau") / need("N"), scheme="without_replacement", adjacency="replace_one")
         elif how == "compose":
             m = M.SelfComposed(m, round(need("T")))
     return m
@@ -110,6 +119,19 @@ def _pure_epsilon(mech: Any) -> tuple[float, float]:
     return (up * (1 - 1e-12) if math.isfinite(up) else up), up
 
 
+def _stop_reason(ids: Sequence[str], k: int) -> str:
+    """Where and why the referee's mechanism prefix ``ids[:k]`` ends (for a chain it cannot referee)."""
+    if k >= len(ids):
+        return ""
+    stop = ids[k].lstrip("+").strip()  # a branch ('+ID') stops the prefix like any other step
+    imp = implication(stop)
+    why = ("an approximate step, not a privacy guarantee of the mechanism" if imp.approximate else
+           "a bridge to replace-one neighbours, which the referee does not follow (the algebra's replace-one pairs "
+           "only dominate: no rigorous lower end)" if stop.startswith("bridge.group_privacy") else
+           "a step that is not one of the referee's mechanism steps (symdp.referee.MECHANISM_STEPS)")
+    return f"; it stops at step {k + 1}, {stop}: {why}"
+
+
 def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The exact mechanism as referee of a chain's privacy conclusion.
 
@@ -136,11 +158,13 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
         if i not in table or (not prefix and not table[i].startswith("base:")):
             break
         prefix.append(i)
+    stop = len(prefix)
     while prefix and not isinstance(P.canonical(implication(prefix[-1]).conclusion), P.ApproxDP):
         prefix.pop()
     if not prefix:
-        return {"applies": False, "reason": "no prefix of the chain is a privacy property of a mechanism the "
-                                            "accountants model (Gaussian, Poisson subsampling, composition)"}
+        return {"applies": False, "reason": "no prefix of the chain concludes (eps, delta)-DP of a mechanism the "
+                                            "accountants model (Gaussian, Poisson subsampling, composition, "
+                                            "conversions)" + _stop_reason(ids, stop)}
     d = chain(prefix)
     names = {s.name for s in d.free_symbols} | {s.name for p in d.premises for s in p.free_symbols}
     vals = {k: v for k, v in (bind or {}).items() if k in names}
@@ -183,9 +207,10 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
         return {**out, "verdict": "UNDECIDED",
                 "reason": f"derived eps={eps_d:.6g} is below the algebra's uncertified estimate {lo:.6g} at "
                           f"delta={delta_d:.3g} ({where}); not refuted: {why}"}
-    if not lo > 0:  # a lower end of 0 is rigorous but says nothing: only the upper end's slack is meaningful
+    if not lo > 0:  # a lower end of 0 says nothing: only the upper end's slack is meaningful
         why_lo = ("its rigorous lower end is 0 here (the algebra's dominated discretisation did not resolve this "
-                  "setting), so nothing below it could be refuted")
+                  "setting), so nothing below it could be refuted" if why is None else
+                  f"no rigorous lower end: {why}")
         out.update(verdict="CONSISTENT", lower_vacuous=True,
                    reason=f"this closed form is at least {slack:.3g}x the tight epsilon here (against the upper end "
                           f"{up:.6g}; {why_lo})")

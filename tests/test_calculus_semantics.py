@@ -174,6 +174,35 @@ def test_referee_checks_worked_chains_against_the_tight_accountant(name):
     assert r["epsilon"] >= r["tight_epsilon"] >= r["tight_lower"] and r["slack"] >= 1
 
 
+def test_referee_says_where_the_mechanism_prefix_stops():
+    clt = referee(WORKED_CHAINS["noisysgd_clt_duality_he_thm1"], {})
+    assert not clt["applies"] and "step 1, bu2020.clt_mu: an approximate step" in clt["reason"]
+    z = referee(["bridge.bun_steinke2016_gaussian_zcdp", "bridge.group_privacy_zcdp", "bridge.bun_steinke2016_zcdp_to_dp"],
+                {})
+    assert not z["applies"] and "step 2, bridge.group_privacy_zcdp: a bridge to replace-one" in z["reason"]
+
+
+def test_referee_checks_the_sgld_chain_against_a_dominating_pair():
+    # 001's SGLD: Gaussian on a gradient of replace-one sensitivity 2L/tau, a tau-of-N batch without replacement, T
+    # steps; the algebra's fixed-size replace-one pair only dominates, so: slack against its upper end, no refutation
+    b = {"L": 1, "sigma": 4, "tau": 64, "N": 10**5, "T": 10**4, "delta": 1e-6, "deltatilde": 1e-5}
+    r = referee(WORKED_CHAINS["sgld_001"], b)
+    assert r["applies"] and r["prefix"] == list(WORKED_CHAINS["sgld_001"][:3]) and r["rigorous"] is False
+    mech = r["mechanism"]
+    assert mech["kind"] == "self_composed" and mech["steps"] == 10**4
+    sub = mech["mechanism"]
+    assert (sub["scheme"], sub["adjacency"], sub["rate"]) == ("without_replacement", "replace_one", 64 / 10**5)
+    assert sub["mechanism"]["sensitivity"] == pytest.approx(2 / 64) and sub["mechanism"]["sigma"] == 4
+    # the derived epsilon by hand from 001's Thm 7 at these values (mpmath), and against the algebra's upper end
+    with mpmath.workdps(30):
+        et = (4 * mpmath.mpf(1) / 64**2 + 2 * mpmath.sqrt(2) * 4 * mpmath.sqrt(mpmath.log(10**6)) / 64) / (2 * 16)
+        e1 = 2 * et * 64 / 10**5
+        eps = (mpmath.sqrt(2 * 10**4 * mpmath.log(10**5)) * e1
+               + 10**4 * e1 * (mpmath.exp(e1) - 1) / (mpmath.exp(e1) + 1))
+    assert r["epsilon"] == pytest.approx(float(eps), rel=1e-12)
+    assert r["verdict"] == "CONSISTENT" and r["epsilon"] >= r["tight_upper"] and "no rigorous lower end" in r["reason"]
+
+
 def test_referee_refutes_a_too_good_user_composition_theorem():
     from symdp.symbols import T, delta, eps
 
