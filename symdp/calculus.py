@@ -568,11 +568,11 @@ def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], va
     hyps += [(h, "range of the conclusion") for h in _conclusion_ranges(conclusion)]
     # drop hypotheses that became trivially true, keep everything else (with provenance)
     kept: list[tuple[sp.Basic, str]] = []
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[sp.Basic, str]] = set()
     for h, s in hyps:
         if h is True or isinstance(h, sp.logic.boolalg.BooleanTrue):
             continue
-        key = (sp.srepr(h), s)
+        key = (h, s)  # structural equality and hash (srepr of the large trees cost seconds)
         if key not in seen:
             seen.add(key)
             kept.append((h, s))
