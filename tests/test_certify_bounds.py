@@ -52,6 +52,9 @@ def test_max_information_route_inverts_thm13_with_hoeffding():
     conf = 0.9
     e = bounds.dwork_max_information(0.01, 1e-6, 100_000, confidence=conf)
     assert not e["applies"] and "pure eps-DP" in e["reason"]  # delta > 0: reference only
+    assert bounds.APPROX_DP_MAX_INFORMATION in e["reason"]  # and why no approximate-DP route replaces it
+    pb = bounds.pac_bayes_dp_prior(0.01, 1e-6, 100_000, 0.1)
+    assert not pb["applies"] and bounds.APPROX_DP_MAX_INFORMATION in pb["reason"]
     k, t, beta = e["k_bits"], e["bound"], e["beta"]
     # at the returned t, the failure probability 2^k * 2 exp(-2 n t^2) + beta is exactly 1 - confidence
     assert 2 ** k * 2 * math.exp(-2 * 100_000 * t * t) + beta == pytest.approx(1 - conf, rel=1e-9)

@@ -19,7 +19,9 @@ sampling is certified under add/remove, so each route starts with group privacy 
 * **Dwork et al. (2015), Thm 13 + Thm 20** (max-information): ``P[(S, A(S)) in O] <= 2^k
   P[S x A(S) in O] + beta``; for the event ``O = {|R_S(h) - R(h)| > t}`` and ``h`` independent of
   ``S`` Hoeffding gives ``P <= 2 exp(-2 n t^2)``, so with probability ``>= 1 - b``
-  ``|gap| <= sqrt((k ln 2 + ln(2 / (b - beta))) / (2 n))``.  Thm 20 bounds ``k`` for *pure* eps-DP.
+  ``|gap| <= sqrt((k ln 2 + ln(2 / (b - beta))) / (2 n))``.  Thm 20 bounds ``k`` for *pure* eps-DP; its
+  approximate-DP counterpart (Rogers, Roth, Smith, Thakkar 2016, Thm 3.1) is not encoded (no source we have states
+  its constants), so for a DP-SGD run (delta > 0) the route is shown for reference only.
   The route is derived by the calculus (:func:`symdp.calculus.chain` of :data:`MAX_INFORMATION_CHAIN`:
   Thm 20 in nats -> Thm 13 with Hoeffding), bound at the run's values, every hypothesis of both steps
   checked there; nothing of it is typed here.
@@ -254,10 +256,16 @@ def max_information_k_bits(epsilon: float, n: int, beta: float) -> tuple[float, 
     return k, th
 
 
+#: why no route takes an (eps, delta)-DP run (delta > 0) to max-information: the result that would is not encoded
+APPROX_DP_MAX_INFORMATION = ("the approximate-DP counterpart (Rogers, Roth, Smith, Thakkar 2016, Thm 3.1: "
+                             "(eps, delta)-DP on product distributions, the result Lampert and Zakerinia cite) is not "
+                             "in the library: our sources do not state its constants")
+
+
 def _pure_dp_reason(delta: float) -> str:
     return (f"Dwork et al. 2015 Thm 20 assumes pure eps-DP (delta = 0); DP-SGD with Gaussian noise is only "
             f"(eps, delta)-DP (here delta = {delta:.3g} > 0), so the value is shown for reference and is NOT a "
-            f"guarantee for this run")
+            f"guarantee for this run; {APPROX_DP_MAX_INFORMATION}")
 
 
 def derived(ids: tuple[str, ...], bind: dict[str, float]) -> tuple[dict[str, float], Any]:
