@@ -601,6 +601,7 @@ def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
     for s in d.free_symbols | {s for p in d.premises for s in p.free_symbols}:
         by_name.setdefault(s.name, s)
     m: dict[sp.Basic, sp.Basic] = {}
+    exact: dict[sp.Symbol, sp.Expr] = {}  # the values as given (rational), for ties within rounding
     for name, v in values.items():
         if name not in by_name:
             raise InvalidParameterError(f"bind {name}={sp.sstr(v)}: {name!r} is not a symbol of the chain; "
@@ -613,6 +614,7 @@ def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
                 if getattr(sym, f"is_{assumption}") and ok is not True:
                     raise InvalidParameterError(f"bind {name}={sp.sstr(v)} is out of range; allowed: {allowed}")
         m[sym] = _numeric(v)
+        exact[sym] = v
     at = ", ".join(f"{k}={sp.sstr(v)}" for k, v in values.items())
     hyps: list[tuple[sp.Basic, str]] = []
     for h, s in d.hypotheses:
@@ -624,7 +626,7 @@ def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
                 hyps.append((hv, s))
             continue
         if h.free_symbols <= set(m):
-            ok, shown = decide(h, m)
+            ok, shown = decide(h, m, exact)
             if ok is False:
                 raise InvalidParameterError(f"bind {at}: violates hypothesis {clip(sp.sstr(h), 200)} of {s} ({shown})")
             if ok is None:

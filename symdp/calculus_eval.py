@@ -65,10 +65,29 @@ def evaluate(e: sp.Expr, env: Mapping[sp.Symbol, sp.Expr]) -> Any:
             return mpmath.mpc(mpmath.nan, mpmath.nan) if str(exc) else mpmath.nan
 
 
-def decide(h: sp.Basic, env: Mapping[sp.Symbol, sp.Expr] | None = None) -> tuple[bool | None, str]:
+def _exact_tie(h: sp.core.relational.Relational, exact: Mapping[sp.Symbol, sp.Expr]) -> bool | None:
+    """``h`` decided in exact rational arithmetic at ``exact`` (rational values): only for sides that are rational
+    functions of the symbols (cheap and exact); None otherwise."""
+    if not all(sp.sympify(exact.get(x)).is_Rational for x in h.free_symbols):
+        return None
+    syms = tuple(h.free_symbols)
+    if not (h.lhs.is_rational_function(*syms) and h.rhs.is_rational_function(*syms)):
+        return None
+    a, b = h.lhs.xreplace(dict(exact)), h.rhs.xreplace(dict(exact))
+    if not (a.is_Rational and b.is_Rational):
+        return None
+    r = h.func(a, b)
+    return bool(r) if isinstance(r, sp.logic.boolalg.BooleanAtom) else None
+
+
+def decide(h: sp.Basic, env: Mapping[sp.Symbol, sp.Expr] | None = None,
+           exact: Mapping[sp.Symbol, sp.Expr] | None = None) -> tuple[bool | None, str]:
     """Whether hypothesis ``h`` holds at ``env`` (every free symbol bound), evaluated in mpmath at
     :data:`EVAL_DIGITS` digits, and the values of its sides; None when a symbol is unbound, a side is not
-    real, or the sides tie within rounding on a strict comparison."""
+    real, or the sides tie within rounding on a strict comparison.  A tie within rounding is decided exactly
+    where it can be: at ``exact`` (the bound values as given, rational) when both sides are rational functions
+    (``T**2 * delta < 1`` at T = 1000, delta = 1e-6 is violated, not undecided; a ``<=`` violated by less than
+    the rounding is refused)."""
     import mpmath
 
     if h is True or isinstance(h, sp.logic.boolalg.BooleanTrue):
@@ -85,7 +104,10 @@ def decide(h: sp.Basic, env: Mapping[sp.Symbol, sp.Expr] | None = None) -> tuple
             return None, shown + " (not a real number)"
         diff = a - b
         tol = mpmath.mpf(10) ** (8 - EVAL_DIGITS) * max(abs(a), abs(b), mpmath.mpf(10) ** -300)
-        if abs(diff) <= tol:  # a tie within rounding: holds for <=, >=, undecided for <, >
+        if abs(diff) <= tol:  # a tie within rounding: exact where it can be; else holds for <=, >=, undecided for <, >
+            ex = _exact_tie(h, exact) if exact else None
+            if ex is not None:
+                return ex, shown + " (decided in exact arithmetic)"
             return (None if h.rel_op in ("<", ">") else True), shown
         holds = {"<": diff < 0, "<=": diff < 0, ">": diff > 0, ">=": diff > 0, "==": False, "!=": True}[h.rel_op]
         return bool(holds), shown

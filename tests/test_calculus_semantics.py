@@ -95,6 +95,28 @@ def test_basic_composition_into_001_thm1_refuses_a_negative_failure_probability(
     assert 0 <= v["failure"] <= 1 and v["gap"] == pytest.approx(0.9)
 
 
+def test_a_tie_within_rounding_is_decided_in_exact_arithmetic():
+    # group privacy's T^2 delta < 1 (two compositions share T) at T = 1000, delta = 1e-6 is exactly 1: violated
+    ids = ["bridge.mtz2019_sgm_rdp", "accounting.rdp_to_dp_cks", "bridge.dwork_roth_basic_composition_eps",
+           "bridge.dwork_roth_basic_composition_eps", "bridge.group_privacy_dp"]
+    with pytest.raises(InvalidParameterError, match=r"violates hypothesis T\*\*2\*delta < 1 .*exact arithmetic"):
+        chain(ids, bind={"sigma": 4, "q": 0.2, "T": 1000, "delta": 1e-6, "alpha": 2})
+    from symdp.symbols import delta, eps
+
+    th = Theorem("user.third", "a step stated for eps <= 1/3", Kind.BOUND, Source("user", "", "t", "1"),
+                 lhs=sp.Symbol("e_out", real=True), relation="<=", rhs=eps,
+                 hypotheses=(eps > 0, eps <= sp.Rational(1, 3), delta > 0, delta < 1), tags=("user",))
+    register(th, premises=(P.ApproxDP(eps, delta),), conclusion=P.ApproxDP(eps, delta), replace=True)
+    try:
+        third = sp.Rational(1, 3)
+        assert chain([th.id], bind={"epsilon": third, "delta": 1e-6}).values()["eps"] == pytest.approx(1 / 3)
+        # above 1/3 by 1e-60, far inside the 50-digit rounding: a violated <= is refused, not taken as a tie
+        with pytest.raises(InvalidParameterError, match=r"violates hypothesis epsilon <= 1/3"):
+            chain([th.id], bind={"epsilon": third + sp.Rational(1, 10**60), "delta": 1e-6})
+    finally:
+        unregister(th.id)
+
+
 def test_bkn_subsampling_carries_eps_at_most_one():
     d = chain(WORKED_CHAINS["sgld_001"])
     assert any(s == "he2021long.thm7_subsampling" and isinstance(h, sp.LessThan) and h.rhs == 1 for h, s in d.hypotheses)
