@@ -113,7 +113,7 @@ def main() -> None:
         for b, r in zip(SETTINGS[family], rec["referee"]):
             at = ", ".join(f"{k}={v:g}" for k, v in b.items())
             if r["applies"] and r.get("slack") is not None:
-                ends = "rigorous" if r.get("rigorous") else "NO rigorous lower end (fallback)"
+                ends = "rigorous" if r.get("rigorous") else "NO rigorous lower end: a fallback, or a pair that only dominates"
                 if not r["tight_lower"] > 0:
                     ends += "; lower end 0: vacuous"
                 print(f"    at {at}: eps {r['epsilon']:.4g} vs exact in [{r['tight_lower']:.4g}, {r['tight_upper']:.4g}] "
