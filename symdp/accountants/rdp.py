@@ -370,7 +370,7 @@ def sgm_rdp(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None) -> n
     return out
 
 
-def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any) -> tuple[np.ndarray, np.ndarray]:
+def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any, int_rdp: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""Per-row RDP of one Poisson-subsampled Gaussian step at a fractional order per row: (upper, lower).
 
     ``upper[i]`` is, to the bit, ``sgm_rdp(noise_multiplier=sigma[i], sample_rate=q[i], orders=[alpha[i]])``
@@ -378,6 +378,10 @@ def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any) -> tuple[np.ndarray, np.ndarray
     interpolation, the MTZ series, the smaller kept), computed for rows of different orders in one
     vectorised pass.  ``lower[i] <= eps_alpha`` is the series' lower bound (``0`` where the series is not
     controlled; the Gaussian's own RDP, shaved, at ``q = 1``).  Orders must be non-integers.
+
+    ``int_rdp = (orders, values)``: the rows' values of :func:`_sgm_rdp_int` at integer ``orders`` (``values[i, k]``
+    for row ``i``, containing ``floor``/``ceil`` of every ``alpha``), already computed; used instead of computing
+    them again (the same numbers: that function works order by order and row by row).
     """
     s, qq, a = (np.asarray(v, dtype=float).ravel() for v in np.broadcast_arrays(sigma, q, alpha))
     if np.any(a == np.floor(a)) or np.any(a <= 1.0):
@@ -388,7 +392,10 @@ def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any) -> tuple[np.ndarray, np.ndarray
     for k in np.unique(lo):
         sel = np.nonzero(lo == k)[0]
         ints = np.array([k, k + 1.0]) if k >= 2 else np.array([2.0])
-        r = _sgm_rdp_int(s[sel], qq[sel], ints)
+        if int_rdp is not None:
+            r = int_rdp[1][np.ix_(sel, np.searchsorted(int_rdp[0], ints))]
+        else:
+            r = _sgm_rdp_int(s[sel], qq[sel], ints)
         g_hi = (hi[sel] - 1) * r[:, -1]
         g_lo = (lo[sel] - 1) * r[:, 0] if k >= 2 else 0.0 * g_hi
         th = (a[sel] - lo[sel]) / (hi[sel] - lo[sel])
