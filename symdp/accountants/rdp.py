@@ -693,21 +693,27 @@ def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarr
     ``1e-12`` of the largest value involved taken off).  The chord of the known upper values through ``p1`` and
     ``n1`` lies above ``g`` (convexity); it only orders the search (:func:`_refine_bnb`)."""
     m, k = known.shape
-    idx = np.arange(k)
+    it = np.int16 if k < 1 << 14 else np.intp  # column indices: small integers (less memory traffic)
+    idx = np.arange(k, dtype=it)
     # last known column < each column, first known column > each column (-1 / k: none)
-    acc = np.maximum.accumulate(np.where(known, idx, -1), axis=1)
-    nacc = np.minimum.accumulate(np.where(known, idx, k)[:, ::-1], axis=1)[:, ::-1]
-    prv = np.concatenate([np.full((m, 1), -1), acc[:, :-1]], axis=1)
-    nxt = np.concatenate([nacc[:, 1:], np.full((m, 1), k)], axis=1)
-    prv_p, nxt_p = np.concatenate([prv, np.full((m, 1), -1)], axis=1), np.concatenate([nxt, np.full((m, 1), k)], axis=1)
-    p1, n1 = prv[ri, at], nxt[ri, at]
-    p2, n2 = prv_p[ri, np.where(p1 < 0, k, p1)], nxt_p[ri, np.where(n1 >= k, k, n1)]
+    prv = np.empty((m, k), dtype=it)
+    prv[:, 0] = -1
+    np.maximum.accumulate(np.where(known[:, :-1], idx[:-1], it(-1)), axis=1, out=prv[:, 1:])
+    nxt = np.empty((m, k), dtype=it)
+    nxt[:, -1] = k
+    np.minimum.accumulate(np.where(known[:, :0:-1], idx[:0:-1], it(k)), axis=1, out=nxt[:, -2::-1])
+    p1, n1 = prv[ri, at].astype(np.intp), nxt[ri, at].astype(np.intp)
+    p2 = np.where(p1 < 0, -1, prv[ri, np.maximum(p1, 0)])
+    n2 = np.where(n1 >= k, k, nxt[ri, np.minimum(n1, k - 1)])
     xp = np.append(x, np.nan)
-    glp, gup = np.concatenate([gl, np.full((m, 1), np.nan)], axis=1), np.concatenate([gu, np.full((m, 1), np.nan)], axis=1)
     cl = lambda j: np.where((j < 0) | (j >= k), k, j)  # noqa: E731
+
+    def pick(g: np.ndarray, j: np.ndarray) -> np.ndarray:  # g[ri, j], NaN where j is no column
+        return np.where((j < 0) | (j >= k), np.nan, g[ri, np.clip(j, 0, k - 1)])
+
     xa = x[at]
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        gp1, gp2u, gn1, gn2u = glp[ri, cl(p1)], gup[ri, cl(p2)], glp[ri, cl(n1)], gup[ri, cl(n2)]
+        gp1, gp2u, gn1, gn2u = pick(gl, p1), pick(gu, p2), pick(gl, n1), pick(gu, n2)
         xp1, xp2, xn1, xn2 = xp[cl(p1)], xp[cl(p2)], xp[cl(n1)], xp[cl(n2)]
         left = gp1 + (xa - xp1) * np.maximum(gp1 - gp2u, 0.0) / (xp1 - xp2)
         right = gn1 - (xn1 - xa) * (gn2u - gn1) / (xn2 - xn1)
@@ -715,7 +721,7 @@ def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarr
         fin = lambda v: np.where(np.isfinite(v), v, 0.0)  # noqa: E731
         b = np.maximum(np.maximum(fin(left), fin(right)), fin(mono))
         scale = np.maximum(np.maximum(fin(gn2u), fin(gn1)), b)
-        gp1u, gn1u = gup[ri, cl(p1)], gup[ri, cl(n1)]
+        gp1u, gn1u = pick(gu, p1), pick(gu, n1)
         chord = gp1u + (xa - xp1) * (gn1u - gp1u) / (xn1 - xp1)
         return np.maximum(b - 1e-12 * scale, 0.0), chord
 
