@@ -280,3 +280,16 @@ def test_fractional_series_levels_are_row_wise(monkeypatch):
     up2, low2 = R._frac_series_bounds(s, q, a)
     assert np.array_equal(up, up2) and np.array_equal(low, low2)
     assert np.all(low <= up) and np.isfinite(up[a < 700]).all()
+
+
+def test_rdp_epsilon_at_a_fractional_optimum_is_the_exact_value_from_above():
+    """Where the optimal order is fractional and the series' tail decays slowly (sigma ~0.5, q ~0.02, T ~4.5e4), the
+    batch's epsilon lies above the CKS conversion of the exact (quadrature) RDP at the chosen order, and within 1e-9
+    relative of it (the previous truncation allowance 2n|t_n| left it 1.7e-6 above)."""
+    s, q, T, d = np.array([0.5177, 0.7186]), np.array([0.01709, 0.03731]), np.array([45358, 38144]), 1e-5
+    r = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, accountant="rdp")
+    for i in range(2):
+        o = float(np.ravel(r.details["optimal_order"])[i])
+        assert o != np.floor(o)
+        ex = T[i] * _mp_rdp_excess(float(s[i]), float(q[i]), o) + np.log1p(-1 / o) - (np.log(d) + np.log(o)) / (o - 1)
+        assert ex <= r.epsilon[i] <= ex * (1 + 1e-9), (r.epsilon[i], ex)
