@@ -325,7 +325,7 @@ class TightAccountant(_Accountant):
             for i, pair in enumerate(_pairs(m, step_tail)):
                 if only is None or i == only:
                     dirs[i].append((_discretize(pair, hd[i], pessimistic), c))
-        return [_pld.compose(d, tail_tol=tail_tol) for d in dirs if d]
+        return [_pld.compose(d, tail_tol=tail_tol, localized_roundoff=pessimistic) for d in dirs if d]
 
     def _run(self, parts: list[tuple[Mechanism, int]], evaluate: Callable[[_pld.ComposedPLD, bool], float],
              discretization: float | None, tail_tol: float) -> tuple[float, float, dict[str, Any]]:
