@@ -95,7 +95,8 @@ def test_batched_tight_start_grid_is_the_single_accountants_and_has_no_host_loop
         assert h[i] == pytest.approx(api._initial_h(segs, api._rdp_guess(segs, float(d[i]))), rel=1e-14)
     need = np.concatenate([np.arange(1, 5000), rng.integers(1, 1 << 24, 2000)])
     got = B._bucket(need)
-    allowed = np.array(sorted({1 << k for k in range(4, 27)} | {3 << (k - 2) for k in range(4, 27)}))
+    allowed = np.array(sorted({1 << k for k in range(4, 27)} | {3 << (k - 2) for k in range(4, 27)}
+                             | {5 << (k - 3) for k in range(4, 27)}))
     want = allowed[np.searchsorted(allowed, need)]  # the smallest allowed length >= need
     assert np.array_equal(got, want)
 

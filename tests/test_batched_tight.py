@@ -1,8 +1,9 @@
 """The batched tight accountant's composition and readout (issue 25, item 3), on CPU torch.
 
-* the reversed/rotated prefix-sum readout (``batched._compose_read``, with the power taken only where it does
-  not underflow) against the log-space suffix-sum readout (``batched._compose_read_log``): equal within 2e-5
-  relative on random configurations, both branches (sparse and dense spectrum) exercised;
+* the readouts against the log-space suffix-sum readout (``batched._compose_read_log``) without rounding
+  allowances: equal within 2e-5 relative on random configurations, both branches (sparse spectrum: suffix sums
+  from the surviving frequencies, ``batched._freq_read``; dense: reversed/rotated prefix sums) exercised; the
+  frequency readout against the dense one on the same PMFs, its allowance on the safe side;
 * every batched value at or above the rigorous lower end of the mechanism algebra's bracket (never below the
   truth) and at or above dp_accounting's optimistic PLD, and within 1% of dp_accounting's pessimistic PLD.
 """
@@ -30,11 +31,57 @@ def _grid(n, seed):
 def test_prefix_readout_equals_log_readout(monkeypatch):
     s, q, T, d = _grid(24, 5)
     T[:4] = [20, 30, 50, 80]  # short runs: most frequencies survive the power (the dense branch)
+    with_allow = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d).epsilon
+    monkeypatch.setattr(B, "_U", 0.0)  # no rounding allowances: the readouts must agree to rounding
     new = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d).epsilon
     monkeypatch.setattr(B, "_compose_read", B._compose_read_log)
+    monkeypatch.setattr(B, "_compose_terms", lambda x, s0, h, T, c, d, dev, at=0: (B._compose_read_log(x, s0, h, T, c, d, dev), None))
     old = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d).epsilon
     assert np.all(np.isfinite(new))
     np.testing.assert_allclose(new, old, rtol=2e-5)
+    assert np.all(with_allow >= new * (1 - 1e-9))  # the allowances only raise epsilon
+
+
+def _sparse_rows(seed, rows=12):
+    """Wrapped one-step PMFs of random configurations with long runs (few frequencies survive the power)."""
+    s, q, T, d = _grid(rows, seed)
+    T = np.maximum(T, 2000)
+    h = B._guess_h(s, q, T, d)
+    out = []
+    for i in range(rows):
+        disc = B._discretize_torch("remove", *(torch.tensor([v], dtype=torch.float64) for v in (s[i], q[i], h[i], 1e-14)))
+        pmf = disc["pmf"][0].numpy()
+        j0 = int(disc["j0"][0])
+        n = 4096
+        x = np.bincount((j0 + np.arange(len(pmf))) % n, weights=pmf, minlength=n)
+        out.append((x, j0 * int(T[i]) + int(T[i]) * len(pmf) // 3, h[i], int(T[i]), float(d[i])))
+    return out
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_frequency_readout_equals_the_dense_readout_and_its_allowance_is_safe(monkeypatch, seed):
+    """:func:`batched._freq_read` (suffix sums from the surviving frequencies, no inverse transform) against
+    :func:`batched._compose_read_dense` (inverse transform and prefix sums) on the same wrapped PMFs: without
+    rounding allowances the two agree to 1e-6 relative; with them the frequency readout is at or above its own
+    allowance-free value (the allowances only raise epsilon, safe side) and at most the dense readout's (its
+    allowance is the same model weighted by the geometric sums actually used, |G| / n <= 1)."""
+    rows = _sparse_rows(seed)
+    x = torch.tensor(np.stack([r[0] for r in rows]))
+    s0, h, T, d = (np.array([r[i] for r in rows]) for i in (1, 2, 3, 4))
+    s0 = s0.astype(np.int64)
+    const = np.full(len(rows), 1e-12)
+    eps_f, terms = B._compose_terms(x, s0, h, T, const, d, "cpu")
+    assert eps_f is None and terms is not None  # the sparse branch
+    freq = B._freq_read([terms], h, s0, const, d, "cpu")
+    dense = B._compose_read_dense(x, s0, h, T, const, d, "cpu")
+    monkeypatch.setattr(B, "_U", 0.0)
+    _, terms0 = B._compose_terms(x, s0, h, T, const, d, "cpu")
+    freq0 = B._freq_read([terms0], h, s0, const, d, "cpu")
+    dense0 = B._compose_read_dense(x, s0, h, T, const, d, "cpu")
+    assert np.all(np.isfinite(freq)) and np.all(freq > 0)
+    np.testing.assert_allclose(freq0, dense0, rtol=1e-6)
+    assert np.all(freq >= freq0)
+    assert np.all(freq <= dense * (1 + 1e-9))
 
 
 def test_wide_window_rows_take_the_log_path():

@@ -84,6 +84,8 @@ from .parts import _pairs as _pairs
 from .parts import _part_rdp as _part_rdp
 
 _TARGET_REL = 1e-3  # refine the grid until the Richardson estimate of the discretisation error is below this
+_MAX_REFINE = 8  # halvings of the grid at most (past three, or below h = 1e-4, only while the FFT is short)
+_CHEAP_FFT = 1 << 17  # a composed window this short may be refined past the usual limits
 
 
 @dataclass(frozen=True)
@@ -325,7 +327,7 @@ class TightAccountant(_Accountant):
             for i, pair in enumerate(_pairs(m, step_tail)):
                 if only is None or i == only:
                     dirs[i].append((_discretize(pair, hd[i], pessimistic), c))
-        return [_pld.compose(d, tail_tol=tail_tol) for d in dirs if d]
+        return [_pld.compose(d, tail_tol=tail_tol, localized_roundoff=pessimistic) for d in dirs if d]
 
     def _run(self, parts: list[tuple[Mechanism, int]], evaluate: Callable[[_pld.ComposedPLD, bool], float],
              discretization: float | None, tail_tol: float) -> tuple[float, float, dict[str, Any]]:
@@ -334,9 +336,12 @@ class TightAccountant(_Accountant):
         adaptive = discretization is None
         best = math.inf
         est = math.inf
+        n_last = 0
         for _ in range(8):
             try:
-                ups = [evaluate(c, True) for c in self._composed(parts, h, True, tail_tol)]
+                cs = self._composed(parts, h, True, tail_tol)
+                ups = [evaluate(c, True) for c in cs]
+                n_last = max(c.n_fft for c in cs)
                 fine = max(ups)
                 coarse = max(evaluate(c, True) for c in self._composed(parts, 2 * h, True, tail_tol))
                 break
@@ -346,12 +351,18 @@ class TightAccountant(_Accountant):
             raise ConvergenceError("tight accountant: could not fit the composed privacy loss on an FFT grid")
         best = min(fine, coarse)
         est = max(coarse - fine, 0.0) / 3.0
-        for _ in range(3 if adaptive else 0):
-            if not math.isfinite(best) or est <= _TARGET_REL * max(best, 1e-12) or h < 1e-4:
+        for it in range(_MAX_REFINE if adaptive else 0):
+            if not math.isfinite(best) or est <= _TARGET_REL * max(best, 1e-12):
+                break
+            # three halvings down to h = 1e-4, as long as the composition is large; a small one (a tiny epsilon,
+            # e.g. q = 1e-5: eps ~ 3e-3 needs h ~ 2e-6, still a short FFT) is refined on, to _MAX_REFINE halvings
+            if (h < 1e-4 or it >= 3) and n_last > _CHEAP_FFT:
                 break
             h /= 2
             try:
-                ups_h = [evaluate(c, True) for c in self._composed(parts, h, True, tail_tol)]
+                cs = self._composed(parts, h, True, tail_tol)
+                ups_h = [evaluate(c, True) for c in cs]
+                n_last = max(c.n_fft for c in cs)
                 v = max(ups_h)
             except ConvergenceError:
                 break

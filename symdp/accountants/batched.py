@@ -13,7 +13,10 @@ configurations at once, every stage a batched tensor operation on ``device``:
 3. composition: PMFs wrapped onto their FFT windows, stacked per FFT length, ``torch.fft``, raised to
    their step counts where the power does not underflow, conjugated and phase-shifted so that the inverse
    transform comes out reversed and rotated;
-4. epsilon read off every row with prefix sums of the reversed PMF (weights ``exp(i h)`` for windows up to
+4. epsilon read off every row: where few frequencies survive the power (the usual case, about 110 of n/2), the
+   suffix sums of the composed PMF are finite geometric sums over those frequencies, evaluated at the atoms a
+   bisection visits (:func:`_freq_read`: no inverse transform, no pass over the window; all such rows of both
+   directions at once); otherwise prefix sums of the reversed PMF (weights ``exp(i h)`` for windows up to
    600 nats; wider ones with a log-space suffix sum, ``torch.logcumsumexp``: no overflow for any range).
 
 What is added to delta, as in :mod:`.pld`: the composed mass at +inf (per-step truncation), the Chernoff
@@ -83,13 +86,15 @@ def _initial_h_rows(s: np.ndarray, q: np.ndarray, T: np.ndarray, eps_guess: np.n
 
 
 def _bucket(need: Any) -> Any:
-    """FFT lengths >= need (array) from {2^k, 3 * 2^(k-1)}: at most a third of padding, few distinct lengths to stack."""
+    """FFT lengths >= need (array) from {2^k, 5 * 2^(k-2), 3 * 2^(k-1)}: at most a third of padding (a fifth on
+    average), few distinct lengths to stack."""
     need = np.asarray(need, dtype=np.int64)
     k = np.maximum(np.ceil(np.log2(np.maximum(need, 16))), 4).astype(np.int64)
     k = np.where((np.int64(1) << k) < need, k + 1, k)  # log2 rounding
     n = np.int64(1) << k
+    five = 5 * (n >> 3)
     three = 3 * (n >> 2)
-    return np.where(three >= need, three, n)
+    return np.where(five >= need, five, np.where(three >= need, three, n))
 
 
 def _discretize_torch(direction: str, sigma: Any, q: Any, h: Any, tail: Any) -> dict[str, Any]:
@@ -227,6 +232,9 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
     budget = np.maximum(_api._TAIL_BUDGET * d, 1e-15)
     step_tail = np.maximum(budget / (4 * T), 1e-20)
     res = np.full((len(s), 2), np.inf)
+    pend: list[dict[str, Any]] = []  # sparse spectra, read together at the end (:func:`_freq_read`)
+    fr_rows: list[int] = []
+    fr_cols: list[tuple[np.ndarray, ...]] = []
     for di, direction in enumerate(("remove", "add")):
         # rows sorted by their number of atoms and cut into groups of similar size: a padded batch costs the
         # largest row's size per row, and the sizes span two orders of magnitude on a typical grid
@@ -274,7 +282,17 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
                            % int(nn)).to(torch.int64)
                     wrapped[torch.as_tensor(sel, device=dev)] = torch.zeros((len(sel), int(nn)), dtype=torch.float64,
                                                                             device=dev).scatter_add_(1, idx, p_r)
-                res[r, di] = _compose_read(wrapped, s0[r].astype(np.int64), h[r], T[r], const[r], d[r], dev)
+                eps_r, terms = _compose_terms(wrapped, s0[r].astype(np.int64), h[r], T[r], const[r], d[r], dev, len(fr_rows))
+                if terms is None:
+                    res[r, di] = eps_r
+                else:  # read later with every other sparse row of both directions (one bisection for all)
+                    pend.append(terms)
+                    fr_rows.extend(di * len(s) + r)
+                    fr_cols.append((s0[r].astype(np.int64), h[r], const[r], d[r]))
+    if pend:
+        idx = np.asarray(fr_rows, dtype=np.int64)
+        s0c, hc, cc, dc = (np.concatenate([f[i] for f in fr_cols]) for i in range(4))
+        res[idx % len(s), idx // len(s)] = _freq_read(pend, hc, s0c, cc, dc, dev)
     return np.max(res, axis=1)
 
 
@@ -324,6 +342,183 @@ def _compose_read(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, const
                   dev: Any) -> np.ndarray:
     """Rows of wrapped PMFs (B, n) -> composed T-fold (FFT) -> epsilon at each row's delta (upper bound).
 
+    Where few frequencies survive the power (the usual case: about 110 of n/2 ~ 8,000 on the benchmark grid) the
+    composed PMF is never formed: :func:`_freq_terms` and :func:`_freq_read` read the suffix sums straight from the
+    surviving frequencies.  Otherwise :func:`_compose_read_dense` (inverse transform and prefix sums).
+    """
+    eps, terms = _compose_terms(x, s0_, h_, T_, const_, dt_, dev)
+    if terms is None:
+        assert eps is not None
+        return eps
+    return _freq_read([terms], np.asarray(h_, dtype=float), np.asarray(s0_, dtype=np.int64),
+                      np.asarray(const_, dtype=float), np.asarray(dt_, dtype=float), dev)
+
+
+def _compose_terms(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, const_: np.ndarray, dt_: np.ndarray,
+                   dev: Any, rows_at: int = 0) -> tuple[np.ndarray | None, dict[str, Any] | None]:
+    """``(epsilon, None)`` through the dense readout where many frequencies survive the power, else ``(None, terms)``
+    for :func:`_freq_read` (row ``i`` of ``x`` is row ``rows_at + i`` there)."""
+    import torch
+
+    n = int(x.shape[1])
+    spec = torch.fft.rfft(x, n=n, dim=1)
+    Tf = torch.as_tensor(np.asarray(T_, dtype=float), dtype=torch.float64, device=dev)
+    sq = torch.view_as_real(spec).square()
+    mag2 = sq[..., 0] + sq[..., 1]  # |f|^2 (not abs(): a hypot per entry; not a sum over the trailing 2: slow)
+    keep = mag2 > torch.exp(-_KEEP_NATS * 2 / Tf)[:, None]
+    if int(torch.count_nonzero(keep)) * 8 < keep.numel():
+        return None, _freq_terms(spec, mag2, keep, s0_, Tf, n, rows_at, dev)
+    return _compose_read_dense(x, s0_, h_, T_, const_, dt_, dev), None
+
+
+_KEEP_NATS = 700.0  # frequencies with |f|^T <= e^-700 (up to the FFT error) are dropped; their total is bounded
+
+
+def _freq_terms(spec: Any, mag2: Any, keep: Any, s0_: np.ndarray, Tf: Any, n: int, rows_at: int, dev: Any) -> dict[str, Any]:
+    """The surviving frequencies of rows of one FFT length, as the coefficients :func:`_freq_read` sums (see there)."""
+    import torch
+
+    u = _U
+    f64 = torch.float64
+    pn = math.pi / n
+    drop = torch.where(keep, torch.zeros_like(mag2), mag2).max(1).values
+    with torch.no_grad():  # sum x <= |f_0| (1 + 4u log2 n) <= 1.01 (a sub-probability vector)
+        E0 = n * torch.exp(Tf * torch.log(torch.sqrt(drop) + 4.04 * u * math.log2(max(n, 2))))
+    # frequency 0 (real, F_0 = (sum x)^T): per row
+    F0 = torch.where(keep[:, 0], torch.exp(Tf * (0.5 * torch.log(mag2[:, 0]))), torch.zeros_like(Tf))
+    c0 = F0 / n
+    cE0 = c0 * ((4 * (Tf + math.log2(n)) + 30 + torch.count_nonzero(keep, dim=1).to(f64)) * u)
+    keep = keep.clone()
+    keep[:, 0] = False
+    rows, ks = keep.nonzero(as_tuple=True)
+    cnt = torch.count_nonzero(keep, dim=1).to(f64)
+    m2 = mag2[rows, ks]
+    Tk = Tf[rows]
+    kf = ks.to(f64)
+    wk = torch.where(2 * ks == n, 1.0, 2.0).to(f64)
+    c = wk * torch.exp(Tk * (0.5 * torch.log(m2))) / n  # weight * |F_k| / n
+    cE = c * ((4 * (Tk + math.log2(n)) + 30 + cnt[rows]) * u)  # its rounding allowance
+    # phase of F_k w^{s0 k}: T arg f_k + 2 pi (s0 k mod n) / n
+    s0k = torch.as_tensor(np.asarray(s0_, dtype=np.int64) % n, device=dev)[rows]
+    ph = Tk * torch.angle(spec[rows, ks]) + ((s0k * ks) % n).to(f64) * (2 * pn)
+    Cr, Ci = c * torch.cos(ph), c * torch.sin(ph)
+    sk, ck = torch.sin(kf * pn), torch.cos(kf * pn)
+    # D = C / (1 - w^k), 1 - w^k = -2i sin(pi k / n) e^{i pi k / n}
+    inv2s = 0.5 / sk
+    Er, Ei = Cr * ck + Ci * sk, Ci * ck - Cr * sk  # C e^{-i pi k / n}
+    return {"rows": rows + rows_at, "ks": ks, "n_e": torch.full_like(ks, n), "pn_e": torch.full_like(kf, pn),
+            "Cr": Cr, "Ci": Ci, "Dr": -Ei * inv2s, "Di": Er * inv2s, "sk": sk, "s2k": torch.sin(kf * (2 * pn)),
+            "cE": cE, "n_r": torch.full_like(Tf, float(n)), "c0": c0, "cE0": cE0, "E0": E0}
+
+
+def _freq_read(terms: list[dict[str, Any]], h_: np.ndarray, s0_: np.ndarray, const_: np.ndarray, dt_: np.ndarray,
+               dev: Any) -> np.ndarray:
+    r"""Epsilon of every row read from the surviving frequencies of its composed spectrum, no inverse transform
+    (rows of any FFT lengths at once: ``terms`` from :func:`_freq_terms`, covering rows ``0 .. len(h_) - 1``).
+
+    The composed (cyclic) PMF is ``p_u = (1/n) sum_k F_k w^{(s0 + u) k}`` (``w = e^{2 pi i / n}``, ``F = f^T``,
+    atom ``s0 + u``, ``u < n``), so its suffix sums are finite geometric sums: with ``N = n - m``,
+    ``A(m) = sum_{u >= m} p_u = (1/n) sum_k Re[F_k w^{s0 k} (w^{m k} - 1) / (1 - w^k)]`` (``N F_0 / n`` at k = 0)
+    and ``S(m) = sum_{u >= m} p_u e^{-(u - m) h} = (1/n) sum_k Re[F_k w^{s0 k} (w^{m k} - r^N) / (1 - r w^k)]``
+    (``r = e^{-h}``), each frequency counted twice but 0 and n/2, in cancellation-free forms
+    (``w^{mk} - 1 = 2i sin(a) e^{ia}``, ``a = pi m k / n``; ``1 - r^N = -expm1(-N h)``;
+    ``1 - r w^k = (-expm1(-h) + 2 r sin^2(pi k/n)) - i r sin(2 pi k/n)``).
+    ``delta(ell_{m-1}) = A(m) - e^{-h} S(m) + const`` is nondecreasing as ``m`` decreases: a bisection over ``m``
+    (``ceil(log2 n) + 1`` evaluations of all rows at once) finds the smallest atom with delta at most the target,
+    and the readout below it is :func:`_compose_read_dense`'s.
+
+    The rounding allowance is that of the dense readout and of :func:`symdp.accountants.pld.compose` (the
+    project's FFT model: the composed spectrum's entries off by at most ``4u (T + log2 n) |F_k|`` each), weighted
+    here by the geometric sums actually used, ``|G| / n <= 1``: ``E_A(m) = (1/n) sum_k c_k |dF_k| |G_A|`` (the same
+    for ``S``), ``|dF_k| = (4 (T + log2 n) + 30 + K) u |F_k|`` (``c_k`` the weight 1 or 2, ``K`` the row's number
+    of surviving frequencies: the evaluation and the summation).  The dropped frequencies (``|f|^2`` below
+    ``e^(-1400/T)``) add at most ``E0 = n (max dropped |f| + 4u log2(n) sum x)^T`` to every suffix sum.  ``A`` is
+    raised and ``S`` lowered by their allowances, both when choosing the atom and in the readout below it.
+    """
+    import torch
+
+    f64 = torch.float64
+    B = len(h_)
+
+    def cat(k: str) -> Any:
+        return torch.cat([tm[k] for tm in terms])
+
+    rows, ks, n_e, pn_e = cat("rows"), cat("ks"), cat("n_e"), cat("pn_e")
+    Cr, Ci, Dr, Di, sk, s2k, cE = (cat(k) for k in ("Cr", "Ci", "Dr", "Di", "sk", "s2k", "cE"))
+    # per-row quantities (every row appears in exactly one record)
+    n_r = torch.zeros(B, dtype=f64, device=dev)
+    c0, cE0, E0 = torch.zeros_like(n_r), torch.zeros_like(n_r), torch.zeros_like(n_r)
+    at = 0
+    for tm in terms:
+        k = len(tm["n_r"])
+        n_r[at:at + k], c0[at:at + k], cE0[at:at + k], E0[at:at + k] = tm["n_r"], tm["c0"], tm["cE0"], tm["E0"]
+        at += k
+    hs = torch.as_tensor(h_, dtype=f64, device=dev)
+    const = torch.as_tensor(const_, dtype=f64, device=dev)
+    dt = torch.as_tensor(dt_, dtype=f64, device=dev)
+    em_h = torch.exp(-hs)
+    h_e = hs[rows]
+    r_e = em_h[rows]
+    den_re = -torch.expm1(-h_e) + 2 * r_e * sk.square()
+    den_im = -r_e * s2k
+    den2 = den_re.square() + den_im.square()
+    Hr, Hi = (Cr * den_re + Ci * den_im) / den2, (Ci * den_re - Cr * den_im) / den2  # C / (1 - r w^k)
+    inv_sk = 1.0 / sk
+    inv_den = 1.0 / torch.sqrt(den2)
+    n2_e = 2 * n_e
+    g0_den = -torch.expm1(-hs)
+
+    def suffix(m: Any) -> tuple[Any, Any]:
+        """``(A(m) + E_A(m), S(m) - E_S(m))`` for every row (``m``: int64 per row, in [0, n])."""
+        N = n_r - m.to(f64)
+        one_rN = -torch.expm1(-N * hs)  # 1 - r^N per row
+        al = ((m[rows] * ks) % n2_e).to(f64) * pn_e
+        sa, ca = torch.sin(al), torch.cos(al)
+        zr, zi = -2 * sa * sa, 2 * sa * ca  # w^{mk} - 1
+        tA = Dr * zr - Di * zi
+        zr = zr + one_rN[rows]  # w^{mk} - r^N
+        tS = Hr * zr - Hi * zi
+        # |G_A| / n = |sin a| / (n sin(pi k / n)),  |G_S| / n = |w^{mk} - r^N| / (n |1 - r w^k|)  (1/n is in cE)
+        tt = torch.stack([tA + cE * sa.abs() * inv_sk, tS - cE * torch.hypot(zr, zi) * inv_den], 1)
+        z = torch.zeros((B, 2), dtype=f64, device=dev).index_add_(0, rows, tt)
+        # frequency 0: G_A = N, G_S = (1 - r^N) / (1 - r); and the dropped frequencies' bound E0
+        g0 = one_rN / g0_den
+        return z[:, 0] + (c0 + cE0) * N + E0, z[:, 1] + (c0 - cE0) * g0 - E0
+
+    n_i = n_r.to(torch.int64)
+    slack = dt - const  # atom m - 1 qualifies when A(m) - e^{-h} S(m) <= slack (allowances included)
+    lo = torch.zeros(B, dtype=torch.int64, device=dev)  # invariant: lo does not qualify (or is 0), hi does
+    hi = n_i.clone()
+    for _ in range(math.ceil(math.log2(max(int(n_i.max()), 2))) + 1):
+        mid = (lo + hi) // 2
+        A_, S_ = suffix(mid)
+        okm = ((A_ - em_h * S_).clamp_min(0.0) <= slack) & (mid >= 1)
+        hi = torch.where(okm, mid, hi)
+        lo = torch.where(okm, lo, mid)
+    # the atom s0 + t: delta(ell_t) <= target (hi == n: the top atom, if it qualifies)
+    A_h, S_h = suffix(hi)
+    okn = (A_h - em_h * S_h).clamp_min(0.0) <= slack
+    t = hi - 1
+    A_k, S_k = suffix(t.clamp_min(0))  # mass at atoms >= t (allowances included)
+    s0f = torch.as_tensor(np.asarray(s0_, dtype=float), dtype=f64, device=dev)
+    ell_k = (s0f + t.to(f64)) * hs
+    rr = A_k + const - dt
+    with torch.no_grad():
+        e = ell_k + torch.log(rr.clamp_min(1e-320) / S_k.clamp_min(1e-320))
+    e = torch.where(S_k > 0, e, ell_k)
+    e = torch.where(rr > 0, e, ell_k - hs)  # delta(ell_{t-1}) <= A(t) + const <= target
+    e = torch.minimum(torch.maximum(e, ell_k - hs), ell_k)
+    e = torch.where(t <= 0, ell_k, e)  # the lowest atom of the window: no interpolation below it
+    e = e + 4 * _U * e.abs() + 1e-15
+    e = torch.where(okn & (slack > 0) & torch.isfinite(E0), e.clamp_min(0.0), torch.full_like(e, math.inf))
+    return np.asarray(e.cpu().numpy(), dtype=float)
+
+
+def _compose_read_dense(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, const_: np.ndarray, dt_: np.ndarray,
+                        dev: Any) -> np.ndarray:
+    """Rows of wrapped PMFs (B, n) -> composed T-fold (FFT) -> epsilon at each row's delta (upper bound), through
+    the composed PMF.
+
     The power is taken only where it does not underflow: ``|f|^T < e^-745`` is 0 in float64 whatever is done,
     and for T in the thousands only the lowest few hundred frequencies survive.  The spectrum is conjugated and
     multiplied by a phase so that the inverse transform comes out reversed and rotated: entry ``i`` is the atom
@@ -341,7 +536,8 @@ def _compose_read(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, const
         nw = np.nonzero(~wide)[0]
         out_[w] = _compose_read_log(x[torch.as_tensor(w, device=dev)], s0_[w], h_[w], T_[w], const_[w], dt_[w], dev)
         if len(nw):
-            out_[nw] = _compose_read(x[torch.as_tensor(nw, device=dev)], s0_[nw], h_[nw], T_[nw], const_[nw], dt_[nw], dev)
+            out_[nw] = _compose_read_dense(x[torch.as_tensor(nw, device=dev)], s0_[nw], h_[nw], T_[nw], const_[nw], dt_[nw],
+                                           dev)
         return out_
     B = int(x.shape[0])
     spec = torch.fft.rfft(x, n=n, dim=1)

@@ -57,6 +57,38 @@ class ComposedPLD:
     certified: bool = True  # False: computed on a borrowed window, tails not bounded (error estimates only)
     window: tuple[float, float] = (0.0, 0.0)
     _suffix: tuple[int, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    #: the steps' rounding allowance weighted by its effect (:func:`_localized`): ``(part of roundoff it replaces,
+    #: lambda grid, [(atom losses, atom errors, count, log-MGF bound of the other steps)], +inf mass)``
+    _round_loc: tuple[float, np.ndarray, list[tuple[np.ndarray, np.ndarray, int, np.ndarray]], float] | None = field(
+        default=None, repr=False)
+
+    def step_round_allowance(self, eps: float) -> float:
+        """The steps' rounding allowance on delta at ``eps`` (``roundoff`` less the FFT part without localisation).
+
+        An error ``d_j`` in one step's atom at loss ``ell_j`` changes the composed delta(eps) by at most
+        ``|d_j| H(eps - ell_j)``, ``H`` the hockey-stick divergence of the other steps' composition (exact or
+        rounded PMFs, the telescoping identity ``p'^T - p^T = sum_k p^k (p' - p) p'^(T-1-k)`` holds exactly), and
+        ``H(x) <= P[L > x] <= min(1, inf mass + min_lambda exp(log M(lambda) - lambda x))`` (Chernoff), with
+        ``M`` the product of the other steps' moment-generating functions bounded with their atoms raised by
+        their error bounds.  Nonincreasing in ``eps``.
+        """
+        if self._round_loc is None:
+            return self.roundoff
+        sr, lam, steps, inf = self._round_loc
+        tot = 0.0
+        for ell, err, T, lm_other in steps:
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                x = np.multiply.outer(lam, eps - ell)  # (L, K)
+                np.subtract(lm_other[:, None], x, out=x)
+                w = np.exp(np.minimum(x.min(axis=0), 0.0)) + inf
+            tot += T * float(np.sum(err * np.minimum(np.nan_to_num(w, nan=1.0), 1.0)))
+        return min(sr, tot * (1 + 1e-9) + 1e-300)
+
+    def _loc_extra(self, eps: float) -> float:
+        """``extra`` that replaces the steps' flat rounding allowance by :meth:`step_round_allowance` at ``eps``."""
+        if self._round_loc is None:
+            return 0.0
+        return self.step_round_allowance(eps) - self._round_loc[0]
 
     def _suffix_sums(self) -> tuple[int, np.ndarray, np.ndarray]:
         """``(k0, A, S)`` over the atoms ``k >= k0`` with ``ell_k >= 0`` (only those matter for eps >= 0):
@@ -91,9 +123,26 @@ class ComposedPLD:
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             d = Ap - np.exp(np.minimum(eps - ell_k, 0.0)) * Sp
         d = np.maximum(np.nan_to_num(d, nan=0.0), 0.0)
+        if self._round_loc is not None:  # the rounding allowance weighted at each eps (only lowers it)
+            d = d + np.vectorize(self._loc_extra, otypes=[float])(np.maximum(eps, 0.0))
         return np.minimum(d + self.inf_mass + self.upper_tail + self.roundoff + extra, 1.0)
 
     def epsilon(self, delta: np.ndarray | float, *, extra: float = 0.0, round_down: bool = False) -> np.ndarray:
+        """Smallest eps >= 0 with delta(eps) <= delta (see :meth:`_epsilon`).  With a localised rounding allowance
+        (upper readout only): read first without the steps' allowance (``eps0``, a lower bound on the answer),
+        then with the allowance weighted at ``eps0``, which is at least its value at the answer (nonincreasing)."""
+        if self._round_loc is None or round_down:
+            return self._epsilon(delta, extra=extra, round_down=round_down)
+        delta = np.atleast_1d(np.asarray(delta, dtype=float))
+        sr = self._round_loc[0]
+        e0 = self._epsilon(delta, extra=extra - sr)
+        out = np.empty(delta.shape)
+        for i, (dt, ee) in enumerate(zip(delta.flat, e0.flat)):
+            x = self._loc_extra(float(ee)) if math.isfinite(ee) else 0.0
+            out.flat[i] = self._epsilon(np.array([dt]), extra=extra + x)[0]
+        return out
+
+    def _epsilon(self, delta: np.ndarray | float, *, extra: float = 0.0, round_down: bool = False) -> np.ndarray:
         """Smallest eps >= 0 with delta(eps) <= delta, exactly for this discrete distribution (rounded up; with
         ``round_down``, rounded down and solved below the first atom too: the readout of a lower bound).
 
@@ -211,12 +260,53 @@ def _window(steps: Sequence[tuple[DiscretePLD, int]], tail_tol: float) -> tuple[
     return lo, up, float(np.exp(np.minimum(lm_pos - lam * up, 0.0)).min()), float(np.exp(np.minimum(lm_neg + lam * lo, 0.0)).min())
 
 
+def _localized(steps: Sequence[tuple[DiscretePLD, int]], inf_mass: float) -> tuple[float, np.ndarray, list[tuple[np.ndarray, np.ndarray, int, np.ndarray]], float] | None:
+    """The data of :meth:`ComposedPLD.step_round_allowance`, or None (a step without per-atom errors)."""
+    if any(p.atom_err is None or len(p.atom_err) != len(p.pmf) for p, _ in steps):
+        return None
+    V = sum(T * _moments(p)[1] for p, T in steps)
+    if not (V > 0 and math.isfinite(V)):
+        return None
+    lam = np.geomspace(0.03, 60.0, 16) / math.sqrt(V)
+    lms = []
+    blocks = []
+    for p, _ in steps:
+        # blocks of 32 atoms: their errors summed onto the block's highest loss (H is nondecreasing in the loss)
+        K = len(p.pmf)
+        starts = np.arange(0, K, 32)
+        assert p.atom_err is not None
+        err_b = np.add.reduceat(p.atom_err, starts)
+        top = np.minimum(starts + 31, K - 1)
+        blocks.append(((p.j0 + top) * p.h, err_b))
+        # log M(lambda) of the atoms raised by their errors: M(pmf) + M(errors), the latter on the blocks' tops
+        lm_p = _log_mgf(p, lam)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a = np.multiply.outer(lam, (p.j0 + top) * p.h) + np.log(err_b)[None, :]
+            amax = np.max(a, axis=1, keepdims=True)
+            amax = np.where(np.isfinite(amax), amax, 0.0)
+            lm_e = np.log(np.exp(a - amax).sum(axis=1)) + amax[:, 0]
+        lm = np.logaddexp(lm_p, lm_e)
+        lms.append(lm + 1e-12 * (1 + np.abs(lm)))
+    tot = sum(T * lm for (_, T), lm in zip(steps, lms))
+    out = []
+    for (_p, T), lm, (ell_b, err_b) in zip(steps, lms, blocks):
+        other = tot - lm  # the other T_total - 1 steps
+        nz = err_b > 0
+        out.append((ell_b[nz], err_b[nz], T, np.where(np.isfinite(other), other, np.inf)))
+    sr = sum(T * p.roundoff for p, T in steps)
+    return sr, lam, out, min(1.0, inf_mass * (1 + 1e-9))
+
+
 def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15, max_fft: int = MAX_POINTS,
-            window: tuple[float, float] | None = None) -> ComposedPLD:
+            window: tuple[float, float] | None = None, localized_roundoff: bool = False) -> ComposedPLD:
     """Compose discrete PLDs (each with a step count) on a common grid by one FFT.
 
     ``window=(lo, up)`` reuses a window found for another grid: the result is then NOT certified
     (no tail bound is added; ``upper_tail`` is NaN) and serves only as an error estimate.
+    ``localized_roundoff``: the steps' rounding allowance (``T * roundoff`` per step, each atom's share counted
+    at full weight) is weighted by each atom's effect on delta (:meth:`ComposedPLD.step_round_allowance`): an
+    error in an atom far below eps moves delta(eps) by at most its size times the chance that the other steps
+    carry the loss past eps.  Steps whose discretisation gives no per-atom errors keep the flat allowance.
     """
     h = steps[0][0].h
     s_min = sum(T * p.j0 for p, T in steps)
@@ -267,6 +357,7 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     return ComposedPLD(
         h=h, s0=s0, pmf=pmf, inf_mass=inf_mass, upper_tail=upper_tail, alias=upper_tail + lower_tail,
         roundoff=roundoff + fft_err * n, n_fft=n, certified=window is None, window=(lo, up),
+        _round_loc=_localized(steps, inf_mass) if localized_roundoff else None,
     )
 
 

@@ -80,6 +80,9 @@ class DiscretePLD:
     pmf: np.ndarray
     inf_mass: float
     roundoff: float = 0.0  # estimated absolute error of the masses (sum over atoms)
+    #: the same estimate per atom (sums to ``roundoff``; each interval's share on the higher of its two atoms, the
+    #: constant term on the top atom), or None; :func:`symdp.accountants.pld.compose` may weight it by its effect
+    atom_err: np.ndarray | None = None
 
 
 def _pmf_from_masses(P: np.ndarray, Q: np.ndarray, ell: np.ndarray, h: float, pessimistic: bool) -> np.ndarray:
@@ -242,9 +245,19 @@ def _build_dir(direction: str, t0: np.ndarray, u0: np.ndarray, t1: np.ndarray, u
         Q_top = (1 - q) * cdf(t0, u0, -1) + q * cdf(t1, u1, -1)
     # floating point: each interval mass is a difference of CDF values <= 1/2 (tail-appropriate form);
     # the split divides by expm1(h): estimated error per atom ~ 8u * |interval mass scale|
-    roundoff = float(8 * _U * (np.sum(np.minimum(t0[:-1], 0.5)) + 1)) if pessimistic else 0.0
+    ierr = 8 * _U * np.minimum(t0[:-1], 0.5)  # per interval (ell_i, ell_{i+1}]
+    roundoff = float(8 * _U * (np.sum(np.minimum(t0[:-1], 0.5)) + 1)) if pessimistic else 0.0  # = sum(ierr) + 8u
 
-    def build(PP: np.ndarray, QQ: np.ndarray, el: np.ndarray, hh: float, jj0: int, ro: float) -> DiscretePLD:
+    def atom_err(ie: np.ndarray) -> np.ndarray | None:
+        if not pessimistic:
+            return None
+        ae = np.zeros(len(ie) + 1)
+        ae[1:] = ie
+        ae[-1] += 8 * _U
+        return ae
+
+    def build(PP: np.ndarray, QQ: np.ndarray, el: np.ndarray, hh: float, jj0: int, ro: float,
+              ae: np.ndarray | None) -> DiscretePLD:
         pmf = _pmf_from_masses(PP, QQ, el, hh, pessimistic)
         pmf[0] += P_low
         if pessimistic:
@@ -260,12 +273,13 @@ def _build_dir(direction: str, t0: np.ndarray, u0: np.ndarray, t1: np.ndarray, u
         if not (np.all(np.isfinite(pmf)) and math.isfinite(inf_mass)):  # never pass NaN on: it would poison every bound
             raise ConvergenceError(f"tight accountant: the discretisation of a step (q={q!r}, h={hh!r}) is not "
                                    "finite in floating point; a rigorous fallback answers")
-        return DiscretePLD(h=hh, j0=jj0, pmf=pmf, inf_mass=float(inf_mass), roundoff=ro)
+        return DiscretePLD(h=hh, j0=jj0, pmf=pmf, inf_mass=float(inf_mass), roundoff=ro, atom_err=ae)
 
-    fine = build(P, Q, ell, h, j0, roundoff)
+    fine = build(P, Q, ell, h, j0, roundoff, atom_err(ierr))
     coarse = None
     if with_coarse:
-        coarse = build(P[0::2] + P[1::2], Q[0::2] + Q[1::2], ell[0::2], 2 * h, j0 // 2, roundoff)
+        coarse = build(P[0::2] + P[1::2], Q[0::2] + Q[1::2], ell[0::2], 2 * h, j0 // 2, roundoff,
+                       atom_err(ierr[0::2] + ierr[1::2]))
     return fine, coarse
 
 
