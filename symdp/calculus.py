@@ -694,6 +694,8 @@ class _Fallback(Exception):
     part way): the symbolic path decides it."""
 
 
+#: a refused hypothesis standing on at most this many placeholders is shown as the symbolic path shows it
+_EXPAND_PLACEHOLDERS = 12
 #: bits of an exact rational kept for a conclusion parameter (a tie within rounding is decided exactly with it)
 _EXACT_BITS = 20000
 
@@ -710,6 +712,7 @@ class _StepNumbers:
         self.env: dict[sp.Symbol, sp.Expr] = {}    # bound symbols and placeholders -> numbers
         self.exact: dict[sp.Symbol, sp.Expr] = {}  # -> exact rationals, where known
         self.deps: dict[sp.Symbol, set[sp.Symbol]] = {}  # placeholder -> the chain's symbols it stands on
+        self.expr: dict[sp.Symbol, sp.Expr] = {}  # placeholder -> its closed form in earlier placeholders
 
     def _bound(self, x: sp.Symbol) -> bool:
         if x in self.env:
@@ -749,6 +752,7 @@ class _StepNumbers:
             ph = sp.Dummy(f"{n}[{k}]", **assume)
             self.env[ph] = num
             self.deps[ph] = self._real(e.free_symbols)
+            self.expr[ph] = e
             syms = tuple(e.free_symbols)
             if all(isinstance(self.exact.get(x), sp.Rational) for x in syms) and e.is_rational_function(*syms):
                 r = e.xreplace(self.exact)
@@ -766,6 +770,25 @@ class _StepNumbers:
         return "".join(f"; {x.name} = {sp.sstr(sp.Float(self.env[x], 12), full_prec=False)} (that step's conclusion)"
                        for x in phs)
 
+    def expand(self, h: sp.Basic) -> sp.Basic | None:
+        """``h`` with its placeholders replaced by their closed forms (the symbolic path's hypothesis), where it
+        stands on at most :data:`_EXPAND_PLACEHOLDERS` of them (a refusal then reads exactly as the symbolic
+        path's); None where it stands on more (the closed form is the tree this path avoids)."""
+        closure: set[sp.Symbol] = set()
+        todo = [x for x in h.free_symbols if x in self.expr]
+        while todo:
+            x = todo.pop()
+            if x not in closure:
+                closure.add(x)
+                todo += [y for y in self.expr[x].free_symbols if y in self.expr]
+        if len(closure) > _EXPAND_PLACEHOLDERS:
+            return None
+        # bottom up, as the symbolic path builds them: each closed form from its predecessors' full closed forms
+        full: dict[sp.Basic, sp.Basic] = {}
+        for x in sorted(closure, key=list(self.expr).index):
+            full[x] = self.expr[x].xreplace(full)
+        return h.xreplace(full)
+
     def bind(self, d: Derivation) -> Derivation:
         import mpmath
 
@@ -780,8 +803,22 @@ class _StepNumbers:
         at = ", ".join(f"{k}={sp.sstr(v)}" for k, v in self.values.items())
         floats = {x: self.env[x] for x in self.deps}
         hyps: list[tuple[sp.Basic, str]] = []
-        for h, s in d.hypotheses:
+        for h0, s in d.hypotheses:
+            h = h0
+            if isinstance(h, sp.core.relational.Relational):
+                ok, shown = decide(h, env, ex)
+                if ok is True:
+                    continue
+                hx = self.expand(h)  # refused: decided again on the symbolic path's hypothesis, and shown as it
+                if hx is not None:
+                    h = hx
+                    if isinstance(h, sp.core.relational.Relational):
+                        ok, shown = decide(h, env, ex)
+                        if ok is True:
+                            continue
             if not isinstance(h, sp.core.relational.Relational):
+                if h is sp.true or h is True:
+                    continue
                 hv = h.xreplace(floats).xreplace(m)
                 if hv is sp.false:
                     raise InvalidParameterError(f"bind {at}: violates hypothesis {clip(sp.sstr(h), 200)} of {s}"
@@ -789,7 +826,6 @@ class _StepNumbers:
                 if hv is not sp.true:
                     hyps.append((hv, s))
                 continue
-            ok, shown = decide(h, env, ex)
             if ok is False:
                 raise InvalidParameterError(f"bind {at}: violates hypothesis {clip(sp.sstr(h), 200)} of {s} ({shown})"
                                             f"{self._where(h)}")
