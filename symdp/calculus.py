@@ -393,7 +393,8 @@ def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify
     (e.g. ``{"Delta": 1, "T": 1000}``); a name the result does not contain is an error, and so is a
     value that violates a hypothesis (each is evaluated numerically once its symbols are bound, and
     the error shows its sides' values); with every symbol bound the conclusion's parameters are
-    numbers.  With ``simplify`` the closed forms are simplified (slower; the default keeps them as
+    numbers, computed step by step (each step's conclusion is a number before the next step uses it,
+    so a long chain stays fast; the values and refusals are the symbolic path's).  With ``simplify`` the closed forms are simplified (slower; the default keeps them as
     substituted).  The derivation runs under ``seconds`` and ``memory_mb`` (:mod:`symdp.limits`); past
     either it raises a one-line :class:`~symdp.limits.LimitExceeded` naming the chain.
     """
