@@ -60,30 +60,22 @@ def _both(ids, bind):
 
 EQUAL = [
     (W, BIND),
-    (W, {**BIND, "sigma": 20, "q": 0.05, "T": 30, "N": 10**12}),
+    (W, {**BIND, "sigma": 30, "q": 0.005, "T": 50, "N": 10**12}),
     (W, {**BIND, "delta": 1e-6, "deltatilde": 1e-5}),
     (_rounds(2), BIND),
     (WORKED_CHAINS["sgld_001"], {"L": 1, "sigma": 1, "tau": 64, "N": 10**4, "T": 10**4, "delta": 1e-6,
                                  "deltatilde": 1e-5}),
     (("bu2020.gaussian_mechanism_gdp", "+bu2020.gaussian_mechanism_gdp", "bu2020.gdp_composition"),
      {"Delta": 1, "sigma": 2, "Delta_2": 1.5, "sigma_2": 5}),
-    (WORKED_CHAINS["sgm_rdp_cks_he_thm1"], None),
+    # the subsampled Gaussian's RDP (an opaque function evaluated by its own evalf) -> CKS -> He et al.
+    (WORKED_CHAINS["sgm_rdp_cks_he_thm1"], {"N": 10**12, "T": 10, "alpha": 64, "delta": 1e-6, "q": 0.001, "sigma": 10}),
 ]
-
-
-def _full_bind(ids):
-    d = chain(ids)
-    return {s.name: 1 for s in d.free_symbols}
 
 
 @pytest.mark.parametrize("ids,bind", EQUAL)
 def test_step_by_step_values_equal_the_symbolic_paths(ids, bind):
-    if bind is None:  # every symbol at a value inside the hypotheses
-        bind = {**_full_bind(ids), "sigma": 2, "q": 0.01, "T": 100, "alpha": 8, "delta": 1e-9, "N": 10**9}
     step, sym = _both(ids, bind)
-    if isinstance(sym, InvalidParameterError):
-        assert isinstance(step, InvalidParameterError) and str(step) == str(sym)
-        return
+    assert not isinstance(sym, Exception), sym
     assert not isinstance(step, Exception), step
     a, b = step.values(), sym.values()
     assert set(a) == set(b) and a
