@@ -768,8 +768,8 @@ class _StepNumbers:
 
     def _where(self, e: sp.Basic) -> str:
         phs = sorted((x for x in e.free_symbols if x in self.deps), key=lambda x: x.name)
-        return "".join(f"; {x.name} = {sp.sstr(sp.Float(self.env[x], 12), full_prec=False)} (that step's conclusion)"
-                       for x in phs)
+        return "".join(f"; {x.name} = {sp.sstr(sp.Float(self.env[x], 12), full_prec=False)} (the {x.name.split('[')[0]} "
+                       f"step {x.name.split('[')[1].rstrip(']')} of the chain concludes)" for x in phs)
 
     def expand(self, h: sp.Basic) -> sp.Basic | None:
         """``h`` with its placeholders replaced by their closed forms (the symbolic path's hypothesis), where it
