@@ -32,7 +32,7 @@ from typing import Any
 import sympy as sp
 
 from . import properties as P
-from .calculus_eval import EVAL_DIGITS, _numeric, decide, evaluate
+from .calculus_eval import BIND_DIGITS, EVAL_DIGITS, _numeric, decide, evaluate
 from .errors import InvalidParameterError, InvalidTypeError
 from .library.implications import ADJACENCY_BRIDGES, BRIDGES_FOR, Implication, implication, register_implication
 from .rendering import clip
@@ -393,7 +393,8 @@ def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify
     (e.g. ``{"Delta": 1, "T": 1000}``); a name the result does not contain is an error, and so is a
     value that violates a hypothesis (each is evaluated numerically once its symbols are bound, and
     the error shows its sides' values); with every symbol bound the conclusion's parameters are
-    numbers.  With ``simplify`` the closed forms are simplified (slower; the default keeps them as
+    numbers, computed step by step (each step's conclusion is a number before the next step uses it,
+    so a long chain stays fast; the values and refusals are the symbolic path's).  With ``simplify`` the closed forms are simplified (slower; the default keeps them as
     substituted).  The derivation runs under ``seconds`` and ``memory_mb`` (:mod:`symdp.limits`); past
     either it raises a one-line :class:`~symdp.limits.LimitExceeded` naming the chain.
     """
@@ -473,6 +474,34 @@ def _assign(opened: list[tuple[P.Prop, str, str]], needs: list[P.Prop], step: st
 
 def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], values: dict[str, sp.Expr],
            simplify: bool) -> Derivation:
+    """The derivation; with every symbol bound to a number, step by step (:class:`_StepNumbers`: each step's
+    conclusion parameters become numbers before the next step unifies with them, so no tree grows), else (or
+    where the step-by-step path cannot follow the chain) symbolically and then bound (:func:`_bind`)."""
+    d: Derivation | None = None
+    if values and all(v.is_number for v in values.values()):
+        num = _StepNumbers(values)
+        try:
+            steps = _chain_steps(ids, imps, ths, num)
+        except (_Fallback, InvalidParameterError):  # the symbolic path gives the same result or error
+            steps = None
+        if steps is not None:
+            try:
+                d = num.bind(steps)  # a violated hypothesis is refused here, as _bind refuses it
+            except _Fallback:
+                d = None
+    if d is None:
+        d = _chain_steps(ids, imps, ths, None)
+        if values:
+            d = _bind(d, values)
+    if simplify:
+        ps = {n: sp.simplify(e) for n, e in d.conclusion.params().items()}
+        d = Derivation(d.ids, d.premises, _replace_params(d.conclusion, ps), d.hypotheses, d.steps, d.approximate,
+                       d.bound, d.notes)
+    return d
+
+
+def _chain_steps(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem],
+                 num: _StepNumbers | None) -> Derivation:
     premises: tuple[P.Prop, ...] = ()
     hyps: list[tuple[sp.Basic, str]] = []
     steps: list[Step] = []
@@ -499,6 +528,8 @@ def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], va
             approximate = approximate or imp.approximate
             if imp.note:
                 notes.append(imp.note)
+            if num is not None:
+                conclusion = num.collapse(conclusion, k + 1)
             opened.append((conclusion, P.adjacency_of(conclusion) or P.ANY_ADJACENCY, imp.id))
             continue
         if not imp.premises:
@@ -555,11 +586,14 @@ def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], va
         hyps += [(h, f"{imp.id} (premise ranges)") for h in _range_hypotheses(
             {back[d]: v for d, v in binding.items()})]
         steps.append(Step(imp.id, _citation(th), th.evidence.verdict,
-                          tuple((back[d].name, sp.sstr(v)) for d, v in binding.items()), imp.approximate, imp.note))
+                          tuple((back[d].name, sp.sstr(num.show(v) if num is not None else v)) for d, v in binding.items()),
+                          imp.approximate, imp.note))
         approximate = approximate or imp.approximate
         if imp.note:
             notes.append(imp.note)
         opened = [o for i, o in enumerate(opened) if i not in set(assignment.values())]
+        if num is not None:
+            conclusion = num.collapse(conclusion, k + 1)
         opened.append((conclusion, adjacency, imp.id))
     if len(opened) > 1:
         left = ", ".join(f"{s} ({P.property_type(c)})" for c, _, s in opened[:-1])
@@ -576,14 +610,7 @@ def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], va
         if key not in seen:
             seen.add(key)
             kept.append((h, s))
-    d = Derivation(ids, premises, conclusion, tuple(kept), tuple(steps), approximate, (), tuple(dict.fromkeys(notes)))
-    if values:
-        d = _bind(d, values)
-    if simplify:
-        ps = {n: sp.simplify(e) for n, e in d.conclusion.params().items()}
-        d = Derivation(d.ids, d.premises, _replace_params(d.conclusion, ps), d.hypotheses, d.steps, d.approximate,
-                       d.bound, d.notes)
-    return d
+    return Derivation(ids, premises, conclusion, tuple(kept), tuple(steps), approximate, (), tuple(dict.fromkeys(notes)))
 
 
 def _replace_params(p: P.Prop, ps: Mapping[str, sp.Expr]) -> P.Prop:
@@ -594,11 +621,12 @@ def _replace_params(p: P.Prop, ps: Mapping[str, sp.Expr]) -> P.Prop:
     return replace(p, **dict(ps))
 
 
-def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
-    import mpmath
-
+def _check_binding(symbols: Iterable[sp.Symbol], values: Mapping[str, sp.Expr]
+                   ) -> tuple[dict[sp.Basic, sp.Basic], dict[sp.Symbol, sp.Expr]]:
+    """Each bound name a symbol of the chain (``symbols``) and inside its declared range: the substitution
+    (numbers at :data:`BIND_DIGITS`) and the values as given (rational, for ties within rounding)."""
     by_name: dict[str, sp.Symbol] = {}
-    for s in d.free_symbols | {s for p in d.premises for s in p.free_symbols}:
+    for s in symbols:
         by_name.setdefault(s.name, s)
     m: dict[sp.Basic, sp.Basic] = {}
     exact: dict[sp.Symbol, sp.Expr] = {}  # the values as given (rational), for ties within rounding
@@ -615,6 +643,13 @@ def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
                     raise InvalidParameterError(f"bind {name}={sp.sstr(v)} is out of range; allowed: {allowed}")
         m[sym] = _numeric(v)
         exact[sym] = v
+    return m, exact
+
+
+def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
+    import mpmath
+
+    m, exact = _check_binding(d.free_symbols | {s for p in d.premises for s in p.free_symbols}, values)
     at = ", ".join(f"{k}={sp.sstr(v)}" for k, v in values.items())
     hyps: list[tuple[sp.Basic, str]] = []
     for h, s in d.hypotheses:
@@ -653,6 +688,167 @@ def _bind(d: Derivation, values: Mapping[str, sp.Expr]) -> Derivation:
         concl = concl.xreplace(m)
     return Derivation(d.ids, tuple(p.xreplace(m) for p in d.premises), concl, tuple(hyps),
                       d.steps, d.approximate, tuple((k, sp.sstr(v)) for k, v in values.items()), d.notes)
+
+
+class _Fallback(Exception):
+    """The step-by-step path cannot follow this chain (a symbol left unbound, a value that is not a real number
+    part way): the symbolic path decides it."""
+
+
+#: a refused hypothesis standing on at most this many placeholders is shown as the symbolic path shows it
+_EXPAND_PLACEHOLDERS = 12
+#: bits of an exact rational kept for a conclusion parameter (a tie within rounding is decided exactly with it)
+_EXACT_BITS = 20000
+
+
+class _StepNumbers:
+    """A chain with every symbol bound, evaluated step by step: each step's compound conclusion parameters are
+    replaced by a placeholder symbol (``eps[3]``: the eps step 3 concludes) whose number (:data:`BIND_DIGITS`
+    digits; exact where it is a rational function of rational values) the next steps use, so no closed form
+    grows.  Every hypothesis is decided at the bound values exactly as :func:`_bind` decides it on the full
+    closed form (:func:`decide`, exact rational ties included), in the same order, with the same errors."""
+
+    def __init__(self, values: Mapping[str, sp.Expr]) -> None:
+        self.values = dict(values)
+        self.env: dict[sp.Symbol, sp.Expr] = {}    # bound symbols and placeholders -> numbers
+        self.exact: dict[sp.Symbol, sp.Expr] = {}  # -> exact rationals, where known
+        self.deps: dict[sp.Symbol, set[sp.Symbol]] = {}  # placeholder -> the chain's symbols it stands on
+        self.expr: dict[sp.Symbol, sp.Expr] = {}  # placeholder -> its closed form in earlier placeholders
+
+    def _bound(self, x: sp.Symbol) -> bool:
+        if x in self.env:
+            return True
+        v = self.values.get(x.name)
+        if v is None:
+            return False
+        self.env[x], self.exact[x] = _numeric(v), v
+        return True
+
+    def _real(self, syms: Iterable[sp.Basic]) -> set[sp.Symbol]:
+        out: set[sp.Symbol] = set()
+        for x in syms:
+            if isinstance(x, sp.Symbol):
+                out |= self.deps.get(x, {x})
+        return out
+
+    def collapse(self, c: P.Prop, k: int) -> P.Prop:
+        import mpmath
+
+        if isinstance(c, (P.Mechanism, P.OtherProperty)):
+            return c
+        new: dict[str, sp.Expr] = {}
+        for n, e in c.params().items():
+            if isinstance(e, sp.Symbol) or e.is_Number:
+                new[n] = e
+                continue
+            if not all(self._bound(x) for x in e.free_symbols):
+                raise _Fallback(n)
+            v = evaluate(e, self.env, BIND_DIGITS)
+            with mpmath.workdps(BIND_DIGITS):
+                if isinstance(v, mpmath.mpc) or not mpmath.isfinite(v):
+                    raise _Fallback(n)
+                num = sp.Float(mpmath.nstr(v, BIND_DIGITS + 5), BIND_DIGITS + 5)
+            assume = ({"positive": True} if e.is_positive else {"nonnegative": True} if e.is_nonnegative
+                      else {"real": True} if e.is_real else {})
+            ph = sp.Dummy(f"{n}[{k}]", **assume)
+            self.env[ph] = num
+            self.deps[ph] = self._real(e.free_symbols)
+            self.expr[ph] = e
+            syms = tuple(e.free_symbols)
+            if all(isinstance(self.exact.get(x), sp.Rational) for x in syms) and e.is_rational_function(*syms):
+                r = e.xreplace(self.exact)
+                if r.is_Rational and int(r.p).bit_length() + int(r.q).bit_length() <= _EXACT_BITS:
+                    self.exact[ph] = r
+            new[n] = ph
+        return _replace_params(c, new)
+
+    def show(self, e: sp.Basic) -> sp.Basic:
+        """``e`` with each placeholder replaced by its number (15 digits), for display."""
+        return e.xreplace({x: sp.Float(self.env[x], 15) for x in e.free_symbols if x in self.deps})
+
+    def _where(self, e: sp.Basic) -> str:
+        phs = sorted((x for x in e.free_symbols if x in self.deps), key=lambda x: x.name)
+        return "".join(f"; {x.name} = {sp.sstr(sp.Float(self.env[x], 12), full_prec=False)} (the {x.name.split('[')[0]} "
+                       f"step {x.name.split('[')[1].rstrip(']')} of the chain concludes)" for x in phs)
+
+    def expand(self, h: sp.Basic) -> sp.Basic | None:
+        """``h`` with its placeholders replaced by their closed forms (the symbolic path's hypothesis), where it
+        stands on at most :data:`_EXPAND_PLACEHOLDERS` of them (a refusal then reads exactly as the symbolic
+        path's); None where it stands on more (the closed form is the tree this path avoids)."""
+        closure: set[sp.Symbol] = set()
+        todo = [x for x in h.free_symbols if x in self.expr]
+        while todo:
+            x = todo.pop()
+            if x not in closure:
+                closure.add(x)
+                todo += [y for y in self.expr[x].free_symbols if y in self.expr]
+        if len(closure) > _EXPAND_PLACEHOLDERS:
+            return None
+        # bottom up, as the symbolic path builds them: each closed form from its predecessors' full closed forms
+        full: dict[sp.Basic, sp.Basic] = {}
+        for x in sorted(closure, key=list(self.expr).index):
+            full[x] = self.expr[x].xreplace(full)
+        return h.xreplace(full)
+
+    def bind(self, d: Derivation) -> Derivation:
+        import mpmath
+
+        params = d.conclusion.params()
+        if any(not all(x.name in self.values for x in self._real(h.free_symbols)) for h, _ in d.hypotheses) or any(
+                not all(x.name in self.values for x in self._real(e.free_symbols)) for e in params.values()):
+            raise _Fallback("a symbol is left unbound")
+        symbols = self._real(d.free_symbols | {x for p in d.premises for x in p.free_symbols})
+        m, exact = _check_binding(symbols, self.values)  # the names and ranges, as _bind checks them
+        env = {**self.env, **m}
+        ex = {**self.exact, **exact}
+        at = ", ".join(f"{k}={sp.sstr(v)}" for k, v in self.values.items())
+        floats = {x: self.env[x] for x in self.deps}
+        hyps: list[tuple[sp.Basic, str]] = []
+        for h0, s in d.hypotheses:
+            h = h0
+            if isinstance(h, sp.core.relational.Relational):
+                ok, shown = decide(h, env, ex)
+                if ok is True:
+                    continue
+                hx = self.expand(h)  # refused: decided again on the symbolic path's hypothesis, and shown as it
+                if hx is not None:
+                    h = hx
+                    if isinstance(h, sp.core.relational.Relational):
+                        ok, shown = decide(h, env, ex)
+                        if ok is True:
+                            continue
+            if not isinstance(h, sp.core.relational.Relational):
+                if h is sp.true or h is True:
+                    continue
+                hv = h.xreplace(floats).xreplace(m)
+                if hv is sp.false:
+                    raise InvalidParameterError(f"bind {at}: violates hypothesis {clip(sp.sstr(h), 200)} of {s}"
+                                                f"{self._where(h)}")
+                if hv is not sp.true:
+                    hyps.append((hv, s))
+                continue
+            if ok is False:
+                raise InvalidParameterError(f"bind {at}: violates hypothesis {clip(sp.sstr(h), 200)} of {s} ({shown})"
+                                            f"{self._where(h)}")
+            if ok is None:
+                raise InvalidParameterError(
+                    f"bind {at}: hypothesis {clip(sp.sstr(h), 200)} of {s} cannot be decided at these values ({shown})"
+                    f"{self._where(h)}")
+
+        def value(e: sp.Expr) -> sp.Expr:
+            v = evaluate(e, env)
+            with mpmath.workdps(EVAL_DIGITS):
+                if isinstance(v, mpmath.mpc) or not mpmath.isfinite(v):
+                    raise _Fallback("not a real number")
+                return sp.Float(mpmath.nstr(v, EVAL_DIGITS), EVAL_DIGITS)
+
+        concl = d.conclusion
+        if not isinstance(concl, (P.Mechanism, P.OtherProperty)):
+            concl = _replace_params(concl, {n: value(e) for n, e in params.items()})
+        else:
+            concl = concl.xreplace(floats).xreplace(m)
+        return Derivation(d.ids, tuple(p.xreplace(floats).xreplace(m) for p in d.premises), concl, tuple(hyps),
+                          d.steps, d.approximate, tuple((k, sp.sstr(v)) for k, v in self.values.items()), d.notes)
 
 
 # ---------------------------------------------------------------------------------------- user theorems

@@ -49,15 +49,15 @@ def _opaque_functions(e: sp.Basic) -> dict[str, Any]:
     return out
 
 
-def evaluate(e: sp.Expr, env: Mapping[sp.Symbol, sp.Expr]) -> Any:
-    """``e`` at ``env`` (every free symbol bound) in mpmath at :data:`EVAL_DIGITS` digits (lambdify: SymPy never
-    auto-evaluates a large tree of numbers); an mpc when the value is not real."""
+def evaluate(e: sp.Expr, env: Mapping[sp.Symbol, sp.Expr], digits: int = EVAL_DIGITS) -> Any:
+    """``e`` at ``env`` (every free symbol bound) in mpmath at ``digits`` (default :data:`EVAL_DIGITS`) digits
+    (lambdify: SymPy never auto-evaluates a large tree of numbers); an mpc when the value is not real."""
     import mpmath
 
     syms = sorted((x for x in e.free_symbols if isinstance(x, sp.Symbol)), key=lambda x: x.name)
     f = sp.lambdify(syms, e, modules=[_opaque_functions(e), "mpmath"])
-    with mpmath.workdps(EVAL_DIGITS):
-        args = [mpmath.mpf(str(sp.Float(env[x], EVAL_DIGITS + 5))) if not sp.sympify(env[x]).is_Integer
+    with mpmath.workdps(digits):
+        args = [mpmath.mpf(str(sp.Float(env[x], digits + 5))) if not sp.sympify(env[x]).is_Integer
                 else mpmath.mpf(int(env[x])) for x in syms]
         try:
             return f(*args)
@@ -68,7 +68,7 @@ def evaluate(e: sp.Expr, env: Mapping[sp.Symbol, sp.Expr]) -> Any:
 def _exact_tie(h: sp.core.relational.Relational, exact: Mapping[sp.Symbol, sp.Expr]) -> bool | None:
     """``h`` decided in exact rational arithmetic at ``exact`` (rational values): only for sides that are rational
     functions of the symbols (cheap and exact); None otherwise."""
-    if not all(sp.sympify(exact.get(x)).is_Rational for x in h.free_symbols):
+    if not all(isinstance(exact.get(x), sp.Rational) for x in h.free_symbols):
         return None
     syms = tuple(h.free_symbols)
     if not (h.lhs.is_rational_function(*syms) and h.rhs.is_rational_function(*syms)):
