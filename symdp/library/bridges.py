@@ -137,17 +137,47 @@ class GDPEpsilon(sp.Function):
             def prof(e: mpmath.mpf) -> mpmath.mpf:
                 return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
 
+            def slope(e: mpmath.mpf) -> mpmath.mpf:  # d/de of prof (e^e phi(-e/m - m/2) = phi(-e/m + m/2))
+                return -mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+
             if prof(mpmath.mpf(0)) <= d:
                 return sp.Float(0, dps=max(prec // 3, 15))
             lo, hi = mpmath.mpf(0), m * m / 2 + m * mpmath.sqrt(2 * mpmath.log(1 / d)) + 1
             while prof(hi) > d:
                 lo, hi = hi, 2 * hi
-            for _ in range(prec + 60):
-                mid = (lo + hi) / 2
-                if prof(mid) > d:
-                    lo = mid
+            # safeguarded Newton on log prof inside the bracket [lo, hi] (prof(lo) > d >= prof(hi), kept at every
+            # step; a bisection step whenever Newton leaves the bracket or fails to halve it); once a step is below the
+            # target width the bracket is closed around the iterate by two checked evaluations.  About 10 evaluations
+            # where plain bisection took prec + 60 (the audit's slowest oracle claims).
+            tiny = mpmath.mpf(2) ** (-prec - 20)
+            x, width, ld = (lo + hi) / 2, hi - lo, mpmath.log(d)
+            for it in range(prec + 60):
+                if hi - lo <= tiny * hi:
+                    break
+                px = prof(x)
+                if px > d:
+                    lo = x
                 else:
-                    hi = mid
+                    hi = x
+                nx = None
+                if px > 0:
+                    step = (mpmath.log(px) - ld) * px / slope(x)  # Newton on log prof(e) = log d
+                    if abs(step) <= 64 * tiny * abs(x):  # converged: close the bracket around the iterate, checked
+                        c = x - step
+                        w = 2 * abs(step) + tiny * abs(c)
+                        if lo < c - w < hi and prof(c - w) > d:
+                            lo = c - w
+                        if lo < c + w < hi and prof(c + w) <= d:
+                            hi = c + w
+                        if hi - lo <= 256 * tiny * hi:
+                            break
+                    if lo < x - step < hi:
+                        nx = x - step
+                if nx is None or (it % 4 == 3 and hi - lo > width / 2):  # bisect: Newton left the bracket or stalls
+                    nx = (lo + hi) / 2
+                if it % 4 == 3:
+                    width = hi - lo
+                x = nx
             # round up (the safe side) past the conversion to ``prec`` bits
             return sp.Float(hi * (1 + mpmath.mpf(2) ** (10 - prec)), precision=prec)
 
