@@ -536,6 +536,17 @@ _FRAC_IDX = {k: np.searchsorted(_DEFAULT_INTS, np.maximum(v, 2.0))
              for k, v in (("lm", _FRAC_LO - 1), ("lo", _FRAC_LO), ("hi", _FRAC_HI), ("hp", _FRAC_HI + 1))}
 
 
+#: :func:`_frac_lower`'s (orders, configurations) layout: rows are the integers 0..12, fractional orders' columns
+_FL_ROWS = 13
+_FL_W = np.array([0.0, *range(0, _FL_ROWS - 1)])[:, None]  # k - 1 (0 for k = 0)
+_FL_LO = _FRAC_LO.astype(np.intp)
+_FL_HI = _FL_LO + 1
+_FL_ALO = (FRAC_ORDERS - _FRAC_LO)[:, None]
+_FL_AHI = (_FRAC_HI - FRAC_ORDERS)[:, None]
+_FL_AM1 = (FRAC_ORDERS - 1)[:, None]
+assert np.array_equal(_DEFAULT_INTS[:_FL_ROWS - 2], np.arange(2.0, _FL_ROWS)) and _FL_HI.max() + 1 < _FL_ROWS
+
+
 def _frac_lower(r_int: np.ndarray, exact_convex: bool) -> np.ndarray:
     r"""Lower bounds on the curve at :data:`FRAC_ORDERS` from its values at the integer orders (n, len(_DEFAULT_INTS)).
 
@@ -546,22 +557,31 @@ def _frac_lower(r_int: np.ndarray, exact_convex: bool) -> np.ndarray:
     ``g(alpha) >= g(hi) - (hi - alpha) (g(hi + 1) - g(hi))`` (a secant's slope bounds the derivative on
     the far side), each with the integer values rounded the safe way.
     """
-    lo_ok = _FRAC_LO >= 2
-    low = r_int / (1 + _LOWER_SLACK)  # lower bounds at the integers
-    lb = np.where(lo_ok, low[:, _FRAC_IDX["lo"]], 0.0)
+    # computed in (orders, configurations) layout: every per-integer quantity once per integer order (13 rows:
+    # integers 0..12, rows 0 and 1 zero), then gathered by whole rows; each value is the same float expression as
+    # the per-fractional-order formula above, so the bounds are the same to the bit
+    n = r_int.shape[0]
+    low = np.zeros((_FL_ROWS, n))
+    np.divide(r_int[:, :_FL_ROWS - 2].T, 1 + _LOWER_SLACK, out=low[2:])  # lower bounds at the integers
+    lb = low[_FL_LO]
     if not exact_convex:
-        return lb
-    a = FRAC_ORDERS
-    gl = lambda k, v: (v - 1) * low[:, _FRAC_IDX[k]]  # noqa: E731
-    gu = lambda k, v: (v - 1) * r_int[:, _FRAC_IDX[k]]  # noqa: E731
-    g_lo = np.where(lo_ok, gl("lo", _FRAC_LO), 0.0)
-    g_lm = np.where(_FRAC_LO >= 3, gu("lm", _FRAC_LO - 1), 0.0)  # g(1) = 0 exactly
-    left = g_lo + (a - _FRAC_LO) * np.where(lo_ok, g_lo - g_lm, 0.0)
-    g_hi = gl("hi", _FRAC_HI)
-    right = g_hi - (_FRAC_HI - a) * (gu("hp", _FRAC_HI + 1) - g_hi)
+        return lb.T
+    gl = low * _FL_W  # g(k) lower, g(0) = g(1) = 0
+    gu = np.zeros((_FL_ROWS, n))
+    np.multiply(r_int[:, :_FL_ROWS - 2].T, _FL_W[2:], out=gu[2:])  # g(k) upper
+    d = gl[1:] - gu[:-1]  # row k - 1: g(k) - g(k - 1), the secant slope left of k
+    e = gu[1:] - gl[:-1]  # row k: g(k + 1) - g(k), right of k
+    left = _FL_ALO * d[_FL_LO - 1]
+    left += gl[_FL_LO]
+    right = _FL_AHI * e[_FL_HI]
+    np.subtract(gl[_FL_HI], right, out=right)
     with np.errstate(invalid="ignore"):
-        g = np.maximum(np.maximum(left, right), 0.0)
-        return np.maximum(lb, np.where(np.isfinite(g), g / (a - 1), 0.0))
+        g = np.maximum(left, right, out=left)
+        np.maximum(g, 0.0, out=g)
+        fin = np.isfinite(g)
+        np.divide(g, _FL_AM1, out=g)
+        g[~fin] = 0.0
+        return np.maximum(lb, g, out=lb).T
 
 
 def _default_grid_pruned(kind: str, curve: CurveFn, target: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
