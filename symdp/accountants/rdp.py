@@ -137,19 +137,36 @@ def _sgm_rdp_int(sigma: np.ndarray, q: np.ndarray, orders: np.ndarray) -> np.nda
 
 
 def _interpolate(orders: np.ndarray, int_orders: np.ndarray, rdp_int: np.ndarray) -> np.ndarray:
-    """Upper bound at ``orders`` from upper bounds at integer orders by convexity of (alpha-1) eps_alpha."""
+    """Upper bound at ``orders`` from upper bounds at integer orders by convexity of (alpha-1) eps_alpha.
+
+    At a non-integer ``a`` (``lo < a < hi``): ``((1 - th) g(lo) + th g(hi)) / (a - 1)``, ``th = (a - lo) / (hi - lo)``,
+    ``g(k) = (k - 1) eps_k`` (``g(lo) = 0 g(hi)`` below 2); computed for all orders at once in (orders,
+    configurations) layout, each value the same float expression as one order at a time.
+    """
     idx = {float(a): i for i, a in enumerate(int_orders)}
-    out = np.empty(rdp_int.shape[:-1] + (len(orders),))
-    for i, a in enumerate(orders):
-        if float(a) in idx:
-            out[..., i] = rdp_int[..., idx[float(a)]]
-            continue
-        lo, hi = float(np.floor(a)), float(np.ceil(a))
-        g_hi = (hi - 1) * rdp_int[..., idx[max(hi, 2.0)]]
-        g_lo = (lo - 1) * rdp_int[..., idx[lo]] if lo >= 2 else 0.0 * g_hi
-        th = (a - lo) / (hi - lo)
-        out[..., i] = ((1 - th) * g_lo + th * g_hi) / (a - 1)
-    return out * (1 + _REL_MARGIN)
+    k = len(orders)
+    lead = rdp_int.shape[:-1]
+    r = np.ascontiguousarray(np.reshape(rdp_int, (-1, rdp_int.shape[-1])).T)  # (int orders, configurations)
+    out = np.empty((k, r.shape[1]))
+    is_int = np.array([float(a) in idx for a in orders], dtype=bool)
+    if is_int.any():
+        out[is_int] = r[[idx[float(a)] for a in orders[is_int]]]
+    fr = np.nonzero(~is_int)[0]
+    if len(fr):
+        a = np.asarray(orders, dtype=float)[fr]
+        lo, hi = np.floor(a), np.ceil(a)
+        g_hi = (hi - 1)[:, None] * r[[idx[max(float(h), 2.0)] for h in hi]]
+        has_lo = lo >= 2
+        g_lo = 0.0 * g_hi
+        if has_lo.any():
+            g_lo[has_lo] = (lo[has_lo] - 1)[:, None] * r[[idx[float(v)] for v in lo[has_lo]]]
+        th = ((a - lo) / (hi - lo))[:, None]
+        g_lo *= 1 - th
+        g_lo += th * g_hi
+        g_lo /= (a - 1)[:, None]
+        out[fr] = g_lo
+    out *= 1 + _REL_MARGIN
+    return np.ascontiguousarray(out.T).reshape(lead + (k,))
 
 
 def _frac_series_upper(sigma: float, q: float, alphas: np.ndarray) -> np.ndarray:
