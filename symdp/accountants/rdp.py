@@ -137,36 +137,19 @@ def _sgm_rdp_int(sigma: np.ndarray, q: np.ndarray, orders: np.ndarray) -> np.nda
 
 
 def _interpolate(orders: np.ndarray, int_orders: np.ndarray, rdp_int: np.ndarray) -> np.ndarray:
-    """Upper bound at ``orders`` from upper bounds at integer orders by convexity of (alpha-1) eps_alpha.
-
-    At a non-integer ``a`` (``lo < a < hi``): ``((1 - th) g(lo) + th g(hi)) / (a - 1)``, ``th = (a - lo) / (hi - lo)``,
-    ``g(k) = (k - 1) eps_k`` (``g(lo) = 0 g(hi)`` below 2); computed for all orders at once in (orders,
-    configurations) layout, each value the same float expression as one order at a time.
-    """
+    """Upper bound at ``orders`` from upper bounds at integer orders by convexity of (alpha-1) eps_alpha."""
     idx = {float(a): i for i, a in enumerate(int_orders)}
-    k = len(orders)
-    lead = rdp_int.shape[:-1]
-    r = np.ascontiguousarray(np.reshape(rdp_int, (-1, rdp_int.shape[-1])).T)  # (int orders, configurations)
-    out = np.empty((k, r.shape[1]))
-    is_int = np.array([float(a) in idx for a in orders], dtype=bool)
-    if is_int.any():
-        out[is_int] = r[[idx[float(a)] for a in orders[is_int]]]
-    fr = np.nonzero(~is_int)[0]
-    if len(fr):
-        a = np.asarray(orders, dtype=float)[fr]
-        lo, hi = np.floor(a), np.ceil(a)
-        g_hi = (hi - 1)[:, None] * r[[idx[max(float(h), 2.0)] for h in hi]]
-        has_lo = lo >= 2
-        g_lo = 0.0 * g_hi
-        if has_lo.any():
-            g_lo[has_lo] = (lo[has_lo] - 1)[:, None] * r[[idx[float(v)] for v in lo[has_lo]]]
-        th = ((a - lo) / (hi - lo))[:, None]
-        g_lo *= 1 - th
-        g_lo += th * g_hi
-        g_lo /= (a - 1)[:, None]
-        out[fr] = g_lo
-    out *= 1 + _REL_MARGIN
-    return np.ascontiguousarray(out.T).reshape(lead + (k,))
+    out = np.empty(rdp_int.shape[:-1] + (len(orders),))
+    for i, a in enumerate(orders):
+        if float(a) in idx:
+            out[..., i] = rdp_int[..., idx[float(a)]]
+            continue
+        lo, hi = float(np.floor(a)), float(np.ceil(a))
+        g_hi = (hi - 1) * rdp_int[..., idx[max(hi, 2.0)]]
+        g_lo = (lo - 1) * rdp_int[..., idx[lo]] if lo >= 2 else 0.0 * g_hi
+        th = (a - lo) / (hi - lo)
+        out[..., i] = ((1 - th) * g_lo + th * g_hi) / (a - 1)
+    return out * (1 + _REL_MARGIN)
 
 
 def _frac_series_upper(sigma: float, q: float, alphas: np.ndarray) -> np.ndarray:
@@ -472,8 +455,14 @@ def _eps_values(rdp: Any, orders: np.ndarray, delta: Any) -> np.ndarray:
     d = np.asarray(delta, dtype=float)[..., None]
     with np.errstate(over="ignore", invalid="ignore"):
         e = conv(epsilon_alpha=rdp, alpha=orders, delta=d)
-    e = np.where(np.isnan(e), np.inf, e)
-    return e + 4 * _U * np.abs(e)  # rounding of the conversion goes the safe way
+    e = np.asarray(e, dtype=float)
+    if not (e.flags.owndata and e.flags.writeable):  # written in place below: never a view of an input
+        e = e.copy()
+    e[np.isnan(e)] = np.inf
+    t = np.abs(e)
+    t *= 4 * _U
+    e += t  # rounding of the conversion goes the safe way
+    return e
 
 
 def _delta_values(rdp: Any, orders: np.ndarray, epsilon: Any) -> np.ndarray:
@@ -739,14 +728,17 @@ def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarr
     nxt = np.empty((m, k), dtype=it)
     nxt[:, -1] = k
     np.minimum.accumulate(np.where(known[:, :0:-1], idx[:0:-1], it(k)), axis=1, out=nxt[:, -2::-1])
-    p1, n1 = prv[ri, at].astype(np.intp), nxt[ri, at].astype(np.intp)
-    p2 = np.where(p1 < 0, -1, prv[ri, np.maximum(p1, 0)])
-    n2 = np.where(n1 >= k, k, nxt[ri, np.minimum(n1, k - 1)])
+    base = ri * k  # flat positions of the rows: g.ravel()[base + j] is g[ri, j], without 2-D fancy indexing
+    p1, n1 = prv.ravel().take(base + at).astype(np.intp), nxt.ravel().take(base + at).astype(np.intp)
+    p2 = np.where(p1 < 0, -1, prv.ravel().take(base + np.maximum(p1, 0)))
+    n2 = np.where(n1 >= k, k, nxt.ravel().take(base + np.minimum(n1, k - 1)))
     xp = np.append(x, np.nan)
     cl = lambda j: np.where((j < 0) | (j >= k), k, j)  # noqa: E731
 
     def pick(g: np.ndarray, j: np.ndarray) -> np.ndarray:  # g[ri, j], NaN where j is no column
-        return np.where((j < 0) | (j >= k), np.nan, g[ri, np.clip(j, 0, k - 1)])
+        out = np.ascontiguousarray(g).ravel().take(base + np.clip(j, 0, k - 1))
+        out[(j < 0) | (j >= k)] = np.nan
+        return out
 
     xa = x[at]
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
