@@ -792,16 +792,20 @@ def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarra
         # configuration on the benchmark's distinct shape, against 4.3 by the lower bound alone
         with np.errstate(invalid="ignore"):
             est = 0.75 * values((chord / (a - 1))[:, None], a[:, None], target[rows_c])[:, 0] + 0.25 * c
-        cm = np.full(left.shape, np.inf)
-        cm[ri[keep], cj[keep]] = np.where(np.isfinite(est[keep]), est[keep], np.finfo(float).max)
+        # per row, the kept cell of lowest estimate (ties: the smallest order), over the kept cells only: they come
+        # row by row, orders increasing (np.nonzero's order), so the first cell equal to its row's minimum
+        rk, ck, ek = ri[keep], cj[keep], est[keep]
+        ek = np.where(np.isfinite(ek), ek, np.finfo(float).max)
         go = left.any(axis=1)
         if not go.all():
-            act, known, gl, gu, left, refined, cm = act[go], known[go], gl[go], gu[go], left[go], refined[go], cm[go]
+            act, known, gl, gu, left, refined = act[go], known[go], gl[go], gu[go], left[go], refined[go]
             m = int(go.sum())
             if not m:
                 break
         rows = act
-        j = np.argmin(cm, axis=1)
+        starts = np.flatnonzero(np.r_[True, rk[1:] != rk[:-1]])  # one group per row left, in the rows' order
+        at_min = np.flatnonzero(ek == np.repeat(np.minimum.reduceat(ek, starts), np.diff(np.r_[starts, len(rk)])))
+        j = ck[at_min[np.r_[True, rk[at_min[1:]] != rk[at_min[:-1]]]]]
         alpha = a_all[j]
         up, lo = curve.rows_at(alpha, rows)
         vv = values(up[:, None], alpha[:, None], target[rows])[:, 0]
