@@ -200,6 +200,17 @@ def _frac_series_rows(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) -> n
     return _frac_series_bounds(sigma, q, alphas)[0]
 
 
+def _unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(x, return_inverse=True)`` of a 1-d ``x``; without a sort where every value is one of
+    :data:`FRAC_ORDERS` (the order search's case)."""
+    pos = np.minimum(np.searchsorted(FRAC_ORDERS, x), len(FRAC_ORDERS) - 1)
+    if np.array_equal(FRAC_ORDERS[pos], x):  # NaN or any other value: the sort
+        present = np.zeros(len(FRAC_ORDERS), dtype=bool)
+        present[pos] = True
+        return FRAC_ORDERS[present], (np.cumsum(present) - 1)[pos]
+    return np.unique(x, return_inverse=True)
+
+
 def _series_terms(a: np.ndarray, s: np.ndarray, q: np.ndarray, n0: int, n1: int) -> tuple[np.ndarray, np.ndarray]:
     """(log|t_i|, sign t_i) of the MTZ series, ``i = n0..n1-1``, for the rows ``(s, q, a)`` (1-d): the library terms
     ``accounting.sgm_rdp_frac_term1/2`` times ``binom(a, i)``, evaluated in blocks of :data:`_SERIES_BLOCK`."""
@@ -214,7 +225,7 @@ def _series_terms(a: np.ndarray, s: np.ndarray, q: np.ndarray, n0: int, n1: int)
         aa, ss, qq = a[sl, None], s[sl, None], q[sl, None]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             # log|binom(alpha, i)| and its sign once per distinct order (rows of a batch share them)
-            ua, ia = np.unique(aa[:, 0], return_inverse=True)
+            ua, ia = _unique_inverse(aa[:, 0])
             logb, sg = _binom_rows(ua, n0, n1)
             logb = logb[ia.ravel()]
             lm = np.logaddexp(logb + t1(alpha=aa, j=i, q=qq, sigma=ss), logb + t2(alpha=aa, j=i, q=qq, sigma=ss))
