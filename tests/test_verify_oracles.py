@@ -130,6 +130,30 @@ def test_gaussian_rdp_closed_form_and_plain_quadrature():
     assert mpmath.almosteq(O.gaussian_rdp(alpha=a, sigma=s, Delta=D), plain, rel_eps=mpmath.mpf(10) ** -10)
 
 
+def test_gaussian_rdp_fast_integrand_gives_the_same_bits_as_the_plain_one():
+    # the low-level integrand must be the plain lambda's arithmetic, bit for bit, at every working precision
+    # (quad evaluates at prec + 20) and at nodes far in both tails, where exp underflows towards zero
+    from symdp.verify.oracles_tradeoff import _same_bits_integrand
+
+    rng = random.Random(11)
+    for dps in (15, 30, 53):
+        with mpmath.workdps(dps):
+            for _ in range(6):
+                a, s, m = (mpmath.mpf(1 + 10 ** rng.uniform(-2, 2.5)), mpmath.mpf(10 ** rng.uniform(-1.5, 2)),
+                           mpmath.mpf(rng.choice([1, rng.uniform(0.01, 5)])))
+                lp = lambda x: -((x - m) ** 2) / (2 * s * s)  # noqa: E731
+                lq = lambda x: -(x * x) / (2 * s * s)  # noqa: E731
+                c = a * m
+                shift = a * lp(c) + (1 - a) * lq(c)
+                f = lambda x: mpmath.exp(a * lp(x) + (1 - a) * lq(x) - shift) / (mpmath.sqrt(2 * mpmath.pi) * s)  # noqa: E731
+                g = _same_bits_integrand(f, a, s, m, shift)
+                for prec in (mpmath.mp.prec, mpmath.mp.prec + 20):
+                    with mpmath.workprec(prec):
+                        for k in (-1e6, -400, -40, -3.3, 0, 0.7, 2, 8, 40, 1e5):
+                            x = c + mpmath.mpf(k) * s * mpmath.mpf(rng.uniform(0.5, 1.5))
+                            assert g(x)._mpf_ == f(x)._mpf_, (dps, prec, a, s, m, k)
+
+
 def test_eq7_matches_the_library_objective_and_its_maximum_is_at_a_vertex():
     import sympy as sp
 
