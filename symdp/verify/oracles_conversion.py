@@ -266,10 +266,13 @@ def map_group_dp(th):
         lo, hi = mpmath.mpf("1e-6"), mpmath.mpf(60)
         for _ in range(200):
             mid = mpmath.sqrt(lo * hi)
+            was = (lo, hi)
             if gaussian_profile(mu=mid, at=eps) < delta:
                 lo = mid
             else:
                 hi = mid
+            if (lo, hi) == was:  # a fixed point (mid is lo or hi at this precision): the remaining steps change nothing
+                break
         return lo  # delta_lo(eps) <= delta: a mechanism with the premise
 
     def f_true(pt: dict[str, Any]) -> Any:
