@@ -395,6 +395,23 @@ def _test_min_error_sum_by_search_is_two_phi():
         assert mpmath.almosteq(fdp.min_error_sum(mu=m), 2 * mpmath.ncdf(-mpmath.mpf(m) / 2), rel_eps=mpmath.mpf(10) ** -14)
 
 
+def test_min_error_sum_fast_npdf_gives_the_same_bits_as_mpmath_npdf():
+    # the quadratures' integrand must be mpmath.npdf(x, mu) bit for bit, at the working precision and at quad's
+    # raised one, for mu an int and an mpf (a string goes to npdf itself), and far in the tails
+    from symdp.verify.fdp import _npdf_same_bits
+
+    rng = random.Random(7)
+    for dps in (15, 30, 60):
+        with mpmath.workdps(dps):
+            for mu in (0, mpmath.mpf("0.37"), "0.1", mpmath.mpf(rng.uniform(0.01, 10))):
+                g = _npdf_same_bits(mu)
+                for prec in (mpmath.mp.prec, mpmath.mp.prec + 20):
+                    with mpmath.workprec(prec):
+                        for _ in range(25):
+                            x = rng.choice([1, -1]) * mpmath.mpf(10 ** rng.uniform(-6, 3)) * (1 + mpmath.mpf(rng.random()) / 3)
+                            assert g(x)._mpf_ == mpmath.npdf(x, mu)._mpf_, (dps, prec, mu, x)
+
+
 def test_C_p_is_below_both_true_tradeoffs_and_planted_C_p_is_not():
     mpmath.mp.dps = 30
     try:
