@@ -412,6 +412,21 @@ def test_min_error_sum_fast_npdf_gives_the_same_bits_as_mpmath_npdf():
                             assert g(x)._mpf_ == mpmath.npdf(x, mu)._mpf_, (dps, prec, mu, x)
 
 
+def test_memoized_binomials_give_mpmaths_bits_at_each_precision():
+    # symdp.numeric.binomial / log_binomial are mpmath.binomial and its log, bit for bit, and a value memoized at one
+    # precision is never handed out at another (asked at 15 digits, then 60, then 15 again)
+    from symdp.numeric import binomial, log_binomial
+
+    for dps in (15, 60, 15, 33):
+        with mpmath.workdps(dps):
+            for n in (2, 3, 17, 64, 255, 256, 1000):
+                for k in {0, 1, n // 3, n // 2, n - 1, n}:
+                    assert binomial(n, k)._mpf_ == mpmath.binomial(n, k)._mpf_, (dps, n, k)
+                    assert log_binomial(n, k)._mpf_ == mpmath.log(mpmath.binomial(n, k))._mpf_, (dps, n, k)
+    with mpmath.workprec(300):
+        assert binomial(200, 100) == 90548514656103281165404177077484163874504589675413336841320  # exact at 300 bits
+
+
 def test_C_p_is_below_both_true_tradeoffs_and_planted_C_p_is_not():
     mpmath.mp.dps = 30
     try:

@@ -31,7 +31,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..numeric import golden_section_min
+from ..numeric import binomial, golden_section_min
 from ..theorem import Evidence, Verdict
 from .oracles import (
     Oracle,
@@ -349,7 +349,7 @@ def _log_moments(q: str, sigma: str, lam_max: int) -> tuple[mpmath.mpf, ...]:
     out = []
     for lam in range(1, lam_max + 1):
         n = lam + 1
-        terms = [mpmath.binomial(n, k) * (1 - qq) ** (n - k) * qq**k * mpmath.exp(mpmath.mpf(k * (k - 1)) / (2 * s * s))
+        terms = [binomial(n, k) * (1 - qq) ** (n - k) * qq**k * mpmath.exp(mpmath.mpf(k * (k - 1)) / (2 * s * s))
                  for k in range(n + 1)]
         out.append(mpmath.log(mpmath.fsum(terms)))
     return tuple(out)

@@ -33,6 +33,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from ..numeric import log_binomial
 from .oracles_gaussian import gaussian_profile
 from .oracles_pairs import _mpf, hockey_stick, kov_pair
 from .registry import Oracle, assign, register
@@ -233,7 +234,7 @@ def _witness_value(th) -> tuple[Callable, set] | str:
             if a < 2:
                 return None
             qq, sg = _mpf(pt["q"]), _mpf(pt["sigma"])
-            terms = [mpmath.log(mpmath.binomial(a, k)) + ((a - k) * mpmath.log1p(-qq) if a > k else 0) + k * mpmath.log(qq)
+            terms = [log_binomial(a, k) + ((a - k) * mpmath.log1p(-qq) if a > k else 0) + k * mpmath.log(qq)
                      + k * (k - 1) / (2 * sg**2) for k in range(a + 1) if not (qq == 1 and k < a)]
             top = max(terms)
             return (top + mpmath.log(mpmath.fsum(mpmath.exp(t - top) for t in terms))) / (a - 1)
