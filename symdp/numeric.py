@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 GOLDEN = (math.sqrt(5) - 1) / 2
@@ -30,4 +31,31 @@ def golden_section_min(f: Callable[[Any], Any], lo: Any, hi: Any, iters: int) ->
     return f1, f2
 
 
-__all__ = ["GOLDEN", "golden_section_min"]
+@lru_cache(maxsize=1 << 16)
+def _binomial_at(n: int, k: int, prec: int, rounding: str, log: bool) -> Any:
+    import mpmath
+
+    with mpmath.workprec(prec):
+        b = mpmath.binomial(n, k)
+        return mpmath.log(b) if log else b
+
+
+def binomial(n: int, k: int) -> Any:
+    """``mpmath.binomial(n, k)`` for Python ints, memoized per (n, k, working precision and rounding): the same bits,
+    computed once.  The exact-RDP sums of the subsampled Gaussian (SGMRDP, the verifier's RDP and moments-accountant
+    oracles) ask for the same binomials at every point and order; mpmath's gamma-product route was most of their time."""
+    import mpmath
+
+    prec, rnd = mpmath.mp._prec_rounding
+    return _binomial_at(int(n), int(k), prec, rnd, False)
+
+
+def log_binomial(n: int, k: int) -> Any:
+    """``mpmath.log(mpmath.binomial(n, k))`` for Python ints, memoized like :func:`binomial`: the same bits."""
+    import mpmath
+
+    prec, rnd = mpmath.mp._prec_rounding
+    return _binomial_at(int(n), int(k), prec, rnd, True)
+
+
+__all__ = ["GOLDEN", "binomial", "golden_section_min", "log_binomial"]

@@ -130,6 +130,60 @@ def test_gaussian_rdp_closed_form_and_plain_quadrature():
     assert mpmath.almosteq(O.gaussian_rdp(alpha=a, sigma=s, Delta=D), plain, rel_eps=mpmath.mpf(10) ** -10)
 
 
+def test_gaussian_rdp_fast_integrand_gives_the_same_bits_as_the_plain_one():
+    # the low-level integrand must be the plain lambda's arithmetic, bit for bit, at every working precision
+    # (quad evaluates at prec + 20) and at nodes far in both tails, where exp underflows towards zero
+    from symdp.verify.oracles_tradeoff import _same_bits_integrand
+
+    rng = random.Random(11)
+    for dps in (15, 30, 53):
+        with mpmath.workdps(dps):
+            for _ in range(6):
+                a, s, m = (mpmath.mpf(1 + 10 ** rng.uniform(-2, 2.5)), mpmath.mpf(10 ** rng.uniform(-1.5, 2)),
+                           mpmath.mpf(rng.choice([1, rng.uniform(0.01, 5)])))
+                lp = lambda x: -((x - m) ** 2) / (2 * s * s)  # noqa: E731
+                lq = lambda x: -(x * x) / (2 * s * s)  # noqa: E731
+                c = a * m
+                shift = a * lp(c) + (1 - a) * lq(c)
+                f = lambda x: mpmath.exp(a * lp(x) + (1 - a) * lq(x) - shift) / (mpmath.sqrt(2 * mpmath.pi) * s)  # noqa: E731
+                g = _same_bits_integrand(f, a, s, m, shift)
+                for prec in (mpmath.mp.prec, mpmath.mp.prec + 20):
+                    with mpmath.workprec(prec):
+                        for k in (-1e6, -400, -40, -3.3, 0, 0.7, 2, 8, 40, 1e5):
+                            x = c + mpmath.mpf(k) * s * mpmath.mpf(rng.uniform(0.5, 1.5))
+                            assert g(x)._mpf_ == f(x)._mpf_, (dps, prec, a, s, m, k)
+
+
+def test_group_dp_gaussian_witness_solves_the_premise_and_stops_at_the_bisection_fixed_point():
+    # f_true: mu solving delta_mu(eps) = delta by bisection (stopped once it stands still), then the replace-one
+    # delta_{2 mu} at the conclusion's epsilon; checked bit for bit against all 200 steps of the bisection, and the
+    # solved mu against mpmath.findroot on the exact profile
+    import sympy as sp
+
+    from symdp.library import get
+    from symdp.verify.oracles_conversion import _conclusion, map_group_dp
+    from symdp.verify.oracles_gaussian import gaussian_profile
+
+    th = get("bridge.group_privacy_dp", with_evidence=False)
+    _, f_true, _, _ = map_group_dp(th)
+    at_expr, _ = _conclusion(th)
+    rng = random.Random(4)
+    with mpmath.workdps(30):
+        for _ in range(3):
+            eps, delta = mpmath.mpf(rng.uniform(0.05, 2)), mpmath.mpf(10 ** rng.uniform(-9, -2))
+            lo, hi = mpmath.mpf("1e-6"), mpmath.mpf(60)
+            for _ in range(200):  # every step, no early stop
+                mid = mpmath.sqrt(lo * hi)
+                lo, hi = (mid, hi) if gaussian_profile(mu=mid, at=eps) < delta else (lo, mid)
+            root = mpmath.findroot(lambda m: gaussian_profile(mu=m, at=eps) - delta, lo)
+            assert mpmath.almosteq(lo, root, rel_eps=mpmath.mpf(10) ** -25)
+            bind = {x: sp.Float(mpmath.nstr(eps, 40), 40) for x in at_expr.free_symbols if x.name == "epsilon"}
+            assert set(bind) == at_expr.free_symbols
+            at = mpmath.mpf(str(sp.N(at_expr.xreplace(bind), 40)))
+            pt = {"epsilon": eps, "delta": delta}
+            assert f_true(pt)._mpf_ == gaussian_profile(mu=2 * lo, at=at)._mpf_
+
+
 def test_eq7_matches_the_library_objective_and_its_maximum_is_at_a_vertex():
     import sympy as sp
 
@@ -339,6 +393,38 @@ def _test_min_error_sum_by_search_is_two_phi():
 
     for m in ("0.2", "0.57", "3"):
         assert mpmath.almosteq(fdp.min_error_sum(mu=m), 2 * mpmath.ncdf(-mpmath.mpf(m) / 2), rel_eps=mpmath.mpf(10) ** -14)
+
+
+def test_min_error_sum_fast_npdf_gives_the_same_bits_as_mpmath_npdf():
+    # the quadratures' integrand must be mpmath.npdf(x, mu) bit for bit, at the working precision and at quad's
+    # raised one, for mu an int and an mpf (a string goes to npdf itself), and far in the tails
+    from symdp.verify.fdp import _npdf_same_bits
+
+    rng = random.Random(7)
+    for dps in (15, 30, 60):
+        with mpmath.workdps(dps):
+            for mu in (0, mpmath.mpf("0.37"), "0.1", mpmath.mpf(rng.uniform(0.01, 10))):
+                g = _npdf_same_bits(mu)
+                for prec in (mpmath.mp.prec, mpmath.mp.prec + 20):
+                    with mpmath.workprec(prec):
+                        for _ in range(25):
+                            x = rng.choice([1, -1]) * mpmath.mpf(10 ** rng.uniform(-6, 3)) * (1 + mpmath.mpf(rng.random()) / 3)
+                            assert g(x)._mpf_ == mpmath.npdf(x, mu)._mpf_, (dps, prec, mu, x)
+
+
+def test_memoized_binomials_give_mpmaths_bits_at_each_precision():
+    # symdp.numeric.binomial / log_binomial are mpmath.binomial and its log, bit for bit, and a value memoized at one
+    # precision is never handed out at another (asked at 15 digits, then 60, then 15 again)
+    from symdp.numeric import binomial, log_binomial
+
+    for dps in (15, 60, 15, 33):
+        with mpmath.workdps(dps):
+            for n in (2, 3, 17, 64, 255, 256, 1000):
+                for k in {0, 1, n // 3, n // 2, n - 1, n}:
+                    assert binomial(n, k)._mpf_ == mpmath.binomial(n, k)._mpf_, (dps, n, k)
+                    assert log_binomial(n, k)._mpf_ == mpmath.log(mpmath.binomial(n, k))._mpf_, (dps, n, k)
+    with mpmath.workprec(300):
+        assert binomial(200, 100) == 90548514656103281165404177077484163874504589675413336841320  # exact at 300 bits
 
 
 def test_C_p_is_below_both_true_tradeoffs_and_planted_C_p_is_not():

@@ -209,6 +209,8 @@ class SGMRDP(sp.Function):
     def _eval_evalf(self, prec: int) -> sp.Expr | None:
         import mpmath
 
+        from ..numeric import log_binomial
+
         q_e, s_e, a_e = (a.evalf(prec + 30) for a in self.args)
         if not (q_e.is_Number and s_e.is_Number and a_e.is_Number):
             return None
@@ -219,7 +221,7 @@ class SGMRDP(sp.Function):
             a = max(int(mpmath.ceil(aa)), 2)
             if a > self.MAX_ORDER:
                 return None
-            terms = [mpmath.log(mpmath.binomial(a, k)) + (a - k) * (mpmath.log1p(-qq) if qq < 1 else 0)
+            terms = [log_binomial(a, k) + (a - k) * (mpmath.log1p(-qq) if qq < 1 else 0)
                      + k * mpmath.log(qq) + (k * k - k) / (2 * ss * ss)
                      for k in range(a + 1) if qq < 1 or k == a]
             top = max(terms)

@@ -31,7 +31,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..numeric import golden_section_min
+from ..numeric import binomial, golden_section_min
 from ..theorem import Evidence, Verdict
 from .oracles import (
     Oracle,
@@ -129,14 +129,44 @@ def composition2_mu(*, mu_1: Any, mu_2: Any, **_: Any) -> mpmath.mpf:
     return max(_quantile(1 - a) - _quantile(b) for a, b in composition2_points(mu_1, mu_2))
 
 
+def _npdf_same_bits(mu: Any) -> Callable[[Any], Any]:
+    """``x -> mpmath.npdf(x, mu)`` (sigma 1) with the same bits: npdf's own steps (10 guard bits, ``(x - mu)**2``
+    negated over ``2 sigma**2``, exp, over ``sigma sqrt(2 pi)``, rounded back) on mpmath's low-level mpf functions,
+    the point-free factors computed once per precision: the wrapped npdf spent most of :func:`min_error_sum`'s
+    quadratures in object and precision bookkeeping.  A non-mpf node (or a mu neither int nor mpf) goes to npdf itself."""
+    from mpmath.libmp import from_int, mpf_div, mpf_exp, mpf_neg, mpf_pos, mpf_pow_int, mpf_sub
+
+    ctx = mpmath.mp
+    # npdf converts its arguments at the caller's precision: an int or an mpf is exact, anything else goes to npdf
+    muv = from_int(mu) if isinstance(mu, int) else mu._mpf_ if type(mu) is ctx.mpf else None
+    consts: dict[int, tuple[Any, Any]] = {}
+
+    def g(x: Any) -> Any:
+        if type(x) is not ctx.mpf or muv is None:
+            return mpmath.npdf(x, mu)
+        prec, rnd = ctx._prec_rounding
+        p2 = prec + 10
+        k = consts.get(p2)
+        if k is None:  # exactly npdf's 2*sigma**2 and sigma*sqrt(2*pi) at sigma = 1, at npdf's working precision
+            with mpmath.workprec(p2):
+                sigma = ctx.convert(1)
+                k = consts[p2] = ((2 * sigma**2)._mpf_, (sigma * mpmath.sqrt(2 * mpmath.pi))._mpf_)
+        two_s2, den = k
+        e = mpf_div(mpf_neg(mpf_pow_int(mpf_sub(x._mpf_, muv, p2, rnd), 2, p2, rnd), p2, rnd), two_s2, p2, rnd)
+        return ctx.make_mpf(mpf_pos(mpf_div(mpf_exp(e, p2, rnd), den, p2, rnd), prec, rnd))
+
+    return g
+
+
 def min_error_sum(*, mu: Any, **_: Any) -> mpmath.mpf:
     """min over thresholds t of alpha(t) + beta(t) for N(0,1) vs N(mu,1) (quadrature; golden-section search in t).
     The value is an upper end of the minimum (a search can only overshoot it)."""
     m = _mpf(mu)
+    pdf0, pdf_m = _npdf_same_bits(0), _npdf_same_bits(m)
 
     def g(t):
-        a = mpmath.quad(mpmath.npdf, [t, t + 12, mpmath.inf])
-        b = mpmath.quad(lambda x: mpmath.npdf(x, m), [-mpmath.inf, t - 12, t])
+        a = mpmath.quad(pdf0, [t, t + 12, mpmath.inf])
+        b = mpmath.quad(pdf_m, [-mpmath.inf, t - 12, t])
         return a + b
 
     return min(golden_section_min(g, mpmath.mpf(-6), m + 6, int(mpmath.mp.dps * 1.2) + 10))
@@ -319,7 +349,7 @@ def _log_moments(q: str, sigma: str, lam_max: int) -> tuple[mpmath.mpf, ...]:
     out = []
     for lam in range(1, lam_max + 1):
         n = lam + 1
-        terms = [mpmath.binomial(n, k) * (1 - qq) ** (n - k) * qq**k * mpmath.exp(mpmath.mpf(k * (k - 1)) / (2 * s * s))
+        terms = [binomial(n, k) * (1 - qq) ** (n - k) * qq**k * mpmath.exp(mpmath.mpf(k * (k - 1)) / (2 * s * s))
                  for k in range(n + 1)]
         out.append(mpmath.log(mpmath.fsum(terms)))
     return tuple(out)

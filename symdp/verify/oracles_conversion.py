@@ -33,6 +33,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from ..numeric import log_binomial
 from .oracles_gaussian import gaussian_profile
 from .oracles_pairs import _mpf, hockey_stick, kov_pair
 from .registry import Oracle, assign, register
@@ -233,7 +234,7 @@ def _witness_value(th) -> tuple[Callable, set] | str:
             if a < 2:
                 return None
             qq, sg = _mpf(pt["q"]), _mpf(pt["sigma"])
-            terms = [mpmath.log(mpmath.binomial(a, k)) + ((a - k) * mpmath.log1p(-qq) if a > k else 0) + k * mpmath.log(qq)
+            terms = [log_binomial(a, k) + ((a - k) * mpmath.log1p(-qq) if a > k else 0) + k * mpmath.log(qq)
                      + k * (k - 1) / (2 * sg**2) for k in range(a + 1) if not (qq == 1 and k < a)]
             top = max(terms)
             return (top + mpmath.log(mpmath.fsum(mpmath.exp(t - top) for t in terms))) / (a - 1)
@@ -266,10 +267,13 @@ def map_group_dp(th):
         lo, hi = mpmath.mpf("1e-6"), mpmath.mpf(60)
         for _ in range(200):
             mid = mpmath.sqrt(lo * hi)
+            was = (lo, hi)
             if gaussian_profile(mu=mid, at=eps) < delta:
                 lo = mid
             else:
                 hi = mid
+            if (lo, hi) == was:  # a fixed point (mid is lo or hi at this precision): the remaining steps change nothing
+                break
         return lo  # delta_lo(eps) <= delta: a mechanism with the premise
 
     def f_true(pt: dict[str, Any]) -> Any:
