@@ -279,20 +279,24 @@ def _frac_series_bounds(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) ->
     (``inf`` where not controlled).
 
     ``A_alpha = sum_i t_i``, ``t_i = binom(alpha, i) (e^{a_i} + e^{b_i})`` with ``a_i``, ``b_i`` the library terms
-    ``accounting.sgm_rdp_frac_term1/2``.  Each row sums its first ``n`` terms, ``n = 32, 64, ...,``
-    :data:`_SERIES_MAX_TERMS` (a level computes only its new terms), and stops at the first level where ``n - 1 >
-    alpha`` and the bracket below is narrower than ``e^-20`` of the sum; orders never controlled get ``inf`` (the
-    caller keeps the convexity bound).
+    ``accounting.sgm_rdp_frac_term1/2``.  Each row computes its first ``N = 32, 64, ...,`` :data:`_SERIES_MAX_TERMS`
+    terms (a level computes only its new terms), sums the first ``n = N - J - 1`` and brackets the rest of the
+    series from the last ``J + 1``, and stops at the first level where the bracket below is accepted; orders never controlled get ``inf`` (the caller keeps the convexity bound).
 
     The tail.  With ``z_0 = 1/2 + sigma^2 log(1/q - 1)`` and ``C_0 = (1 - q)^alpha e^{-z_0^2 / (2 sigma^2)}``, the
     exponents of both parts complete to a square: ``e^{a_i} = C_0 g((i - z_0)/sigma)`` and ``e^{b_i} = C_0 g((i + z_0
     - alpha)/sigma)`` with ``g(x) = e^{x^2/2} Phi(-x)`` = Mills' ratio over ``sqrt(2 pi)``, decreasing on the whole
-    line.  For ``i > alpha``, ``|binom(alpha, i+1)| = |binom(alpha, i)| (i - alpha)/(i + 1)`` decreases and the sign
-    alternates; so from ``i = n - 1 > alpha`` on, the terms alternate with decreasing magnitudes and tend to 0, and the
-    tail ``sum_{i >= n-1} t_i`` lies between 0 and ``t_{n-1}`` (Leibniz): ``A_alpha`` lies in ``[S_n - max(t_{n-1}, 0),
-    S_n - min(t_{n-1}, 0)]`` (``S_n`` the sum of the first ``n`` terms).  The signed sum is taken relative to its
-    largest term; ``rounding = sum 8u(|log t_i| + log2 n + 4)|t_i|`` (plus ``4u`` of the parts for the final
-    additions) widens the bracket on both sides, and ``|t_{n-1}|`` is rounded up by its own error.
+    line and completely monotone (a Laplace-type transform).  For ``i > alpha`` the sign of ``binom(alpha, i)``
+    alternates and ``|binom(alpha, i)|`` is completely monotone in ``i`` (a Beta integral), so from ``i = n > alpha``
+    on the terms alternate with completely monotone magnitudes, and the Euler transform of the tail brackets it
+    (:func:`_series_level`; ``J`` = :data:`_EULER_J`): with the signed terms ``t_n, ..., t_{n+J}``, ``E = sum_{k<J}
+    c_k t_{n+k}`` (the first ``J`` transformed terms) and ``B = sum_{k<=J} d_k t_{n+k}`` (``Delta^J`` of the tail's
+    first term over ``2^J``, weights :data:`_EULER_C`, :data:`_EULER_D`), ``A_alpha`` lies in ``[S_n + E + min(B, 0),
+    S_n + E + max(B, 0)]`` (``S_n`` the sum of the first ``n`` terms).  A level is accepted where ``n > alpha`` and
+    the bracket's width is below ``16u`` of the sum (``e^-20`` at the last level).  The signed sum is taken relative
+    to its largest term; ``rounding = sum 8u(|log t_i| + log2 n + 4)|t_i|`` on the head, each tail term's own error
+    plus ``4u(J + 2)`` through the transform, and ``4u`` of the parts for the final additions widen the bracket on
+    both sides.
     Every row is computed by the same row-wise operations whatever the other rows are (a batch of
     configurations gives each one the value of its own call).
 
