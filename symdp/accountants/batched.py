@@ -368,7 +368,7 @@ def _compose_terms(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, cons
     keep = mag2 > torch.exp(-_KEEP_NATS * 2 / Tf)[:, None]
     if int(torch.count_nonzero(keep)) * 8 < keep.numel():
         return None, _freq_terms(spec, mag2, keep, s0_, Tf, n, rows_at, dev)
-    return _compose_read_dense(x, s0_, h_, T_, const_, dt_, dev), None
+    return _compose_read_dense(x, s0_, h_, T_, const_, dt_, dev, spec=spec), None
 
 
 _KEEP_NATS = 700.0  # frequencies with |f|^T <= e^-700 (up to the FFT error) are dropped; their total is bounded
@@ -515,7 +515,7 @@ def _freq_read(terms: list[dict[str, Any]], h_: np.ndarray, s0_: np.ndarray, con
 
 
 def _compose_read_dense(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, const_: np.ndarray, dt_: np.ndarray,
-                        dev: Any) -> np.ndarray:
+                        dev: Any, spec: Any = None) -> np.ndarray:
     """Rows of wrapped PMFs (B, n) -> composed T-fold (FFT) -> epsilon at each row's delta (upper bound), through
     the composed PMF.
 
@@ -525,6 +525,7 @@ def _compose_read_dense(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray,
     ``s0 + n - 1 - i``, so plain prefix sums are the suffix sums of the loss (computed from the small end, no
     cancellation).  ``S`` uses weights ``exp(i h)`` (windows up to :data:`_SCALED_MAX_NATS`; wider rows go to
     :func:`_compose_read_log`).  The rounding bound and the readout are those of :func:`_compose_read_log`.
+    ``spec``: ``torch.fft.rfft(x)``, where the caller has it already (:func:`_compose_terms`).
     """
     import torch
 
@@ -536,11 +537,13 @@ def _compose_read_dense(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray,
         nw = np.nonzero(~wide)[0]
         out_[w] = _compose_read_log(x[torch.as_tensor(w, device=dev)], s0_[w], h_[w], T_[w], const_[w], dt_[w], dev)
         if len(nw):
-            out_[nw] = _compose_read_dense(x[torch.as_tensor(nw, device=dev)], s0_[nw], h_[nw], T_[nw], const_[nw], dt_[nw],
-                                           dev)
+            nwt = torch.as_tensor(nw, device=dev)
+            out_[nw] = _compose_read_dense(x[nwt], s0_[nw], h_[nw], T_[nw], const_[nw], dt_[nw], dev,
+                                           spec=None if spec is None else spec[nwt])
         return out_
     B = int(x.shape[0])
-    spec = torch.fft.rfft(x, n=n, dim=1)
+    if spec is None:
+        spec = torch.fft.rfft(x, n=n, dim=1)
     Tf = torch.as_tensor(np.asarray(T_, dtype=float), dtype=torch.float64, device=dev)
     mag = spec.abs()
     keep = mag > torch.exp(-745.0 / Tf)[:, None]
