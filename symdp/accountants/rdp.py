@@ -200,17 +200,6 @@ def _frac_series_rows(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) -> n
     return _frac_series_bounds(sigma, q, alphas)[0]
 
 
-def _unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(x, return_inverse=True)`` of a 1-d ``x``; without a sort where every value is one of
-    :data:`FRAC_ORDERS` (the order search's case)."""
-    pos = np.minimum(np.searchsorted(FRAC_ORDERS, x), len(FRAC_ORDERS) - 1)
-    if np.array_equal(FRAC_ORDERS[pos], x):  # NaN or any other value: the sort
-        present = np.zeros(len(FRAC_ORDERS), dtype=bool)
-        present[pos] = True
-        return FRAC_ORDERS[present], (np.cumsum(present) - 1)[pos]
-    return np.unique(x, return_inverse=True)
-
-
 def _series_terms(a: np.ndarray, s: np.ndarray, q: np.ndarray, n0: int, n1: int) -> tuple[np.ndarray, np.ndarray]:
     """(log|t_i|, sign t_i) of the MTZ series, ``i = n0..n1-1``, for the rows ``(s, q, a)`` (1-d): the library terms
     ``accounting.sgm_rdp_frac_term1/2`` times ``binom(a, i)``, evaluated in blocks of :data:`_SERIES_BLOCK`."""
@@ -225,7 +214,7 @@ def _series_terms(a: np.ndarray, s: np.ndarray, q: np.ndarray, n0: int, n1: int)
         aa, ss, qq = a[sl, None], s[sl, None], q[sl, None]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             # log|binom(alpha, i)| and its sign once per distinct order (rows of a batch share them)
-            ua, ia = _unique_inverse(aa[:, 0])
+            ua, ia = np.unique(aa[:, 0], return_inverse=True)
             logb, sg = _binom_rows(ua, n0, n1)
             logb = logb[ia.ravel()]
             lm = np.logaddexp(logb + t1(alpha=aa, j=i, q=qq, sigma=ss), logb + t2(alpha=aa, j=i, q=qq, sigma=ss))
@@ -470,14 +459,8 @@ def _eps_values(rdp: Any, orders: np.ndarray, delta: Any) -> np.ndarray:
     d = np.asarray(delta, dtype=float)[..., None]
     with np.errstate(over="ignore", invalid="ignore"):
         e = conv(epsilon_alpha=rdp, alpha=orders, delta=d)
-    e = np.asarray(e, dtype=float)
-    if not (e.flags.owndata and e.flags.writeable):  # written in place below: never a view of an input
-        e = e.copy()
-    e[np.isnan(e)] = np.inf
-    t = np.abs(e)
-    t *= 4 * _U
-    e += t  # rounding of the conversion goes the safe way
-    return e
+    e = np.where(np.isnan(e), np.inf, e)
+    return e + 4 * _U * np.abs(e)  # rounding of the conversion goes the safe way
 
 
 def _delta_values(rdp: Any, orders: np.ndarray, epsilon: Any) -> np.ndarray:
@@ -557,17 +540,6 @@ _FRAC_IDX = {k: np.searchsorted(_DEFAULT_INTS, np.maximum(v, 2.0))
              for k, v in (("lm", _FRAC_LO - 1), ("lo", _FRAC_LO), ("hi", _FRAC_HI), ("hp", _FRAC_HI + 1))}
 
 
-#: :func:`_frac_lower`'s (orders, configurations) layout: rows are the integers 0..12, fractional orders' columns
-_FL_ROWS = 13
-_FL_W = np.array([0.0, *range(0, _FL_ROWS - 1)])[:, None]  # k - 1 (0 for k = 0)
-_FL_LO = _FRAC_LO.astype(np.intp)
-_FL_HI = _FL_LO + 1
-_FL_ALO = (FRAC_ORDERS - _FRAC_LO)[:, None]
-_FL_AHI = (_FRAC_HI - FRAC_ORDERS)[:, None]
-_FL_AM1 = (FRAC_ORDERS - 1)[:, None]
-assert np.array_equal(_DEFAULT_INTS[:_FL_ROWS - 2], np.arange(2.0, _FL_ROWS)) and _FL_HI.max() + 1 < _FL_ROWS
-
-
 def _frac_lower(r_int: np.ndarray, exact_convex: bool) -> np.ndarray:
     r"""Lower bounds on the curve at :data:`FRAC_ORDERS` from its values at the integer orders (n, len(_DEFAULT_INTS)).
 
@@ -578,31 +550,22 @@ def _frac_lower(r_int: np.ndarray, exact_convex: bool) -> np.ndarray:
     ``g(alpha) >= g(hi) - (hi - alpha) (g(hi + 1) - g(hi))`` (a secant's slope bounds the derivative on
     the far side), each with the integer values rounded the safe way.
     """
-    # computed in (orders, configurations) layout: every per-integer quantity once per integer order (13 rows:
-    # integers 0..12, rows 0 and 1 zero), then gathered by whole rows; each value is the same float expression as
-    # the per-fractional-order formula above, so the bounds are the same to the bit
-    n = r_int.shape[0]
-    low = np.zeros((_FL_ROWS, n))
-    np.divide(r_int[:, :_FL_ROWS - 2].T, 1 + _LOWER_SLACK, out=low[2:])  # lower bounds at the integers
-    lb = low[_FL_LO]
+    lo_ok = _FRAC_LO >= 2
+    low = r_int / (1 + _LOWER_SLACK)  # lower bounds at the integers
+    lb = np.where(lo_ok, low[:, _FRAC_IDX["lo"]], 0.0)
     if not exact_convex:
-        return lb.T
-    gl = low * _FL_W  # g(k) lower, g(0) = g(1) = 0
-    gu = np.zeros((_FL_ROWS, n))
-    np.multiply(r_int[:, :_FL_ROWS - 2].T, _FL_W[2:], out=gu[2:])  # g(k) upper
-    d = gl[1:] - gu[:-1]  # row k - 1: g(k) - g(k - 1), the secant slope left of k
-    e = gu[1:] - gl[:-1]  # row k: g(k + 1) - g(k), right of k
-    left = _FL_ALO * d[_FL_LO - 1]
-    left += gl[_FL_LO]
-    right = _FL_AHI * e[_FL_HI]
-    np.subtract(gl[_FL_HI], right, out=right)
+        return lb
+    a = FRAC_ORDERS
+    gl = lambda k, v: (v - 1) * low[:, _FRAC_IDX[k]]  # noqa: E731
+    gu = lambda k, v: (v - 1) * r_int[:, _FRAC_IDX[k]]  # noqa: E731
+    g_lo = np.where(lo_ok, gl("lo", _FRAC_LO), 0.0)
+    g_lm = np.where(_FRAC_LO >= 3, gu("lm", _FRAC_LO - 1), 0.0)  # g(1) = 0 exactly
+    left = g_lo + (a - _FRAC_LO) * np.where(lo_ok, g_lo - g_lm, 0.0)
+    g_hi = gl("hi", _FRAC_HI)
+    right = g_hi - (_FRAC_HI - a) * (gu("hp", _FRAC_HI + 1) - g_hi)
     with np.errstate(invalid="ignore"):
-        g = np.maximum(left, right, out=left)
-        np.maximum(g, 0.0, out=g)
-        fin = np.isfinite(g)
-        np.divide(g, _FL_AM1, out=g)
-        g[~fin] = 0.0
-        return np.maximum(lb, g, out=lb).T
+        g = np.maximum(np.maximum(left, right), 0.0)
+        return np.maximum(lb, np.where(np.isfinite(g), g / (a - 1), 0.0))
 
 
 def _default_grid_pruned(kind: str, curve: CurveFn, target: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -743,17 +706,14 @@ def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarr
     nxt = np.empty((m, k), dtype=it)
     nxt[:, -1] = k
     np.minimum.accumulate(np.where(known[:, :0:-1], idx[:0:-1], it(k)), axis=1, out=nxt[:, -2::-1])
-    base = ri * k  # flat positions of the rows: g.ravel()[base + j] is g[ri, j], without 2-D fancy indexing
-    p1, n1 = prv.ravel().take(base + at).astype(np.intp), nxt.ravel().take(base + at).astype(np.intp)
-    p2 = np.where(p1 < 0, -1, prv.ravel().take(base + np.maximum(p1, 0)))
-    n2 = np.where(n1 >= k, k, nxt.ravel().take(base + np.minimum(n1, k - 1)))
+    p1, n1 = prv[ri, at].astype(np.intp), nxt[ri, at].astype(np.intp)
+    p2 = np.where(p1 < 0, -1, prv[ri, np.maximum(p1, 0)])
+    n2 = np.where(n1 >= k, k, nxt[ri, np.minimum(n1, k - 1)])
     xp = np.append(x, np.nan)
     cl = lambda j: np.where((j < 0) | (j >= k), k, j)  # noqa: E731
 
     def pick(g: np.ndarray, j: np.ndarray) -> np.ndarray:  # g[ri, j], NaN where j is no column
-        out = np.ascontiguousarray(g).ravel().take(base + np.clip(j, 0, k - 1))
-        out[(j < 0) | (j >= k)] = np.nan
-        return out
+        return np.where((j < 0) | (j >= k), np.nan, g[ri, np.clip(j, 0, k - 1)])
 
     xa = x[at]
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
@@ -807,20 +767,16 @@ def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarra
         # configuration on the benchmark's distinct shape, against 4.3 by the lower bound alone
         with np.errstate(invalid="ignore"):
             est = 0.75 * values((chord / (a - 1))[:, None], a[:, None], target[rows_c])[:, 0] + 0.25 * c
-        # per row, the kept cell of lowest estimate (ties: the smallest order), over the kept cells only: they come
-        # row by row, orders increasing (np.nonzero's order), so the first cell equal to its row's minimum
-        rk, ck, ek = ri[keep], cj[keep], est[keep]
-        ek = np.where(np.isfinite(ek), ek, np.finfo(float).max)
+        cm = np.full(left.shape, np.inf)
+        cm[ri[keep], cj[keep]] = np.where(np.isfinite(est[keep]), est[keep], np.finfo(float).max)
         go = left.any(axis=1)
         if not go.all():
-            act, known, gl, gu, left, refined = act[go], known[go], gl[go], gu[go], left[go], refined[go]
+            act, known, gl, gu, left, refined, cm = act[go], known[go], gl[go], gu[go], left[go], refined[go], cm[go]
             m = int(go.sum())
             if not m:
                 break
         rows = act
-        starts = np.flatnonzero(np.r_[True, rk[1:] != rk[:-1]])  # one group per row left, in the rows' order
-        at_min = np.flatnonzero(ek == np.repeat(np.minimum.reduceat(ek, starts), np.diff(np.r_[starts, len(rk)])))
-        j = ck[at_min[np.r_[True, rk[at_min[1:]] != rk[at_min[:-1]]]]]
+        j = np.argmin(cm, axis=1)
         alpha = a_all[j]
         up, lo = curve.rows_at(alpha, rows)
         vv = values(up[:, None], alpha[:, None], target[rows])[:, 0]
