@@ -18,10 +18,9 @@ Pure functions with keyword-only arguments; every formula is a library kernel:
   Kasiviswanathan 2019, Thm. 9] (integer orders).
 
 Fractional orders: the value used is the smaller of two upper bounds, the
-MTZ series (where its truncation is controlled: past ``alpha`` its terms
-alternate with completely monotone magnitudes, so the Euler transform of the
-tail brackets it; the bracket and the rounding bound are added, see
-:func:`_frac_series_bounds`) and the convexity bound: ``alpha -> (alpha - 1) D_alpha`` is convex,
+MTZ series (where its truncation is controlled: the terms decay at least
+like ``i^{-2}`` over the last window and the tail and rounding bounds, both
+added, are below ``e^-20`` of the sum) and the convexity bound: ``alpha -> (alpha - 1) D_alpha`` is convex,
 so linear interpolation of ``(alpha - 1) eps_alpha`` between consecutive
 integer orders (``0`` at ``alpha = 1``) lies above it.  The without-replacement
 bound is interpolated the same way (it bounds a convex function at the
@@ -158,40 +157,33 @@ def _frac_series_upper(sigma: float, q: float, alphas: np.ndarray) -> np.ndarray
     return _frac_series_rows(np.full(len(a), float(sigma)), np.full(len(a), float(q)), a)
 
 
-#: terms of the fractional series at its first level; each further level doubles them, up to _SERIES_MAX_TERMS
-_SERIES_FIRST_TERMS = 32
-#: elements of one kernel evaluation (temporaries of ~1 MiB stay in cache)
-_SERIES_BLOCK = 1 << 17
-#: the terms of the rows left are kept (a level only computes its new terms) while rows x terms stays below this
-_SERIES_KEEP = 1 << 22
+#: rows of the fractional series summed together at 512 terms (temporaries of ~128 KiB stay in cache)
+_SERIES_ROW_CHUNK = 256
 
 
-#: log|binom(alpha, i)| and sign(binom(alpha, i)), n0 <= i < n1, per (alpha, n0, n1) already met (bounded: cleared
-#: when full)
-_BINOM_CACHE: dict[tuple[float, int, int], tuple[np.ndarray, np.ndarray]] = {}
-_BINOM_CACHE_MAX = 2048
+#: log|binom(alpha, i)| and sign(binom(alpha, i)), i < n, per (alpha, n) already met (bounded: cleared when full)
+_BINOM_CACHE: dict[tuple[float, int], tuple[np.ndarray, np.ndarray]] = {}
+_BINOM_CACHE_MAX = 512
 
 
-def _binom_rows(ua: np.ndarray, n0: int, n1: int) -> tuple[np.ndarray, np.ndarray]:
-    """(log|binom|, sign) rows (len(ua), n1 - n0) of the distinct orders ``ua`` at ``i = n0..n1-1``, each element
-    computed by the same elementwise operations whether cached or not and whatever the block (so a value never
-    depends on which other orders were met or on the levels the series went through)."""
-    miss = [x for x in ua.tolist() if (x, n0, n1) not in _BINOM_CACHE]
+def _binom_rows(ua: np.ndarray, n: int, i: np.ndarray, lgi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log|binom|, sign) rows (len(ua), n) of the distinct orders ``ua``, each row computed by the same
+    elementwise operations whether cached or not (so a value never depends on which other orders were met)."""
+    miss = [x for x in ua.tolist() if (x, n) not in _BINOM_CACHE]
     if miss:
         if len(_BINOM_CACHE) + len(miss) > _BINOM_CACHE_MAX:
             _BINOM_CACHE.clear()
         ub = np.array(miss)[:, None]
-        i = np.arange(n0, n1, dtype=float)[None, :]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            lb = sps.gammaln(ub + 1) - sps.gammaln(i + 1) - sps.gammaln(ub - i + 1)
+            lb = sps.gammaln(ub + 1) - lgi - sps.gammaln(ub - i + 1)
             sg = sps.gammasgn(ub - i + 1)
         if len(miss) <= _BINOM_CACHE_MAX:
             for k, x in enumerate(miss):
-                _BINOM_CACHE[(x, n0, n1)] = (lb[k], sg[k])
+                _BINOM_CACHE[(x, n)] = (lb[k], sg[k])
         else:
             got = dict(zip(miss, zip(lb, sg)))
             return np.stack([got[x][0] for x in ua.tolist()]), np.stack([got[x][1] for x in ua.tolist()])
-    rows = [_BINOM_CACHE[(x, n0, n1)] for x in ua.tolist()]
+    rows = [_BINOM_CACHE[(x, n)] for x in ua.tolist()]
     return np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
 
 
@@ -200,130 +192,70 @@ def _frac_series_rows(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) -> n
     return _frac_series_bounds(sigma, q, alphas)[0]
 
 
-def _series_terms(a: np.ndarray, s: np.ndarray, q: np.ndarray, n0: int, n1: int) -> tuple[np.ndarray, np.ndarray]:
-    """(log|t_i|, sign t_i) of the MTZ series, ``i = n0..n1-1``, for the rows ``(s, q, a)`` (1-d): the library terms
-    ``accounting.sgm_rdp_frac_term1/2`` times ``binom(a, i)``, evaluated in blocks of :data:`_SERIES_BLOCK`."""
-    t1 = _kernel("accounting.sgm_rdp_frac_term1", "numpy")
-    t2 = _kernel("accounting.sgm_rdp_frac_term2", "numpy")
-    k = n1 - n0
-    lmag, sign = np.empty((len(a), k)), np.empty((len(a), k))
-    i = np.arange(n0, n1, dtype=float)[None, :]
-    chunk = max(1, _SERIES_BLOCK // k)
-    for r0 in range(0, len(a), chunk):
-        sl = slice(r0, r0 + chunk)
-        aa, ss, qq = a[sl, None], s[sl, None], q[sl, None]
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            # log|binom(alpha, i)| and its sign once per distinct order (rows of a batch share them)
-            ua, ia = np.unique(aa[:, 0], return_inverse=True)
-            logb, sg = _binom_rows(ua, n0, n1)
-            logb = logb[ia.ravel()]
-            lm = np.logaddexp(logb + t1(alpha=aa, j=i, q=qq, sigma=ss), logb + t2(alpha=aa, j=i, q=qq, sigma=ss))
-        lmag[sl] = np.where(np.isnan(lm), -np.inf, lm)  # both parts carry the sign of the binomial
-        sign[sl] = sg[ia.ravel()]
-    return lmag, sign
-
-
-#: terms of the Euler transform of the alternating tail (see :func:`_frac_series_bounds`)
-_EULER_J = 12
-#: its weights: ``c_k = sum_{j=k}^{J-1} binom(j, k) / 2^{j+1}`` (k < J) and ``d_k = binom(J, k) / 2^J`` (k <= J)
-_EULER_C = np.array([sum(math.comb(j, k) / 2.0 ** (j + 1) for j in range(k, _EULER_J)) for k in range(_EULER_J)])
-_EULER_D = np.array([math.comb(_EULER_J, k) / 2.0 ** _EULER_J for k in range(_EULER_J + 1)])
-#: a level is accepted when the tail's bracket is this narrow relative to the sum (the rounding allowance is ~100u)
-_SERIES_TIGHT = 16.0 * _U
-
-
-def _series_level(lmag: np.ndarray, sign: np.ndarray, a: np.ndarray, last: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(controlled, upper, lower) bounds on eps_alpha from the first ``lmag.shape[1]`` terms (see
-    :func:`_frac_series_bounds`); ``last``: the last level (accepted at the looser ``e^-20``)."""
-    J = _EULER_J
-    n = lmag.shape[1] - J - 1  # the head: terms 0..n-1; the tail from n on by its Euler transform (terms n..n+J)
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        m = np.max(lmag, axis=1)
-        w = np.exp(lmag - m[:, None])
-        fin = np.isfinite(lmag)
-        # each term's own error (exp of a log with error ~ u |log|) plus the pairwise summation (log2 n)
-        rel_err = np.where(fin, 8.0 * _U * (np.abs(lmag) + math.log2(n) + 4.0), 0.0)
-        sw = sign * w
-        s = np.sum(sw[:, :n], axis=1)
-        rnd = np.sum(w[:, :n] * rel_err[:, :n], axis=1)
-        tw, terr = sw[:, n:], w[:, n:] * (rel_err[:, n:] + 4.0 * (J + 2) * _U)
-        e = np.sum(tw[:, :J] * _EULER_C, axis=1)
-        b = np.sum(tw * _EULER_D, axis=1)
-        err = np.sum(terr[:, :J] * _EULER_C, axis=1) + np.sum(terr * _EULER_D, axis=1)
-        err = err + 4.0 * _U * (np.abs(s) + np.abs(e) + np.abs(b))  # the additions below
-        up = s + e + np.maximum(b, 0.0) + rnd + err
-        down = s + e + np.minimum(b, 0.0) - rnd - err
-        width = np.abs(b) + err
-        tol = np.where(last, math.exp(_SERIES_LOG_TOL) * np.abs(s) - rnd, _SERIES_TIGHT * np.abs(s))
-        ok = (n > a) & (s > 0) & np.isfinite(m) & (width <= tol)
-        val = (np.log(up) + m) / (a - 1)
-        ls = np.log(down)
-        lv = (ls + m) - 8.0 * _U * (1.0 + np.abs(ls) + np.abs(m))
-        lv = np.maximum(lv, 0.0) / (a - 1) * (1 - 8.0 * _U)
-    return ok, val, lv
-
-
 def _frac_series_bounds(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""Upper bounds on :math:`\epsilon_\alpha` from the MTZ fractional series, one per row ``(sigma, q, alpha)``
     (``inf`` where not controlled).
 
-    ``A_alpha = sum_i t_i``, ``t_i = binom(alpha, i) (e^{a_i} + e^{b_i})`` with ``a_i``, ``b_i`` the library terms
-    ``accounting.sgm_rdp_frac_term1/2``.  Each row computes its first ``N = 32, 64, ...,`` :data:`_SERIES_MAX_TERMS`
-    terms (a level computes only its new terms), sums the first ``n = N - J - 1`` and brackets the rest of the
-    series from the last ``J + 1``, and stops at the first level where the bracket below is accepted; orders never controlled get ``inf`` (the caller keeps the convexity bound).
-
-    The tail.  With ``z_0 = 1/2 + sigma^2 log(1/q - 1)`` and ``C_0 = (1 - q)^alpha e^{-z_0^2 / (2 sigma^2)}``, the
-    exponents of both parts complete to a square: ``e^{a_i} = C_0 g((i - z_0)/sigma)`` and ``e^{b_i} = C_0 g((i + z_0
-    - alpha)/sigma)`` with ``g(x) = e^{x^2/2} Phi(-x)`` = Mills' ratio over ``sqrt(2 pi)``, decreasing on the whole
-    line and completely monotone (a Laplace-type transform).  For ``i > alpha`` the sign of ``binom(alpha, i)``
-    alternates and ``|binom(alpha, i)|`` is completely monotone in ``i`` (a Beta integral), so from ``i = n > alpha``
-    on the terms alternate with completely monotone magnitudes, and the Euler transform of the tail brackets it
-    (:func:`_series_level`; ``J`` = :data:`_EULER_J`): with the signed terms ``t_n, ..., t_{n+J}``, ``E = sum_{k<J}
-    c_k t_{n+k}`` (the first ``J`` transformed terms) and ``B = sum_{k<=J} d_k t_{n+k}`` (``Delta^J`` of the tail's
-    first term over ``2^J``, weights :data:`_EULER_C`, :data:`_EULER_D`), ``A_alpha`` lies in ``[S_n + E + min(B, 0),
-    S_n + E + max(B, 0)]`` (``S_n`` the sum of the first ``n`` terms).  A level is accepted where ``n > alpha`` and
-    the bracket's width is below ``16u`` of the sum (``e^-20`` at the last level).  The signed sum is taken relative
-    to its largest term; ``rounding = sum 8u(|log t_i| + log2 n + 4)|t_i|`` on the head, each tail term's own error
-    plus ``4u(J + 2)`` through the transform, and ``4u`` of the parts for the final additions widen the bracket on
-    both sides.
+    ``A_alpha = sum_i binom(alpha, i) (e^{a_i} + e^{b_i})`` with ``a_i``, ``b_i`` the library terms
+    ``accounting.sgm_rdp_frac_term1/2``; the signed sum is taken relative to its largest term, and
+    the value used is ``log(S + tail + rounding) / (alpha - 1)``: ``tail = 2 (N+1) |t_N|`` (valid
+    when the terms decay at least like ``i^{-2}``, checked over the last 64 terms: the
+    ``|binom(alpha, i)|`` factor decays like ``i^{-alpha-1}`` and the Gaussian factors do not grow
+    there), ``rounding = sum 8u(|log t_i| + log2 N + 4)|t_i|``.  Orders whose tail or rounding is not below ``e^-20``
+    of the sum after :data:`_SERIES_MAX_TERMS` terms get ``inf`` (the caller keeps the convexity bound).
     Every row is computed by the same row-wise operations whatever the other rows are (a batch of
     configurations gives each one the value of its own call).
 
-    Also returns lower bounds on the same :math:`\epsilon_\alpha` (``0`` where not controlled): the float evaluation
-    of ``log(lower end) + m`` shaved by ``8u`` times the magnitude of its parts (used by the order search,
-    :func:`_refine_bnb`).
+    Also returns lower bounds on the same :math:`\epsilon_\alpha` (``0`` where not controlled): the signed
+    sum is at least ``S - tail - rounding``, and the float evaluation of ``log(S - tail - rnd) + m`` is
+    shaved by ``8u`` times the magnitude of its parts (used by the order search, :func:`_refine_bnb`).
     """
+    t1 = _kernel("accounting.sgm_rdp_frac_term1", "numpy")
+    t2 = _kernel("accounting.sgm_rdp_frac_term2", "numpy")
     sigma, q, alphas = (np.asarray(v, dtype=float).ravel() for v in (sigma, q, alphas))
     out = np.full(len(alphas), np.inf)
     low = np.zeros(len(alphas))
     todo = np.arange(len(alphas))
-    n0, n = 0, _SERIES_FIRST_TERMS
-    lmag: np.ndarray | None = None
-    sign: np.ndarray | None = None
+    n = 512
     while len(todo) and n <= _SERIES_MAX_TERMS:
-        a, ss, qq = alphas[todo], sigma[todo], q[todo]
-        last = 2 * n > _SERIES_MAX_TERMS
-        if len(todo) * n > _SERIES_KEEP:  # too many to keep: every term afresh, in slices of rows
-            step = max(1, _SERIES_KEEP // n)
-            parts = [_series_level(*_series_terms(a[r:r + step], ss[r:r + step], qq[r:r + step], 0, n), a[r:r + step], last)
-                     for r in range(0, len(todo), step)]
-            ok, val, lv = (np.concatenate(p) for p in zip(*parts))
-            lmag = sign = None
-        else:
-            if lmag is None or sign is None:
-                lmag, sign = _series_terms(a, ss, qq, 0, n)
-            else:
-                nl, ns = _series_terms(a, ss, qq, n0, n)
-                lmag, sign = np.concatenate([lmag, nl], axis=1), np.concatenate([sign, ns], axis=1)
-            ok, val, lv = _series_level(lmag, sign, a, last)
-        out[todo[ok]] = val[ok]
-        low[todo[ok]] = lv[ok]
-        todo = todo[~ok]
-        n0, n = n, 2 * n
-        if lmag is not None and sign is not None and len(todo) * n <= _SERIES_KEEP:
-            lmag, sign = lmag[~ok], sign[~ok]
-        else:
-            lmag = sign = None
+        i = np.arange(n, dtype=float)[None, :]
+        lgi = sps.gammaln(i + 1)
+        ok_all = np.zeros(len(todo), dtype=bool)
+        chunk = max(1, _SERIES_ROW_CHUNK * 512 // n)
+        for c0 in range(0, len(todo), chunk):
+            rows = todo[c0:c0 + chunk]
+            a, ss, qq = alphas[rows][:, None], sigma[rows][:, None], q[rows][:, None]
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+                # log|binom(alpha, i)| and its sign once per distinct order (rows of a batch share them)
+                ua, ia = np.unique(a[:, 0], return_inverse=True)
+                logb, sign = _binom_rows(ua, n, i, lgi)
+                logb, sign = logb[ia.ravel()], sign[ia.ravel()]
+                l1 = logb + t1(alpha=a, j=i, q=qq, sigma=ss)
+                l2 = logb + t2(alpha=a, j=i, q=qq, sigma=ss)
+                lmag = np.logaddexp(l1, l2)  # log |t_i| (both parts carry the same sign)
+                lmag = np.where(np.isnan(lmag), -np.inf, lmag)
+                m = np.max(lmag, axis=1, keepdims=True)
+                w = np.exp(lmag - m)
+                s = np.sum(sign * w, axis=1)
+                last = lmag[:, -1] - m[:, 0]
+                w_len = 64
+                i0, i1 = n - 1 - w_len, n - 1
+                decay = lmag[:, i1] - lmag[:, i0]
+                fast = np.isneginf(lmag[:, i1]) | (decay <= -2.0 * math.log(i1 / i0))
+                tail = 2.0 * n * np.exp(last)
+                # pairwise summation (log2 n) plus each term's own error (exp of a log with error ~ u |log|)
+                rel_err = 8.0 * _U * (np.abs(lmag) + math.log2(n) + 4.0)
+                rnd = np.sum(np.where(np.isfinite(lmag), w * rel_err, 0.0), axis=1)
+                ok = fast & (s > 0) & np.isfinite(m[:, 0]) & (tail + rnd <= math.exp(_SERIES_LOG_TOL) * np.abs(s))
+                val = (np.log(s + tail + rnd) + m[:, 0]) / (a[:, 0] - 1)
+                ls = np.log(s - tail - rnd)
+                lv = (ls + m[:, 0]) - 8.0 * _U * (1.0 + np.abs(ls) + np.abs(m[:, 0]))
+                lv = np.maximum(lv, 0.0) / (a[:, 0] - 1) * (1 - 8.0 * _U)
+            out[rows[ok]] = val[ok]
+            low[rows[ok]] = lv[ok]
+            ok_all[c0:c0 + len(rows)] = ok
+        todo = todo[~ok_all]
+        n *= 4
     return out, low
 
 
@@ -374,7 +306,7 @@ def sgm_rdp(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None) -> n
     return out
 
 
-def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any, int_rdp: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any) -> tuple[np.ndarray, np.ndarray]:
     r"""Per-row RDP of one Poisson-subsampled Gaussian step at a fractional order per row: (upper, lower).
 
     ``upper[i]`` is, to the bit, ``sgm_rdp(noise_multiplier=sigma[i], sample_rate=q[i], orders=[alpha[i]])``
@@ -382,10 +314,6 @@ def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any, int_rdp: tuple[np.ndarray, np.n
     interpolation, the MTZ series, the smaller kept), computed for rows of different orders in one
     vectorised pass.  ``lower[i] <= eps_alpha`` is the series' lower bound (``0`` where the series is not
     controlled; the Gaussian's own RDP, shaved, at ``q = 1``).  Orders must be non-integers.
-
-    ``int_rdp = (orders, values)``: the rows' values of :func:`_sgm_rdp_int` at integer ``orders`` (``values[i, k]``
-    for row ``i``, containing ``floor``/``ceil`` of every ``alpha``), already computed; used instead of computing
-    them again (the same numbers: that function works order by order and row by row).
     """
     s, qq, a = (np.asarray(v, dtype=float).ravel() for v in np.broadcast_arrays(sigma, q, alpha))
     if np.any(a == np.floor(a)) or np.any(a <= 1.0):
@@ -396,10 +324,7 @@ def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any, int_rdp: tuple[np.ndarray, np.n
     for k in np.unique(lo):
         sel = np.nonzero(lo == k)[0]
         ints = np.array([k, k + 1.0]) if k >= 2 else np.array([2.0])
-        if int_rdp is not None:
-            r = int_rdp[1][np.ix_(sel, np.searchsorted(int_rdp[0], ints))]
-        else:
-            r = _sgm_rdp_int(s[sel], qq[sel], ints)
+        r = _sgm_rdp_int(s[sel], qq[sel], ints)
         g_hi = (hi[sel] - 1) * r[:, -1]
         g_lo = (lo[sel] - 1) * r[:, 0] if k >= 2 else 0.0 * g_hi
         th = (a[sel] - lo[sel]) / (hi[sel] - lo[sel])
@@ -697,27 +622,21 @@ def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarr
     ``1e-12`` of the largest value involved taken off).  The chord of the known upper values through ``p1`` and
     ``n1`` lies above ``g`` (convexity); it only orders the search (:func:`_refine_bnb`)."""
     m, k = known.shape
-    it = np.int16 if k < 1 << 14 else np.intp  # column indices: small integers (less memory traffic)
-    idx = np.arange(k, dtype=it)
+    idx = np.arange(k)
     # last known column < each column, first known column > each column (-1 / k: none)
-    prv = np.empty((m, k), dtype=it)
-    prv[:, 0] = -1
-    np.maximum.accumulate(np.where(known[:, :-1], idx[:-1], it(-1)), axis=1, out=prv[:, 1:])
-    nxt = np.empty((m, k), dtype=it)
-    nxt[:, -1] = k
-    np.minimum.accumulate(np.where(known[:, :0:-1], idx[:0:-1], it(k)), axis=1, out=nxt[:, -2::-1])
-    p1, n1 = prv[ri, at].astype(np.intp), nxt[ri, at].astype(np.intp)
-    p2 = np.where(p1 < 0, -1, prv[ri, np.maximum(p1, 0)])
-    n2 = np.where(n1 >= k, k, nxt[ri, np.minimum(n1, k - 1)])
+    acc = np.maximum.accumulate(np.where(known, idx, -1), axis=1)
+    nacc = np.minimum.accumulate(np.where(known, idx, k)[:, ::-1], axis=1)[:, ::-1]
+    prv = np.concatenate([np.full((m, 1), -1), acc[:, :-1]], axis=1)
+    nxt = np.concatenate([nacc[:, 1:], np.full((m, 1), k)], axis=1)
+    prv_p, nxt_p = np.concatenate([prv, np.full((m, 1), -1)], axis=1), np.concatenate([nxt, np.full((m, 1), k)], axis=1)
+    p1, n1 = prv[ri, at], nxt[ri, at]
+    p2, n2 = prv_p[ri, np.where(p1 < 0, k, p1)], nxt_p[ri, np.where(n1 >= k, k, n1)]
     xp = np.append(x, np.nan)
+    glp, gup = np.concatenate([gl, np.full((m, 1), np.nan)], axis=1), np.concatenate([gu, np.full((m, 1), np.nan)], axis=1)
     cl = lambda j: np.where((j < 0) | (j >= k), k, j)  # noqa: E731
-
-    def pick(g: np.ndarray, j: np.ndarray) -> np.ndarray:  # g[ri, j], NaN where j is no column
-        return np.where((j < 0) | (j >= k), np.nan, g[ri, np.clip(j, 0, k - 1)])
-
     xa = x[at]
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        gp1, gp2u, gn1, gn2u = pick(gl, p1), pick(gu, p2), pick(gl, n1), pick(gu, n2)
+        gp1, gp2u, gn1, gn2u = glp[ri, cl(p1)], gup[ri, cl(p2)], glp[ri, cl(n1)], gup[ri, cl(n2)]
         xp1, xp2, xn1, xn2 = xp[cl(p1)], xp[cl(p2)], xp[cl(n1)], xp[cl(n2)]
         left = gp1 + (xa - xp1) * np.maximum(gp1 - gp2u, 0.0) / (xp1 - xp2)
         right = gn1 - (xn1 - xa) * (gn2u - gn1) / (xn2 - xn1)
@@ -725,7 +644,7 @@ def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarr
         fin = lambda v: np.where(np.isfinite(v), v, 0.0)  # noqa: E731
         b = np.maximum(np.maximum(fin(left), fin(right)), fin(mono))
         scale = np.maximum(np.maximum(fin(gn2u), fin(gn1)), b)
-        gp1u, gn1u = pick(gu, p1), pick(gu, n1)
+        gp1u, gn1u = gup[ri, cl(p1)], gup[ri, cl(n1)]
         chord = gp1u + (xa - xp1) * (gn1u - gp1u) / (xn1 - xp1)
         return np.maximum(b - 1e-12 * scale, 0.0), chord
 
