@@ -217,3 +217,82 @@ def test_odometer_per_step_rdp_on_the_torch_device_matches_numpy_from_above():
     t = lambda v: torch.tensor(v, dtype=torch.float64)  # noqa: E731
     r32, r64 = odo32._exact((1.1, 0.01), t(1.1), t(0.01)), odo._exact((1.1, 0.01), t(1.1), t(0.01))
     assert r32.dtype == torch.float32 and np.all(r32.double().numpy() >= r64.numpy())
+
+
+def _mp_rdp_excess(s: float, q: float, a: float) -> float:
+    """Exact fractional-order RDP of the sampled Gaussian by mpmath quadrature of ``A_alpha - 1`` (20 digits; the
+    integrand minus 1, so tiny ``eps_alpha`` keep their digits), breakpoints around the mass at ``x ~ alpha``."""
+    with mpmath.workdps(20):
+        s_, q_, a_ = mpmath.mpf(s), mpmath.mpf(q), mpmath.mpf(a)
+        f = lambda x: mpmath.npdf(x, 0, s_) * ((1 - q_ + q_ * mpmath.exp((2 * x - 1) / (2 * s_ * s_))) ** a_ - 1)  # noqa: E731
+        pts = sorted({-mpmath.inf, -12 * s_, mpmath.mpf(0), mpmath.mpf(1) / 2, mpmath.mpf(1), a_ - 12 * s_, a_, a_ + 12 * s_,
+                      12 * s_ + 1, mpmath.inf})
+        return float(mpmath.log1p(mpmath.quad(f, pts)) / (a_ - 1))
+
+
+#: (sigma, q, alpha): tiny and huge sigma, q from 1e-5 to 0.999, orders near 1; the first two have a slowly
+#: (polynomially) decaying tail whose first omitted term at the first level is positive, so dropping it goes below
+_SERIES_CORNERS = [(0.5, 0.1, 2.5), (0.6, 0.9, 2.1), (0.3, 0.999, 1.02), (100.0, 1e-5, 1.1), (0.5, 0.1, 1.001),
+                   (0.8, 0.2, 6.3)]
+_SERIES_EXACT: list[float] = []
+
+
+def _series_exact() -> np.ndarray:
+    if not _SERIES_EXACT:
+        _SERIES_EXACT.extend(_mp_rdp_excess(*c) for c in _SERIES_CORNERS)
+    return np.array(_SERIES_EXACT)
+
+
+def test_fractional_series_brackets_quadrature_at_the_corners():
+    """The MTZ series with its Euler-bracketed tail (rdp._frac_series_bounds): lower <= exact <= upper at every
+    corner, and the upper end within the float64 resolution of log A of the exact value: 512u (1 + log A), the
+    rounding allowances scaling with the magnitudes the terms are computed from (at q = 0.999 the argument of
+    log Phi carries sigma u / (1 - q) from 1/q - 1: ~300u of log A at the (0.3, 0.999, 1.02) corner)."""
+    s, q, a = (np.array(v, dtype=float) for v in zip(*_SERIES_CORNERS))
+    up, low = R._frac_series_bounds(s, q, a)
+    ex = _series_exact()
+    u = np.finfo(float).eps
+    assert np.all(np.isfinite(up))
+    assert np.all(low <= ex) and np.all(ex <= up), (low - ex, up - ex)
+    assert np.all((up - ex) * (a - 1) <= 512 * u * (1 + ex * (a - 1))), (up - ex) * (a - 1)
+
+
+def test_fractional_series_oracle_catches_a_dropped_tail(monkeypatch):
+    """The corner test above can fail: with the tail's Euler bracket removed (weights 0) the series stops at its
+    first level and the upper end falls below the exact value where the first omitted term is positive."""
+    s, q, a = (np.array(v, dtype=float) for v in zip(*_SERIES_CORNERS))
+    monkeypatch.setattr(R, "_EULER_C", np.zeros_like(R._EULER_C))
+    monkeypatch.setattr(R, "_EULER_D", np.zeros_like(R._EULER_D))
+    up, _ = R._frac_series_bounds(s, q, a)
+    assert np.any(up < _series_exact())
+
+
+def test_fractional_series_levels_are_row_wise(monkeypatch):
+    """Rows stopping at different levels (32 terms for a fast tail, more for slow tails and for orders above the
+    first level's head) get in one batch the values of their own calls, to the bit, and so when the terms are not
+    kept between levels (every level computed afresh, in slices of rows)."""
+    rng = np.random.default_rng(29)
+    n = 60
+    s, q = 10 ** rng.uniform(np.log10(0.3), 2, n), 10 ** rng.uniform(-5, -0.001, n)
+    a = rng.choice(np.concatenate([R.FRAC_ORDERS, R.SMALL_ORDERS, [40.5, 100.5, 700.25]]), n)
+    up, low = R._frac_series_bounds(s, q, a)
+    for i in range(0, n, 7):
+        u1, l1 = R._frac_series_bounds(s[i:i + 1], q[i:i + 1], a[i:i + 1])
+        assert u1[0] == up[i] and l1[0] == low[i]
+    monkeypatch.setattr(R, "_SERIES_KEEP", 100)
+    up2, low2 = R._frac_series_bounds(s, q, a)
+    assert np.array_equal(up, up2) and np.array_equal(low, low2)
+    assert np.all(low <= up) and np.isfinite(up[a < 700]).all()
+
+
+def test_rdp_epsilon_at_a_fractional_optimum_is_the_exact_value_from_above():
+    """Where the optimal order is fractional and the series' tail decays slowly (sigma ~0.5, q ~0.02, T ~4.5e4), the
+    batch's epsilon lies above the CKS conversion of the exact (quadrature) RDP at the chosen order, and within 1e-9
+    relative of it (the previous truncation allowance 2n|t_n| left it 1.7e-6 above)."""
+    s, q, T, d = np.array([0.5177, 0.7186]), np.array([0.01709, 0.03731]), np.array([45358, 38144]), 1e-5
+    r = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, accountant="rdp")
+    for i in range(2):
+        o = float(np.ravel(r.details["optimal_order"])[i])
+        assert o != np.floor(o)
+        ex = T[i] * _mp_rdp_excess(float(s[i]), float(q[i]), o) + np.log1p(-1 / o) - (np.log(d) + np.log(o)) / (o - 1)
+        assert ex <= r.epsilon[i] <= ex * (1 + 1e-9), (r.epsilon[i], ex)

@@ -187,9 +187,10 @@ _TORCH_MARGIN = 1e-12
 
 def _series_torch(sigma: Any, q: Any, alphas: Any) -> Any:
     """:func:`rdp._frac_series_bounds` (upper values) in torch for one (sigma, q) at the orders ``alphas``: the
-    same terms (``accounting.sgm_rdp_frac_term1/2``, torch kernels), tail and rounding bounds and acceptance
-    test, at 512, 2048 and 8192 terms, each order taking the first level it passes (``inf`` if none).  Every
-    level is computed (no host decision: no synchronisation)."""
+    same terms (``accounting.sgm_rdp_frac_term1/2``, torch kernels), levels (32, 64, ... terms, each computing only
+    its new terms), Euler bracket of the alternating tail, rounding bounds and acceptance test
+    (:func:`rdp._series_level`), each order taking the first level it passes (``inf`` if none).  Every level is
+    computed for every order (no host decision: no synchronisation)."""
     import torch
 
     t1 = _kernel("accounting.sgm_rdp_frac_term1", "torch")
@@ -199,40 +200,80 @@ def _series_torch(sigma: Any, q: Any, alphas: Any) -> Any:
     done = torch.zeros(alphas.shape, device=alphas.device, dtype=torch.bool)
     host = alphas.device.type == "cpu"  # on a host device, reading flags costs no sync: later levels only for rows left
     rows = torch.arange(len(alphas), device=alphas.device)
-    n = 512
+    lmag: Any = None
+    sign: Any = None
+    err: Any = None
+    relu = lambda v: torch.clamp(v, min=0.0)  # noqa: E731
+    n0, n = 0, _rdp._SERIES_FIRST_TERMS
     while n <= _rdp._SERIES_MAX_TERMS:
-        if host:
-            rows = torch.nonzero(~done).ravel()
+        if host and lmag is not None and sign is not None and err is not None:
+            left = ~done[rows]
+            rows, lmag, sign, err = rows[left], lmag[left], sign[left], err[left]
             if not len(rows):
                 break
         a = alphas[rows][:, None]
-        i = torch.arange(n, device=alphas.device, dtype=alphas.dtype)[None, :]
+        i = torch.arange(n0, n, device=alphas.device, dtype=alphas.dtype)[None, :]
         x = a - i + 1
-        logb = torch.lgamma(a + 1) - torch.lgamma(i + 1) - torch.lgamma(x)
+        ga, gi = torch.lgamma(a + 1), torch.lgamma(i + 1)
+        logb = ga - gi - torch.lgamma(x)
         fl = torch.floor(x)
-        sign = torch.where(x > 0, torch.ones_like(x), torch.where(torch.remainder(fl, 2.0) == 1.0, -torch.ones_like(x), torch.ones_like(x)))
-        lmag = torch.logaddexp(logb + t1(alpha=a, j=i, q=q, sigma=sigma), logb + t2(alpha=a, j=i, q=q, sigma=sigma))
-        lmag = torch.where(torch.isnan(lmag), torch.full_like(lmag, -math.inf), lmag)
-        m = lmag.max(dim=1, keepdim=True).values
-        ms = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
-        w = torch.exp(lmag - ms)
-        ssum = (sign * w).sum(dim=1)
-        last = lmag[:, -1] - ms[:, 0]
-        i0, i1 = n - 1 - 64, n - 1
-        fast = torch.isneginf(lmag[:, i1]) | (lmag[:, i1] - lmag[:, i0] <= -2.0 * math.log(i1 / i0))
-        tail = 2.0 * n * torch.exp(last)
-        rel = 8.0 * u * (torch.abs(lmag) + math.log2(n) + 4.0)
-        rnd = torch.where(torch.isfinite(lmag), w * rel, torch.zeros_like(w)).sum(dim=1)
-        ok = fast & (ssum > 0) & torch.isfinite(m[:, 0]) & (tail + rnd <= math.exp(_rdp._SERIES_LOG_TOL) * torch.abs(ssum))
-        ls = torch.log(torch.clamp(ssum + tail + rnd, min=0.0))
-        # + the float64 resolution of log A (near A = 1 one ulp of the sum is a large part of eps_alpha, and torch's
-        # and numpy's terms differ in their last bits): the device value stays at or above the numpy one
-        val = (ls + ms[:, 0] + 8.0 * u * (1.0 + torch.abs(ls) + torch.abs(ms[:, 0]))) / (a[:, 0] - 1)
+        sg = torch.where(x > 0, torch.ones_like(x), torch.where(torch.remainder(fl, 2.0) == 1.0, -torch.ones_like(x), torch.ones_like(x)))
+        l1, l2 = logb + t1(alpha=a, j=i, q=q, sigma=sigma), logb + t2(alpha=a, j=i, q=q, sigma=sigma)
+        lm = torch.logaddexp(l1, l2)
+        # the terms' relative error bounds of rdp._series_terms (the parts' magnitudes, rdp._kernel_log_err and
+        # rdp._binom_log_err, torch's lgamma taken as accurate as symdp._special's gammaln)
+        e1, e2 = _rdp._kernel_log_err(torch, relu, a, i, sigma, q)
+        eb = _rdp._binom_log_err(torch, a, i, logb, torch.abs(ga), gi)
+        big = l1 >= l2
+        e_big, e_small = torch.where(big, e1 + eb, e2 + eb), torch.where(big, e2 + eb, e1 + eb)
+        r = (e_big * (1.0 + e_big) + torch.exp(-torch.abs(l1 - l2)) * (e_small * (1.0 + e_small))) * (1 + 4 * u)
+        bad = ~torch.isfinite(lm) | torch.isnan(r) | (e_big > 1.0) | ~(e_small <= 1.0)
+        lm = torch.where(bad, torch.full_like(lm, -math.inf), lm)
+        r = torch.where(bad, torch.full_like(r, math.inf), r)
+        lmag = lm if lmag is None else torch.cat([lmag, lm], dim=1)
+        sign = sg if sign is None else torch.cat([sign, sg], dim=1)
+        err = r if err is None else torch.cat([err, r], dim=1)
+        ok, val = _series_level_torch(lmag, sign, err, a[:, 0], 2 * n > _rdp._SERIES_MAX_TERMS)
         take = ok & ~done[rows]
         out = out.index_put((rows,), torch.where(take, val, out[rows]))
         done = done.index_put((rows,), done[rows] | ok)
-        n *= 4
+        n0, n = n, 2 * n
     return out
+
+
+def _series_level_torch(lmag: Any, sign: Any, err: Any, a: Any, last: bool) -> tuple[Any, Any]:
+    """:func:`rdp._series_level` in torch: (controlled, upper value), the upper value raised by the float64
+    resolution of ``log A`` (near ``A = 1`` one ulp of the sum is a large part of eps_alpha, and torch's and numpy's
+    terms differ in their last bits): the device value stays at or above the numpy one."""
+    import torch
+
+    u = float(np.finfo(float).eps)
+    J = _rdp._EULER_J
+    n = lmag.shape[1] - J - 1
+    c = torch.as_tensor(_rdp._EULER_C, device=lmag.device, dtype=lmag.dtype)
+    d = torch.as_tensor(_rdp._EULER_D, device=lmag.device, dtype=lmag.dtype)
+    m = lmag.max(dim=1).values
+    ms = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+    w = torch.exp(lmag - ms[:, None])
+    et = u * (5.0 * torch.abs(lmag) + torch.abs(ms[:, None]) + 6.0)
+    et = torch.where(torch.isfinite(et), et, torch.zeros_like(et))
+    werr = torch.where(w > 0, w * (err + (1.0 + err) * torch.expm1(et)) * (1 + 4 * u),
+                       torch.where(err < 1.0, torch.zeros_like(w), torch.full_like(w, math.inf)))
+    sw = sign * w
+    s = sw[:, :n].sum(dim=1)
+    rnd = werr[:, :n].sum(dim=1) + (n + 1) * u * w[:, :n].sum(dim=1) + 1e-300
+    tw, terr = sw[:, n:], werr[:, n:] + w[:, n:] * (4.0 * (J + 2) * u)
+    e = (tw[:, :J] * c).sum(dim=1)
+    b = (tw * d).sum(dim=1)
+    terr_c = (terr[:, :J] * c).sum(dim=1) + (terr * d).sum(dim=1) + 4.0 * u * (torch.abs(s) + torch.abs(e) + torch.abs(b) + rnd)
+    up = s + e + torch.clamp(b, min=0.0) + rnd + terr_c
+    width = torch.abs(b) + terr_c
+    loose = math.exp(_rdp._SERIES_LOG_TOL) * torch.abs(s)
+    tol = loose - rnd if last else _rdp._SERIES_TIGHT * torch.abs(s)
+    ok = (n > a) & (s > 0) & torch.isfinite(m) & (width <= tol) & (rnd <= loose)
+    ls = torch.log(torch.clamp(up, min=0.0))
+    val = (ls + ms + 8.0 * u * (1.0 + torch.abs(ls) + torch.abs(ms))) / (a - 1) * (1 + 2 * u)
+    return ok, val
 
 
 class RDPOdometer:

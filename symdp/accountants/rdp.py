@@ -18,9 +18,10 @@ Pure functions with keyword-only arguments; every formula is a library kernel:
   Kasiviswanathan 2019, Thm. 9] (integer orders).
 
 Fractional orders: the value used is the smaller of two upper bounds, the
-MTZ series (where its truncation is controlled: the terms decay at least
-like ``i^{-2}`` over the last window and the tail and rounding bounds, both
-added, are below ``e^-20`` of the sum) and the convexity bound: ``alpha -> (alpha - 1) D_alpha`` is convex,
+MTZ series (where its truncation is controlled: past ``alpha`` its terms
+alternate with completely monotone magnitudes, so the Euler transform of the
+tail brackets it; the bracket and the rounding bound are added, see
+:func:`_frac_series_bounds`) and the convexity bound: ``alpha -> (alpha - 1) D_alpha`` is convex,
 so linear interpolation of ``(alpha - 1) eps_alpha`` between consecutive
 integer orders (``0`` at ``alpha = 1``) lies above it.  The without-replacement
 bound is interpolated the same way (it bounds a convex function at the
@@ -157,34 +158,43 @@ def _frac_series_upper(sigma: float, q: float, alphas: np.ndarray) -> np.ndarray
     return _frac_series_rows(np.full(len(a), float(sigma)), np.full(len(a), float(q)), a)
 
 
-#: rows of the fractional series summed together at 512 terms (temporaries of ~128 KiB stay in cache)
-_SERIES_ROW_CHUNK = 256
+#: terms of the fractional series at its first level; each further level doubles them, up to _SERIES_MAX_TERMS
+_SERIES_FIRST_TERMS = 32
+#: elements of one kernel evaluation (temporaries of ~1 MiB stay in cache)
+_SERIES_BLOCK = 1 << 17
+#: the terms of the rows left are kept (a level only computes its new terms) while rows x terms stays below this
+_SERIES_KEEP = 1 << 22
 
 
-#: log|binom(alpha, i)| and sign(binom(alpha, i)), i < n, per (alpha, n) already met (bounded: cleared when full)
-_BINOM_CACHE: dict[tuple[float, int], tuple[np.ndarray, np.ndarray]] = {}
-_BINOM_CACHE_MAX = 512
+#: log|binom(alpha, i)| and sign(binom(alpha, i)), n0 <= i < n1, per (alpha, n0, n1) already met (bounded: cleared
+#: when full)
+_BINOM_CACHE: dict[tuple[float, int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+_BINOM_CACHE_MAX = 2048
 
 
-def _binom_rows(ua: np.ndarray, n: int, i: np.ndarray, lgi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(log|binom|, sign) rows (len(ua), n) of the distinct orders ``ua``, each row computed by the same
-    elementwise operations whether cached or not (so a value never depends on which other orders were met)."""
-    miss = [x for x in ua.tolist() if (x, n) not in _BINOM_CACHE]
+def _binom_rows(ua: np.ndarray, n0: int, n1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(log|binom|, sign, error bound of log|binom| (:func:`_binom_log_err`)) rows (len(ua), n1 - n0) of the distinct orders ``ua`` at ``i = n0..n1-1``, each element
+    computed by the same elementwise operations whether cached or not and whatever the block (so a value never
+    depends on which other orders were met or on the levels the series went through)."""
+    miss = [x for x in ua.tolist() if (x, n0, n1) not in _BINOM_CACHE]
     if miss:
         if len(_BINOM_CACHE) + len(miss) > _BINOM_CACHE_MAX:
             _BINOM_CACHE.clear()
         ub = np.array(miss)[:, None]
+        i = np.arange(n0, n1, dtype=float)[None, :]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            lb = sps.gammaln(ub + 1) - lgi - sps.gammaln(ub - i + 1)
+            ga, gi = sps.gammaln(ub + 1), sps.gammaln(i + 1)
+            lb = ga - gi - sps.gammaln(ub - i + 1)
             sg = sps.gammasgn(ub - i + 1)
+            eb = _binom_log_err(np, ub, i, lb, np.abs(ga), gi)
         if len(miss) <= _BINOM_CACHE_MAX:
             for k, x in enumerate(miss):
-                _BINOM_CACHE[(x, n)] = (lb[k], sg[k])
+                _BINOM_CACHE[(x, n0, n1)] = (lb[k], sg[k], eb[k])
         else:
-            got = dict(zip(miss, zip(lb, sg)))
-            return np.stack([got[x][0] for x in ua.tolist()]), np.stack([got[x][1] for x in ua.tolist()])
-    rows = [_BINOM_CACHE[(x, n)] for x in ua.tolist()]
-    return np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
+            got = dict(zip(miss, zip(lb, sg, eb)))
+            return tuple(np.stack([got[x][j] for x in ua.tolist()]) for j in range(3))  # type: ignore[return-value]
+    rows = [_BINOM_CACHE[(x, n0, n1)] for x in ua.tolist()]
+    return np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows]), np.stack([r[2] for r in rows])
 
 
 def _frac_series_rows(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) -> np.ndarray:
@@ -192,70 +202,235 @@ def _frac_series_rows(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) -> n
     return _frac_series_bounds(sigma, q, alphas)[0]
 
 
+def _unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(x, return_inverse=True)`` of a 1-d ``x``; without a sort where every value is one of
+    :data:`FRAC_ORDERS` (the order search's case)."""
+    pos = np.minimum(np.searchsorted(FRAC_ORDERS, x), len(FRAC_ORDERS) - 1)
+    if np.array_equal(FRAC_ORDERS[pos], x):  # NaN or any other value: the sort
+        present = np.zeros(len(FRAC_ORDERS), dtype=bool)
+        present[pos] = True
+        return FRAC_ORDERS[present], (np.cumsum(present) - 1)[pos]
+    return np.unique(x, return_inverse=True)
+
+
+def _series_terms(a: np.ndarray, s: np.ndarray, q: np.ndarray, n0: int, n1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(log|t_i|, sign t_i, relative error bound of |t_i|) of the MTZ series, ``i = n0..n1-1``, for the rows
+    ``(s, q, a)`` (1-d): the library terms ``accounting.sgm_rdp_frac_term1/2`` times ``binom(a, i)``, evaluated in
+    blocks of :data:`_SERIES_BLOCK`; the third array bounds ``|exact - e^{l1} - e^{l2}| / (e^{l1} + e^{l2})`` from
+    :func:`_term_log_err` (``inf`` where a term is not finite), before the rounding of ``logaddexp``."""
+    t1 = _kernel("accounting.sgm_rdp_frac_term1", "numpy")
+    t2 = _kernel("accounting.sgm_rdp_frac_term2", "numpy")
+    k = n1 - n0
+    lmag, sign, err = np.empty((len(a), k)), np.empty((len(a), k)), np.empty((len(a), k))
+    i = np.arange(n0, n1, dtype=float)[None, :]
+    chunk = max(1, _SERIES_BLOCK // k)
+    for r0 in range(0, len(a), chunk):
+        sl = slice(r0, r0 + chunk)
+        aa, ss, qq = a[sl, None], s[sl, None], q[sl, None]
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            # log|binom(alpha, i)| and its sign once per distinct order (rows of a batch share them)
+            ua, ia = _unique_inverse(aa[:, 0])
+            logb, sg, eb = _binom_rows(ua, n0, n1)
+            logb, eb = logb[ia.ravel()], eb[ia.ravel()]
+            l1, l2 = logb + t1(alpha=aa, j=i, q=qq, sigma=ss), logb + t2(alpha=aa, j=i, q=qq, sigma=ss)
+            lm = np.logaddexp(l1, l2)
+            e1, e2 = _kernel_log_err(np, _relu, aa, i, ss, qq)
+            e1 += eb
+            e2 += eb
+            # the linear relative error of e^{l1} + e^{l2}: err of the larger + e^{-|l1 - l2|} err of the smaller (the
+            # larger part's exponential bounds the sum from below), each err e as expm1(e) <= e (1 + e) for e <= 1
+            big = l1 >= l2
+            eb_, es_ = np.where(big, e1, e2), np.where(big, e2, e1)
+            r = (eb_ * (1.0 + eb_) + np.exp(-np.abs(l1 - l2)) * (es_ * (1.0 + es_))) * (1 + 4 * _U)
+            r[(eb_ > 1.0) | ~(es_ <= 1.0)] = np.inf
+        bad = ~np.isfinite(lm) | np.isnan(r)
+        lmag[sl] = np.where(bad, -np.inf, lm)  # both parts carry the sign of the binomial
+        err[sl] = np.where(bad, np.inf, r)
+        sign[sl] = sg[ia.ravel()]
+    return lmag, sign, err
+
+
+def _relu(v: np.ndarray) -> np.ndarray:
+    return np.maximum(v, 0.0)
+
+
+def _kernel_log_err(xp: Any, relu: Callable[[Any], Any], a: Any, i: Any, s: Any, q: Any) -> tuple[Any, Any]:
+    r"""Bounds ``(e1, e2)`` on the float64 errors of the library terms ``accounting.sgm_rdp_frac_term1/2`` as
+    computed by the generated kernels; elementwise over broadcast ``a`` (order, rows x 1), ``i`` (term index, exact
+    integers, 1 x terms), ``s`` (sigma) and ``q`` (rows x 1); ``xp``: numpy or torch (elementwise functions of both),
+    ``relu(v) = max(v, 0)``.
+
+    An error bound must scale with the magnitudes of the parts a term is computed from, not with the term: at
+    ``sigma = 2e-12``, ``alpha = 1 + 1e-8``, ``i = 0`` the second part's ``((alpha - i)^2 - (alpha - i)) / (2 sigma^2)``
+    is ``1.25e15`` but is computed from ``alpha^2 / (2 sigma^2) ~ 1.25e23`` (error ~``u`` of that, ``~1e7``); a bound
+    proportional to ``|log t_i|`` let session 29's series return ``eps_alpha`` below its rigorous lower bound
+    ``alpha/(2 sigma^2) + alpha log(q)/(alpha - 1)`` (reverted).  Here, with ``L = log(1/q - 1)``,
+    ``x1 = (1/2 - i + L s^2)/s`` and ``x2 = (a - i - 1/2 - L s^2)/s`` the arguments of ``log Phi``: each part's own
+    float error is within ``8u`` times the sum of the magnitudes of its parts, ``(i^2 + i)/(2 s^2) + i |log q| +
+    |a - i| |log(1 - q)|`` (part 1), ``((a - i)^2 + |a - i|)/(2 s^2) + |a - i| |log q| + i |log(1 - q)|`` (part 2) and
+    ``|log Phi(x)| <= x_-^2/2 + x_- + 2`` (``x_- = max(-x, 0)``); the kernel's ``x`` is within ``dx = 4u D`` of the
+    exact one, ``D = (i + |a - i| + 1)/s + s (1/(1 - q) + 1 + 2|L|)`` (including the error of ``1/q - 1``), and so
+    is the ``x`` recomputed here, so ``dx`` times ``|d log Phi/dx| <= (x - 2 dx)_- + 1/(1 + (x - 2 dx)_+^2/2)``
+    (``|x| + 1`` below 0; ``2 phi(x) <= 0.8 e^{-x^2/2}`` above) is added.
+    """
+    u = _U
+    lq, l1q = xp.abs(xp.log(q)), xp.abs(xp.log1p(-q))
+    ls = xp.log(1.0 / q - 1.0)
+    inv_s = 1.0 / s
+    c_row = s * (1.0 / (1.0 - q) + 1.0 + 2.0 * xp.abs(ls))
+    half_inv = 0.5 * inv_s * inv_s
+    c1 = (0.5 + ls * s * s) * inv_s
+    c2 = (a - 0.5 - ls * s * s) * inv_s
+    ami = xp.abs(a - i)
+    i_s = i * inv_s
+    dx = 4.0 * u * ((i + ami + 1.0) * inv_s + c_row)
+
+    def part(x: Any, quad: Any, lin: Any) -> Any:
+        lo = x - 2.0 * dx
+        neg, pos = relu(-lo), relu(lo)
+        return (8.0 * u) * (quad * half_inv + lin + (0.5 * neg + 1.0) * neg + 2.0) + dx * (neg + 1.0 / (1.0 + 0.5 * pos * pos))
+
+    e1 = part(c1 - i_s, i * i + i, i * lq + ami * l1q)
+    e2 = part(c2 - i_s, (ami + 1.0) * ami, ami * lq + i * l1q)
+    return e1, e2
+
+
+def _binom_log_err(xp: Any, a: Any, i: Any, logb: Any, ga: Any, gi: Any) -> Any:
+    r"""Bound on the float64 error of ``log|binom(a, i)| = gammaln(a + 1) - gammaln(i + 1) - gammaln(a - i + 1)``
+    (``logb``, as computed; ``ga = |gammaln(a + 1)|``, ``gi = gammaln(i + 1)``; elementwise, numpy or torch): each
+    ``gammaln`` within ``8u(|value| + 1)`` (``symdp._special.gammaln`` against 40-digit mpmath on 5,000 points of
+    [-900, 1100], near-poles included: at most ``2.3u(|value| + 1)``), the two subtractions ``u`` of the parts, plus
+    the arguments' rounding (``a + 1``: ``u(a + 1)/2``; ``a - i + 1``: ``u(|a - i| + 1)``) times ``|psi|`` (``<= log(|x|
+    + 2) + 1`` for ``x >= 1``; below 1, by reflection, plus ``4/d``, ``d = dist(a, Z)``, while the argument's error is
+    below ``d/2``; beyond it the sign may flip: a huge bound).  At ``i = 0`` the computation is exact: ``a - 0 + 1``
+    rounds as ``a + 1`` does, so ``logb = ga - 0 - ga = 0 = log binom(a, 0)``."""
+    u = _U
+    x = a - i + 1.0
+    d = xp.abs(a - xp.round(a)) + 1e-300
+    dxb = 1.01 * u * (xp.abs(a - i) + 1.0)
+    psi = xp.log(xp.abs(x) + 2.0) + 1.0 + (i > a) * (4.0 / d)
+    gx = xp.abs(logb) + ga + gi  # >= |gammaln(a - i + 1)|
+    e = u * (9.0 * (ga + gi + gx) + 24.0 + 0.51 * (a + 1.0) * (xp.log(a + 2.0) + 1.0)) + dxb * psi
+    huge = dxb * 0.0 + 1e300  # float64 in numpy and torch (a bool tensor times a Python float is float32 in torch)
+    return (e + (dxb >= 0.5 * d) * huge) * (i > 0)
+
+
+#: terms of the Euler transform of the alternating tail (see :func:`_frac_series_bounds`)
+_EULER_J = 12
+#: its weights: ``c_k = sum_{j=k}^{J-1} binom(j, k) / 2^{j+1}`` (k < J) and ``d_k = binom(J, k) / 2^J`` (k <= J)
+_EULER_C = np.array([sum(math.comb(j, k) / 2.0 ** (j + 1) for j in range(k, _EULER_J)) for k in range(_EULER_J)])
+_EULER_D = np.array([math.comb(_EULER_J, k) / 2.0 ** _EULER_J for k in range(_EULER_J + 1)])
+#: a level is accepted when the tail's bracket is this narrow relative to the sum (the rounding allowance is ~100u)
+_SERIES_TIGHT = 16.0 * _U
+
+
+def _series_level(lmag: np.ndarray, sign: np.ndarray, err: np.ndarray, a: np.ndarray,
+                  last: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(controlled, upper, lower, hopeless) bounds on eps_alpha from the first ``lmag.shape[1]`` terms (see
+    :func:`_frac_series_bounds`); ``err``: the terms' relative error bounds (:func:`_series_terms`); ``last``: the last level
+    (accepted at the looser ``e^-20``); ``hopeless``: the head's rounding alone is above ``e^-20`` of the sum."""
+    J = _EULER_J
+    n = lmag.shape[1] - J - 1  # the head: terms 0..n-1; the tail from n on by its Euler transform (terms n..n+J)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        m = np.max(lmag, axis=1)
+        w = np.exp(lmag - m[:, None])
+        # w_i = exp(lmag_i - m) is (1 + rho_i) e^{+-et} times the exact |t_i| / e^m, rho_i = err (the parts' errors),
+        # et the rounding of logaddexp (4u(|lmag| + 1)), of the subtraction and of the exp; so |w_i - exact| <=
+        # w_i (rho_i + (1 + rho_i) expm1(et)).  A term that underflowed to 0 is below e^{-744} of the largest where
+        # rho_i < 1 (covered by the 1e-300 below), and unbounded otherwise
+        et = _U * (5.0 * np.abs(lmag) + np.abs(m[:, None]) + 6.0)
+        werr = np.where(w > 0, w * (err + (1.0 + err) * np.expm1(et)) * (1 + 4 * _U), np.where(err < 1.0, 0.0, np.inf))
+        sw = sign * w
+        s = np.sum(sw[:, :n], axis=1)
+        # the head's sum in any order: (n + 1)u of the sum of magnitudes
+        rnd = np.sum(werr[:, :n], axis=1) + (n + 1) * _U * np.sum(w[:, :n], axis=1) + 1e-300
+        tw, terr = sw[:, n:], werr[:, n:] + w[:, n:] * (4.0 * (J + 2) * _U)
+        e = np.sum(tw[:, :J] * _EULER_C, axis=1)
+        b = np.sum(tw * _EULER_D, axis=1)
+        terr_c = np.sum(terr[:, :J] * _EULER_C, axis=1) + np.sum(terr * _EULER_D, axis=1)
+        terr_c = terr_c + 4.0 * _U * (np.abs(s) + np.abs(e) + np.abs(b) + rnd)  # the additions below
+        up = s + e + np.maximum(b, 0.0) + rnd + terr_c
+        down = s + e + np.minimum(b, 0.0) - rnd - terr_c
+        width = np.abs(b) + terr_c
+        loose = math.exp(_SERIES_LOG_TOL) * np.abs(s)
+        tol = np.where(last, loose - rnd, _SERIES_TIGHT * np.abs(s))
+        ok = (n > a) & (s > 0) & np.isfinite(m) & (width <= tol) & (rnd <= loose)
+        hopeless = ~ok & ~(rnd <= loose)
+        lu = np.log(up)
+        # the float evaluation of log(up) + m, rounded up (near A = 1 the two nearly cancel)
+        val = ((lu + m) + 4.0 * _U * (1.0 + np.abs(lu) + np.abs(m))) / (a - 1) * (1 + 2 * _U)
+        ls = np.log(down)
+        lv = (ls + m) - 8.0 * _U * (1.0 + np.abs(ls) + np.abs(m))
+        lv = np.maximum(lv, 0.0) / (a - 1) * (1 - 8.0 * _U)
+    return ok, val, lv, hopeless
+
+
 def _frac_series_bounds(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""Upper bounds on :math:`\epsilon_\alpha` from the MTZ fractional series, one per row ``(sigma, q, alpha)``
     (``inf`` where not controlled).
 
-    ``A_alpha = sum_i binom(alpha, i) (e^{a_i} + e^{b_i})`` with ``a_i``, ``b_i`` the library terms
-    ``accounting.sgm_rdp_frac_term1/2``; the signed sum is taken relative to its largest term, and
-    the value used is ``log(S + tail + rounding) / (alpha - 1)``: ``tail = 2 (N+1) |t_N|`` (valid
-    when the terms decay at least like ``i^{-2}``, checked over the last 64 terms: the
-    ``|binom(alpha, i)|`` factor decays like ``i^{-alpha-1}`` and the Gaussian factors do not grow
-    there), ``rounding = sum 8u(|log t_i| + log2 N + 4)|t_i|``.  Orders whose tail or rounding is not below ``e^-20``
-    of the sum after :data:`_SERIES_MAX_TERMS` terms get ``inf`` (the caller keeps the convexity bound).
+    ``A_alpha = sum_i t_i``, ``t_i = binom(alpha, i) (e^{a_i} + e^{b_i})`` with ``a_i``, ``b_i`` the library terms
+    ``accounting.sgm_rdp_frac_term1/2``.  Each row computes its first ``N = 32, 64, ...,`` :data:`_SERIES_MAX_TERMS`
+    terms (a level computes only its new terms), sums the first ``n = N - J - 1`` and brackets the rest of the
+    series from the last ``J + 1``, and stops at the first level where the bracket below is accepted; orders never controlled get ``inf`` (the caller keeps the convexity bound).
+
+    The tail.  With ``z_0 = 1/2 + sigma^2 log(1/q - 1)`` and ``C_0 = (1 - q)^alpha e^{-z_0^2 / (2 sigma^2)}``, the
+    exponents of both parts complete to a square: ``e^{a_i} = C_0 g((i - z_0)/sigma)`` and ``e^{b_i} = C_0 g((i + z_0
+    - alpha)/sigma)`` with ``g(x) = e^{x^2/2} Phi(-x)`` = Mills' ratio over ``sqrt(2 pi)``, decreasing on the whole
+    line and completely monotone (a Laplace-type transform).  For ``i > alpha`` the sign of ``binom(alpha, i)``
+    alternates and ``|binom(alpha, i)|`` is completely monotone in ``i`` (a Beta integral), so from ``i = n > alpha``
+    on the terms alternate with completely monotone magnitudes, and the Euler transform of the tail brackets it
+    (:func:`_series_level`; ``J`` = :data:`_EULER_J`): with the signed terms ``t_n, ..., t_{n+J}``, ``E = sum_{k<J}
+    c_k t_{n+k}`` (the first ``J`` transformed terms) and ``B = sum_{k<=J} d_k t_{n+k}`` (``Delta^J`` of the tail's
+    first term over ``2^J``, weights :data:`_EULER_C`, :data:`_EULER_D`), ``A_alpha`` lies in ``[S_n + E + min(B, 0),
+    S_n + E + max(B, 0)]`` (``S_n`` the sum of the first ``n`` terms).  A level is accepted where ``n > alpha`` and
+    the bracket's width is below ``16u`` of the sum (``e^-20`` at the last level) and the head's rounding is below
+    ``e^-20`` of it (a row whose head's rounding is above it stops: ``inf``).  The signed sum is taken relative to its
+    largest term; each term's rounding is bounded from the magnitudes of the parts it is computed from
+    (:func:`_kernel_log_err`, :func:`_binom_log_err`; NOT from ``|log t_i|``: at tiny sigma the parts are ~1e23
+    while ``log t_i`` is ~1e15), plus ``logaddexp``, the subtraction of the largest and the ``exp``; the head's sum
+    adds ``(n + 1)u`` of its magnitudes (any summation order), the tail's terms ``4u(J + 2)`` through the transform,
+    and ``4u`` of the parts for the final additions; all widen the bracket on both sides.
     Every row is computed by the same row-wise operations whatever the other rows are (a batch of
     configurations gives each one the value of its own call).
 
-    Also returns lower bounds on the same :math:`\epsilon_\alpha` (``0`` where not controlled): the signed
-    sum is at least ``S - tail - rounding``, and the float evaluation of ``log(S - tail - rnd) + m`` is
-    shaved by ``8u`` times the magnitude of its parts (used by the order search, :func:`_refine_bnb`).
+    Also returns lower bounds on the same :math:`\epsilon_\alpha` (``0`` where not controlled): the float evaluation
+    of ``log(lower end) + m`` shaved by ``8u`` times the magnitude of its parts (used by the order search,
+    :func:`_refine_bnb`).
     """
-    t1 = _kernel("accounting.sgm_rdp_frac_term1", "numpy")
-    t2 = _kernel("accounting.sgm_rdp_frac_term2", "numpy")
     sigma, q, alphas = (np.asarray(v, dtype=float).ravel() for v in (sigma, q, alphas))
     out = np.full(len(alphas), np.inf)
     low = np.zeros(len(alphas))
     todo = np.arange(len(alphas))
-    n = 512
+    n0, n = 0, _SERIES_FIRST_TERMS
+    lmag: np.ndarray | None = None
+    sign: np.ndarray | None = None
+    err: np.ndarray | None = None
     while len(todo) and n <= _SERIES_MAX_TERMS:
-        i = np.arange(n, dtype=float)[None, :]
-        lgi = sps.gammaln(i + 1)
-        ok_all = np.zeros(len(todo), dtype=bool)
-        chunk = max(1, _SERIES_ROW_CHUNK * 512 // n)
-        for c0 in range(0, len(todo), chunk):
-            rows = todo[c0:c0 + chunk]
-            a, ss, qq = alphas[rows][:, None], sigma[rows][:, None], q[rows][:, None]
-            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-                # log|binom(alpha, i)| and its sign once per distinct order (rows of a batch share them)
-                ua, ia = np.unique(a[:, 0], return_inverse=True)
-                logb, sign = _binom_rows(ua, n, i, lgi)
-                logb, sign = logb[ia.ravel()], sign[ia.ravel()]
-                l1 = logb + t1(alpha=a, j=i, q=qq, sigma=ss)
-                l2 = logb + t2(alpha=a, j=i, q=qq, sigma=ss)
-                lmag = np.logaddexp(l1, l2)  # log |t_i| (both parts carry the same sign)
-                lmag = np.where(np.isnan(lmag), -np.inf, lmag)
-                m = np.max(lmag, axis=1, keepdims=True)
-                w = np.exp(lmag - m)
-                s = np.sum(sign * w, axis=1)
-                last = lmag[:, -1] - m[:, 0]
-                w_len = 64
-                i0, i1 = n - 1 - w_len, n - 1
-                decay = lmag[:, i1] - lmag[:, i0]
-                fast = np.isneginf(lmag[:, i1]) | (decay <= -2.0 * math.log(i1 / i0))
-                tail = 2.0 * n * np.exp(last)
-                # pairwise summation (log2 n) plus each term's own error (exp of a log with error ~ u |log|)
-                rel_err = 8.0 * _U * (np.abs(lmag) + math.log2(n) + 4.0)
-                rnd = np.sum(np.where(np.isfinite(lmag), w * rel_err, 0.0), axis=1)
-                ok = fast & (s > 0) & np.isfinite(m[:, 0]) & (tail + rnd <= math.exp(_SERIES_LOG_TOL) * np.abs(s))
-                val = (np.log(s + tail + rnd) + m[:, 0]) / (a[:, 0] - 1)
-                ls = np.log(s - tail - rnd)
-                lv = (ls + m[:, 0]) - 8.0 * _U * (1.0 + np.abs(ls) + np.abs(m[:, 0]))
-                lv = np.maximum(lv, 0.0) / (a[:, 0] - 1) * (1 - 8.0 * _U)
-            out[rows[ok]] = val[ok]
-            low[rows[ok]] = lv[ok]
-            ok_all[c0:c0 + len(rows)] = ok
-        todo = todo[~ok_all]
-        n *= 4
+        a, ss, qq = alphas[todo], sigma[todo], q[todo]
+        last = 2 * n > _SERIES_MAX_TERMS
+        if len(todo) * n > _SERIES_KEEP:  # too many to keep: every term afresh, in slices of rows
+            step = max(1, _SERIES_KEEP // n)
+            parts = [_series_level(*_series_terms(a[r:r + step], ss[r:r + step], qq[r:r + step], 0, n), a[r:r + step], last)
+                     for r in range(0, len(todo), step)]
+            ok, val, lv, gone = (np.concatenate(p) for p in zip(*parts))
+            lmag = sign = err = None
+        else:
+            if lmag is None or sign is None or err is None:
+                lmag, sign, err = _series_terms(a, ss, qq, 0, n)
+            else:
+                nl, ns, ne = _series_terms(a, ss, qq, n0, n)
+                lmag, sign, err = (np.concatenate([x, y], axis=1) for x, y in ((lmag, nl), (sign, ns), (err, ne)))
+            ok, val, lv, gone = _series_level(lmag, sign, err, a, last)
+        out[todo[ok]] = val[ok]
+        low[todo[ok]] = lv[ok]
+        keep = ~ok & ~gone  # rows whose head's rounding is already too large stop (inf: not controlled)
+        todo = todo[keep]
+        n0, n = n, 2 * n
+        if lmag is not None and sign is not None and err is not None and len(todo) * n <= _SERIES_KEEP:
+            lmag, sign, err = lmag[keep], sign[keep], err[keep]
+        else:
+            lmag = sign = err = None
     return out, low
 
 
@@ -306,7 +481,7 @@ def sgm_rdp(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None) -> n
     return out
 
 
-def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any) -> tuple[np.ndarray, np.ndarray]:
+def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any, int_rdp: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     r"""Per-row RDP of one Poisson-subsampled Gaussian step at a fractional order per row: (upper, lower).
 
     ``upper[i]`` is, to the bit, ``sgm_rdp(noise_multiplier=sigma[i], sample_rate=q[i], orders=[alpha[i]])``
@@ -314,6 +489,10 @@ def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any) -> tuple[np.ndarray, np.ndarray
     interpolation, the MTZ series, the smaller kept), computed for rows of different orders in one
     vectorised pass.  ``lower[i] <= eps_alpha`` is the series' lower bound (``0`` where the series is not
     controlled; the Gaussian's own RDP, shaved, at ``q = 1``).  Orders must be non-integers.
+
+    ``int_rdp = (orders, values)``: the rows' values of :func:`_sgm_rdp_int` at integer ``orders`` (``values[i, k]``
+    for row ``i``, containing ``floor``/``ceil`` of every ``alpha``), already computed; used instead of computing
+    them again (the same numbers: that function works order by order and row by row).
     """
     s, qq, a = (np.asarray(v, dtype=float).ravel() for v in np.broadcast_arrays(sigma, q, alpha))
     if np.any(a == np.floor(a)) or np.any(a <= 1.0):
@@ -324,7 +503,10 @@ def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any) -> tuple[np.ndarray, np.ndarray
     for k in np.unique(lo):
         sel = np.nonzero(lo == k)[0]
         ints = np.array([k, k + 1.0]) if k >= 2 else np.array([2.0])
-        r = _sgm_rdp_int(s[sel], qq[sel], ints)
+        if int_rdp is not None:
+            r = int_rdp[1][np.ix_(sel, np.searchsorted(int_rdp[0], ints))]
+        else:
+            r = _sgm_rdp_int(s[sel], qq[sel], ints)
         g_hi = (hi[sel] - 1) * r[:, -1]
         g_lo = (lo[sel] - 1) * r[:, 0] if k >= 2 else 0.0 * g_hi
         th = (a[sel] - lo[sel]) / (hi[sel] - lo[sel])
@@ -384,8 +566,14 @@ def _eps_values(rdp: Any, orders: np.ndarray, delta: Any) -> np.ndarray:
     d = np.asarray(delta, dtype=float)[..., None]
     with np.errstate(over="ignore", invalid="ignore"):
         e = conv(epsilon_alpha=rdp, alpha=orders, delta=d)
-    e = np.where(np.isnan(e), np.inf, e)
-    return e + 4 * _U * np.abs(e)  # rounding of the conversion goes the safe way
+    e = np.asarray(e, dtype=float)
+    if not (e.flags.owndata and e.flags.writeable):  # written in place below: never a view of an input
+        e = e.copy()
+    e[np.isnan(e)] = np.inf
+    t = np.abs(e)
+    t *= 4 * _U
+    e += t  # rounding of the conversion goes the safe way
+    return e
 
 
 def _delta_values(rdp: Any, orders: np.ndarray, epsilon: Any) -> np.ndarray:
@@ -465,6 +653,17 @@ _FRAC_IDX = {k: np.searchsorted(_DEFAULT_INTS, np.maximum(v, 2.0))
              for k, v in (("lm", _FRAC_LO - 1), ("lo", _FRAC_LO), ("hi", _FRAC_HI), ("hp", _FRAC_HI + 1))}
 
 
+#: :func:`_frac_lower`'s (orders, configurations) layout: rows are the integers 0..12, fractional orders' columns
+_FL_ROWS = 13
+_FL_W = np.array([0.0, *range(0, _FL_ROWS - 1)])[:, None]  # k - 1 (0 for k = 0)
+_FL_LO = _FRAC_LO.astype(np.intp)
+_FL_HI = _FL_LO + 1
+_FL_ALO = (FRAC_ORDERS - _FRAC_LO)[:, None]
+_FL_AHI = (_FRAC_HI - FRAC_ORDERS)[:, None]
+_FL_AM1 = (FRAC_ORDERS - 1)[:, None]
+assert np.array_equal(_DEFAULT_INTS[:_FL_ROWS - 2], np.arange(2.0, _FL_ROWS)) and _FL_HI.max() + 1 < _FL_ROWS
+
+
 def _frac_lower(r_int: np.ndarray, exact_convex: bool) -> np.ndarray:
     r"""Lower bounds on the curve at :data:`FRAC_ORDERS` from its values at the integer orders (n, len(_DEFAULT_INTS)).
 
@@ -475,22 +674,31 @@ def _frac_lower(r_int: np.ndarray, exact_convex: bool) -> np.ndarray:
     ``g(alpha) >= g(hi) - (hi - alpha) (g(hi + 1) - g(hi))`` (a secant's slope bounds the derivative on
     the far side), each with the integer values rounded the safe way.
     """
-    lo_ok = _FRAC_LO >= 2
-    low = r_int / (1 + _LOWER_SLACK)  # lower bounds at the integers
-    lb = np.where(lo_ok, low[:, _FRAC_IDX["lo"]], 0.0)
+    # computed in (orders, configurations) layout: every per-integer quantity once per integer order (13 rows:
+    # integers 0..12, rows 0 and 1 zero), then gathered by whole rows; each value is the same float expression as
+    # the per-fractional-order formula above, so the bounds are the same to the bit
+    n = r_int.shape[0]
+    low = np.zeros((_FL_ROWS, n))
+    np.divide(r_int[:, :_FL_ROWS - 2].T, 1 + _LOWER_SLACK, out=low[2:])  # lower bounds at the integers
+    lb = low[_FL_LO]
     if not exact_convex:
-        return lb
-    a = FRAC_ORDERS
-    gl = lambda k, v: (v - 1) * low[:, _FRAC_IDX[k]]  # noqa: E731
-    gu = lambda k, v: (v - 1) * r_int[:, _FRAC_IDX[k]]  # noqa: E731
-    g_lo = np.where(lo_ok, gl("lo", _FRAC_LO), 0.0)
-    g_lm = np.where(_FRAC_LO >= 3, gu("lm", _FRAC_LO - 1), 0.0)  # g(1) = 0 exactly
-    left = g_lo + (a - _FRAC_LO) * np.where(lo_ok, g_lo - g_lm, 0.0)
-    g_hi = gl("hi", _FRAC_HI)
-    right = g_hi - (_FRAC_HI - a) * (gu("hp", _FRAC_HI + 1) - g_hi)
+        return lb.T
+    gl = low * _FL_W  # g(k) lower, g(0) = g(1) = 0
+    gu = np.zeros((_FL_ROWS, n))
+    np.multiply(r_int[:, :_FL_ROWS - 2].T, _FL_W[2:], out=gu[2:])  # g(k) upper
+    d = gl[1:] - gu[:-1]  # row k - 1: g(k) - g(k - 1), the secant slope left of k
+    e = gu[1:] - gl[:-1]  # row k: g(k + 1) - g(k), right of k
+    left = _FL_ALO * d[_FL_LO - 1]
+    left += gl[_FL_LO]
+    right = _FL_AHI * e[_FL_HI]
+    np.subtract(gl[_FL_HI], right, out=right)
     with np.errstate(invalid="ignore"):
-        g = np.maximum(np.maximum(left, right), 0.0)
-        return np.maximum(lb, np.where(np.isfinite(g), g / (a - 1), 0.0))
+        g = np.maximum(left, right, out=left)
+        np.maximum(g, 0.0, out=g)
+        fin = np.isfinite(g)
+        np.divide(g, _FL_AM1, out=g)
+        g[~fin] = 0.0
+        return np.maximum(lb, g, out=lb).T
 
 
 def _default_grid_pruned(kind: str, curve: CurveFn, target: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -622,21 +830,30 @@ def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarr
     ``1e-12`` of the largest value involved taken off).  The chord of the known upper values through ``p1`` and
     ``n1`` lies above ``g`` (convexity); it only orders the search (:func:`_refine_bnb`)."""
     m, k = known.shape
-    idx = np.arange(k)
+    it = np.int16 if k < 1 << 14 else np.intp  # column indices: small integers (less memory traffic)
+    idx = np.arange(k, dtype=it)
     # last known column < each column, first known column > each column (-1 / k: none)
-    acc = np.maximum.accumulate(np.where(known, idx, -1), axis=1)
-    nacc = np.minimum.accumulate(np.where(known, idx, k)[:, ::-1], axis=1)[:, ::-1]
-    prv = np.concatenate([np.full((m, 1), -1), acc[:, :-1]], axis=1)
-    nxt = np.concatenate([nacc[:, 1:], np.full((m, 1), k)], axis=1)
-    prv_p, nxt_p = np.concatenate([prv, np.full((m, 1), -1)], axis=1), np.concatenate([nxt, np.full((m, 1), k)], axis=1)
-    p1, n1 = prv[ri, at], nxt[ri, at]
-    p2, n2 = prv_p[ri, np.where(p1 < 0, k, p1)], nxt_p[ri, np.where(n1 >= k, k, n1)]
+    prv = np.empty((m, k), dtype=it)
+    prv[:, 0] = -1
+    np.maximum.accumulate(np.where(known[:, :-1], idx[:-1], it(-1)), axis=1, out=prv[:, 1:])
+    nxt = np.empty((m, k), dtype=it)
+    nxt[:, -1] = k
+    np.minimum.accumulate(np.where(known[:, :0:-1], idx[:0:-1], it(k)), axis=1, out=nxt[:, -2::-1])
+    base = ri * k  # flat positions of the rows: g.ravel()[base + j] is g[ri, j], without 2-D fancy indexing
+    p1, n1 = prv.ravel().take(base + at).astype(np.intp), nxt.ravel().take(base + at).astype(np.intp)
+    p2 = np.where(p1 < 0, -1, prv.ravel().take(base + np.maximum(p1, 0)))
+    n2 = np.where(n1 >= k, k, nxt.ravel().take(base + np.minimum(n1, k - 1)))
     xp = np.append(x, np.nan)
-    glp, gup = np.concatenate([gl, np.full((m, 1), np.nan)], axis=1), np.concatenate([gu, np.full((m, 1), np.nan)], axis=1)
     cl = lambda j: np.where((j < 0) | (j >= k), k, j)  # noqa: E731
+
+    def pick(g: np.ndarray, j: np.ndarray) -> np.ndarray:  # g[ri, j], NaN where j is no column
+        out = np.ascontiguousarray(g).ravel().take(base + np.clip(j, 0, k - 1))
+        out[(j < 0) | (j >= k)] = np.nan
+        return out
+
     xa = x[at]
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        gp1, gp2u, gn1, gn2u = glp[ri, cl(p1)], gup[ri, cl(p2)], glp[ri, cl(n1)], gup[ri, cl(n2)]
+        gp1, gp2u, gn1, gn2u = pick(gl, p1), pick(gu, p2), pick(gl, n1), pick(gu, n2)
         xp1, xp2, xn1, xn2 = xp[cl(p1)], xp[cl(p2)], xp[cl(n1)], xp[cl(n2)]
         left = gp1 + (xa - xp1) * np.maximum(gp1 - gp2u, 0.0) / (xp1 - xp2)
         right = gn1 - (xn1 - xa) * (gn2u - gn1) / (xn2 - xn1)
@@ -644,7 +861,7 @@ def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarr
         fin = lambda v: np.where(np.isfinite(v), v, 0.0)  # noqa: E731
         b = np.maximum(np.maximum(fin(left), fin(right)), fin(mono))
         scale = np.maximum(np.maximum(fin(gn2u), fin(gn1)), b)
-        gp1u, gn1u = gup[ri, cl(p1)], gup[ri, cl(n1)]
+        gp1u, gn1u = pick(gu, p1), pick(gu, n1)
         chord = gp1u + (xa - xp1) * (gn1u - gp1u) / (xn1 - xp1)
         return np.maximum(b - 1e-12 * scale, 0.0), chord
 
@@ -686,16 +903,20 @@ def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarra
         # configuration on the benchmark's distinct shape, against 4.3 by the lower bound alone
         with np.errstate(invalid="ignore"):
             est = 0.75 * values((chord / (a - 1))[:, None], a[:, None], target[rows_c])[:, 0] + 0.25 * c
-        cm = np.full(left.shape, np.inf)
-        cm[ri[keep], cj[keep]] = np.where(np.isfinite(est[keep]), est[keep], np.finfo(float).max)
+        # per row, the kept cell of lowest estimate (ties: the smallest order), over the kept cells only: they come
+        # row by row, orders increasing (np.nonzero's order), so the first cell equal to its row's minimum
+        rk, ck, ek = ri[keep], cj[keep], est[keep]
+        ek = np.where(np.isfinite(ek), ek, np.finfo(float).max)
         go = left.any(axis=1)
         if not go.all():
-            act, known, gl, gu, left, refined, cm = act[go], known[go], gl[go], gu[go], left[go], refined[go], cm[go]
+            act, known, gl, gu, left, refined = act[go], known[go], gl[go], gu[go], left[go], refined[go]
             m = int(go.sum())
             if not m:
                 break
         rows = act
-        j = np.argmin(cm, axis=1)
+        starts = np.flatnonzero(np.r_[True, rk[1:] != rk[:-1]])  # one group per row left, in the rows' order
+        at_min = np.flatnonzero(ek == np.repeat(np.minimum.reduceat(ek, starts), np.diff(np.r_[starts, len(rk)])))
+        j = ck[at_min[np.r_[True, rk[at_min[1:]] != rk[at_min[:-1]]]]]
         alpha = a_all[j]
         up, lo = curve.rows_at(alpha, rows)
         vv = values(up[:, None], alpha[:, None], target[rows])[:, 0]

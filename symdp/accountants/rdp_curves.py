@@ -26,7 +26,12 @@ def _rdp_curve(segs: list[Segment], orders: np.ndarray, sampling: str) -> np.nda
 
 def _rdp_curve_fn(cfgs: list[list[Segment]], sampling: str) -> Any:
     """``curve(orders, rows)`` for :func:`rdp.epsilon_for_curves`: composed RDP of the configs ``rows`` (deduplicated)."""
+    cache: dict[str, Any] = {}
+
     def curve(orders: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        if "arr" in cache and np.isin(orders, cache["ints"]).all():  # per-step integer values met already
+            cols = np.searchsorted(cache["ints"], orders)
+            return cache["arr"][rows, 2:3] * (cache["per_int"]()[np.ix_(cache["pid"][rows], cols)] * (1 + _rdp._REL_MARGIN))
         keys: dict[tuple[Segment, ...], int] = {}
         inv = [keys.setdefault(tuple(cfgs[int(i)]), len(keys)) for i in rows]
         uniq = [list(k) for k in keys]
@@ -37,6 +42,16 @@ def _rdp_curve_fn(cfgs: list[list[Segment]], sampling: str) -> Any:
         arr = np.array([c[0] for c in cfgs], dtype=float).reshape(-1, 3)
         pairs, pid = np.unique(arr[:, :2], axis=0, return_inverse=True)
         pid = pid.ravel()
+        # the per-step values at the first integer orders (rdp._INT_GROUPS[0]: every configuration needs them, and the
+        # order search needs them again at floor/ceil of its fractional orders), computed once per (sigma, q) pair:
+        # the numbers of sgm_rdp (rdp._sgm_rdp_int works order by order and row by row; sgm_rdp raises integer
+        # orders by rdp._REL_MARGIN)
+        def per_int() -> np.ndarray:
+            if "vals" not in cache:
+                cache["vals"] = _rdp._sgm_rdp_int(pairs[:, 0], pairs[:, 1], cache["ints"])
+            return np.asarray(cache["vals"])
+
+        cache.update(arr=arr, pid=pid, ints=_rdp._DEFAULT_INTS[_rdp._INT_GROUPS[0]], per_int=per_int)
         # per-step values met so far, per (sigma, q) pair and grid order (a sweep's configurations share pairs;
         # kept only when they do)
         memo: dict[str, np.ndarray] = {}
@@ -48,7 +63,7 @@ def _rdp_curve_fn(cfgs: list[list[Segment]], sampling: str) -> Any:
             the upper values are those of ``curve([alpha[i]], [rows[i]])`` to the bit (rdp.sgm_rdp_rows)."""
             alpha = np.asarray(alpha, dtype=float)
             if not memo:
-                up, low = _rdp.sgm_rdp_rows(arr[rows, 0], arr[rows, 1], alpha)
+                up, low = _rdp.sgm_rdp_rows(arr[rows, 0], arr[rows, 1], alpha, (cache["ints"], per_int()[pid[rows]]))
                 return arr[rows, 2] * up, arr[rows, 2] * low
             col = np.minimum(np.searchsorted(_rdp.FRAC_ORDERS, alpha), len(_rdp.FRAC_ORDERS) - 1)
             on_grid = _rdp.FRAC_ORDERS[col] == alpha
@@ -57,7 +72,7 @@ def _rdp_curve_fn(cfgs: list[list[Segment]], sampling: str) -> Any:
             up, low = memo["up"][p, col], memo["low"][p, col]
             if need.any():
                 k = np.nonzero(need)[0]
-                u, lw = _rdp.sgm_rdp_rows(pairs[p[k], 0], pairs[p[k], 1], alpha[k])
+                u, lw = _rdp.sgm_rdp_rows(pairs[p[k], 0], pairs[p[k], 1], alpha[k], (cache["ints"], per_int()[p[k]]))
                 up[k], low[k] = u, lw
                 g = k[on_grid[k]]
                 memo["up"][p[g], col[g]], memo["low"][p[g], col[g]] = up[g], low[g]

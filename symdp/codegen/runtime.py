@@ -157,9 +157,20 @@ def np_log1mexp(x):
     r""":math:`\log(1 - e^x)`, :math:`x \le 0` [Maechler 2012]."""
     x = np.asarray(x, dtype=np.float64)
     near = x > -_LN2
+    if x.ndim == 0:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(-np.expm1(x)) if near else np.log1p(-np.exp(x))
+    # each branch only on its own elements (gathered contiguous, as np.where's operand was): the same values
+    out = np.empty(x.shape)
+    far = ~near
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(near, np.log(-np.expm1(np.where(near, x, -1.0))), np.log1p(-np.exp(np.where(near, -1.0, x))))
-    return out if out.ndim else out[()]
+        if near.any():
+            xn = x[near]
+            out[near] = np.log(np.negative(np.expm1(xn, out=xn), out=xn), out=xn)
+        if far.any():
+            xf = x[far]
+            out[far] = np.log1p(np.negative(np.exp(xf, out=xf), out=xf), out=xf)
+    return out
 
 
 def mp_div(a, b):
