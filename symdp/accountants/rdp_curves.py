@@ -99,12 +99,18 @@ def rdp_epsilons(rows: list[list[Segment]], deltas: np.ndarray, sampling: str,
     """(epsilon of each config ``rows[i]`` at ``deltas[i]``, the optimal orders); 0 for a config of no steps."""
     e, o = _rdp.epsilon_for_curves(_rdp_curve_fn(rows, sampling), deltas, len(rows), orders)
     eps_out = np.asarray(e, dtype=float).ravel()
-    no_steps = np.array([sum(T for *_, T in c) == 0 for c in rows])
-    return np.where(no_steps, 0.0, eps_out), o
+    return np.where(_total_steps(rows) == 0, 0.0, eps_out), o
 
 
 def rdp_deltas(rows: list[list[Segment]], epsilons: np.ndarray, sampling: str,
                orders: np.ndarray | None) -> tuple[np.ndarray, Any]:
     """(delta of each config ``rows[i]`` at ``epsilons[i]``, the optimal orders); 0 for a config of no steps."""
     dv, o = _rdp.delta_for_curves(_rdp_curve_fn(rows, sampling), epsilons, len(rows), orders)
-    return np.where(np.array([sum(T for *_, T in c) for c in rows]) == 0, 0.0, dv), o
+    return np.where(_total_steps(rows) == 0, 0.0, dv), o
+
+
+def _total_steps(rows: list[list[Segment]]) -> np.ndarray:
+    """The number of steps of each config (one Python pass; single-segment configs without the generator)."""
+    if all(len(c) == 1 for c in rows):
+        return np.array([c[0][2] for c in rows], dtype=float)
+    return np.array([sum(T for *_, T in c) for c in rows], dtype=float)
