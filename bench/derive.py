@@ -94,6 +94,11 @@ print(json.dumps(out))
 """
 
 
+def family_of(name: str) -> str:
+    """The settings family (:data:`SETTINGS`) of worked chain ``name``."""
+    return next((f for f in ("sgm", "laplace", "sgld") if name.startswith(f)), "clt" if "_clt_" in name else "gaussian")
+
+
 def _line(r: dict) -> str:
     """One referee verdict: the derived eps against the bracket, which ends are rigorous, the slack."""
     if r.get("slack") is None:
@@ -117,8 +122,7 @@ def main() -> None:
 
     rows = []
     for name in WORKED_CHAINS:
-        family = next((f for f in ("sgm", "laplace", "sgld") if name.startswith(f)),
-                      "clt" if "_clt_" in name else "gaussian")
+        family = family_of(name)
         argv = [sys.executable, "-c", CHILD, name, json.dumps(SETTINGS[family])]
         if args.rate:
             argv += list(RATE_VAR[name])

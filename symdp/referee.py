@@ -302,10 +302,6 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
     before = _before_bridge(prefix, vals, table, steps)
     if before is not None:
         out["before_bridge"] = before
-        if before.get("verdict") == "REFUTED":  # an intermediate conclusion of the chain is no bound
-            return {**out, "verdict": "REFUTED", "rigorous": True,
-                    "reason": f"its add/remove conclusion before the group-privacy bridge ({before['prefix'][-1]}) is "
-                              f"refuted: {before['reason']}"}
     if not (delta_d == 0 or 0 < delta_d < 1):
         return {**out, "verdict": "UNDECIDED", "reason": f"derived delta={delta_d!r} is not in (0, 1)"}
     try:
@@ -324,6 +320,11 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
     slack_max = eps_d / lo if lo > 0 else math.inf
     out.update(slack=slack, slack_max=slack_max)
     where = ", ".join(f"{k}={v:g}" for k, v in vals.items())
+    if before is not None and before.get("verdict") == "REFUTED" and not eps_d < lo * (1 - 1e-9):
+        # an intermediate conclusion of the chain is no bound: the derivation is refuted there
+        return {**out, "verdict": "REFUTED",
+                "reason": f"its add/remove conclusion before the group-privacy bridge ({before['prefix'][-1]}) is "
+                          f"refuted: {before['reason']}"}
     tag = (f"the chain is an approximation ({', '.join(approx)}), not a guarantee, and here it is not even a bound: "
            if approx else "")
     if eps_d < lo * (1 - 1e-9):
@@ -344,6 +345,8 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
                           f"upper end {up:.6g}; {why_lo})")
         return out
     span = f"{slack:.3g}x" if f"{slack:.3g}" == f"{slack_max:.3g}" else f"{slack:.3g}x to {slack_max:.3g}x"
+    if slack < 1:  # inside the bracket, below its upper end: neither refuted nor shown to bound the exact epsilon
+        span += " (below the upper end: whether it bounds the exact epsilon is not decided here)"
     ends = ("its upper end (no rigorous lower end)" if why is not None else
             "its rigorous bracket (upper: the replace-one dominating pair; lower: the mechanism under add/remove "
             "adjacency)" if low != mech else "its rigorous bracket")
