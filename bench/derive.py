@@ -105,7 +105,7 @@ def _line(r: dict) -> str:
         return f"{r['verdict'] or 'not refereed'}: {r['reason']}"
     ends = "rigorous" if r.get("rigorous") else "NO rigorous lower end: a fallback, or a pair that only dominates"
     if r.get("adjacency") == "replace_one":
-        ends += ", replace-one"
+        ends = "replace-one; " + ends
     if not r["tight_lower"] > 0:
         ends += "; lower end 0: vacuous"
     approx = " (an APPROXIMATION)" if r.get("approximate") else ""
