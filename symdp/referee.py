@@ -64,10 +64,12 @@ MECHANISM_STEPS: dict[str, str] = {
 REPLACE_ONE_KIND = (
     "replace-one adjacency: upper end from the algebra's replace-one dominating pair (Poisson subsampling: "
     "(q P + (1 - q) Q, Q) with the base's replace-one sensitivity 2 Delta, Zhu, Dong, Wang 2022; rigorous, it only "
-    "dominates); RIGOROUS lower end from the same mechanism under add/remove adjacency (a record that contributes "
-    "nothing to the query makes replace-one neighbours add/remove neighbours, so the replace-one epsilon is at least "
-    "the add/remove one); the dominating pair's own lower number (``tight_estimate``) bounds the pair, not the "
-    "mechanism, and decides nothing")
+    "dominates); RIGOROUS lower end the larger of (a) the same mechanism under add/remove adjacency (a record that "
+    "contributes nothing to the query makes replace-one neighbours add/remove neighbours) and (b) for T Poisson-"
+    "subsampled Gaussian steps, the pair two neighbouring datasets realise, (1 - q) N(0) + q N(Delta) vs "
+    "(1 - q) N(0) + q N(-Delta) (dp_accounting's REPLACE_ONE pair), on a dominated grid; ``tight_estimate`` is that "
+    "pair's pessimistic value (the exact replace-one epsilon if it is the worst pair, as dp_accounting assumes; "
+    "not used as a bound)")
 
 
 def _replace_one(m: Any, *, lower: bool) -> Any:
@@ -205,8 +207,59 @@ def _ends(mech: Any, low: Any, delta: float) -> tuple[float, float, float | None
     if low == mech:
         return float(r.lower), float(r.epsilon), None, _no_rigorous_lower(mech, r)
     r_lo = tight.epsilon(low, delta)
-    est = float(r.lower) if r.accountant == "tight" else None
-    return float(r_lo.lower), float(r.epsilon), est, _no_rigorous_lower(low, r_lo)
+    why = _no_rigorous_lower(low, r_lo)
+    realised = _realised_replace_one(low, delta)
+    if realised is None:
+        return float(r_lo.lower), float(r.epsilon), None, why
+    lo_pair, est = realised
+    up = float(r.epsilon)
+    # the estimate is shown where it is meaningful: inside the rigorous bracket (a coarse grid can put it above)
+    return max(float(r_lo.lower), lo_pair), up, (est if lo_pair <= est <= up else None), why
+
+
+#: grids of the realised replace-one pair's lower end, as fractions of min(1e-4, a step's loss range / 1024) (each
+#: value is rigorous; the largest is kept), and the longest composed FFT spent on one
+_REALISED_GRIDS = (1.0, 0.25)
+_REALISED_FFT = 1 << 18
+
+
+def _realised_replace_one(low: Any, delta: float) -> tuple[float, float] | None:
+    """``(lower, estimate)`` for ``T`` Poisson-subsampled Gaussian steps under replace-one, from the pair two
+    neighbouring datasets realise (:func:`symdp.accountants.parts._replace_one_poisson_gauss_pair`: the record
+    contributes +Delta in one, -Delta in the other): ``lower`` its dominated (optimistic) discretisation composed
+    (rigorous: every loss rounded down, round-off and wrapped mass off delta, as the algebra's lower end), the
+    largest over :data:`_REALISED_GRIDS`; ``estimate`` its pessimistic value on the first grid, the exact
+    replace-one epsilon if that pair is the worst case (dp_accounting's ``REPLACE_ONE`` assumes so; not used as a
+    bound).  ``low`` is the add/remove description (:func:`_replace_one` with ``lower``); None for anything but
+    ``SelfComposed(Subsampled(Gaussian, q))`` or a grid that does not fit."""
+    from . import mechanisms as M
+    from .accountants import parts as PT
+    from .accountants import pld as PLD
+    from .accountants.algebra import _lower_extra
+    from .errors import ConvergenceError
+
+    steps, m = (low.steps, low.mechanism) if isinstance(low, M.SelfComposed) else (1, low)
+    if not (isinstance(m, M.Subsampled) and isinstance(m.mechanism, M.Gaussian) and m.scheme == "poisson"
+            and m.adjacency == "add_remove"):
+        return None
+    tail_tol = max(1e-4 * delta, 1e-300)  # as the tight accountant's
+    pair = PT._replace_one_poisson_gauss_pair(m.mechanism.sensitivity / m.mechanism.sigma, m.rate,
+                                              min(PT._TAIL, max(tail_tol / (4 * steps), 1e-300)))
+    lower, est = -math.inf, math.nan
+    h0 = min(1e-4, (pair.hi - pair.lo) / 1024)
+    for k, h in enumerate(f * h0 for f in _REALISED_GRIDS):
+        try:
+            c = PLD.compose([(PT._discretize(pair, h, False), steps)], tail_tol=tail_tol, max_fft=_REALISED_FFT)
+            v = float(c.epsilon(delta, extra=_lower_extra(c), round_down=True)[0])
+            if k == 0:
+                cu = PLD.compose([(PT._discretize(pair, h, True), steps)], tail_tol=tail_tol, max_fft=_REALISED_FFT,
+                                 localized_roundoff=True)
+                est = float(cu.epsilon(delta)[0])
+        except ConvergenceError:
+            continue
+        if math.isfinite(v):
+            lower = max(lower, v - 8 * math.ulp(1.0) * abs(v))
+    return (max(lower, 0.0), est) if lower > -math.inf else None
 
 
 #: the fields of the add/remove referee result kept beside a replace-one one (``before_bridge``)
@@ -250,10 +303,10 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
     A group-privacy bridge (add/remove -> replace-one) is followed: the conclusion is compared with the
     mechanism under replace-one adjacency (:func:`_replace_one`).  Gaussian and Laplace noise are exact there
     (sensitivity doubled); a Poisson-subsampled part is bounded above by the algebra's replace-one dominating
-    pair and below, rigorously, by the same mechanism under add/remove (:data:`REPLACE_ONE_KIND`); the
-    dominating pair's own lower number (``tight_estimate``, shown) bounds the pair, not the mechanism, and decides
-    nothing; the dominating pair is loose for small noise (sigma = 1.1, q = 0.01, T = 1000: about 4x dp_accounting's
-    REPLACE_ONE epsilon), so the bracket is wide there.  A mechanism the algebra does not model under replace-one is said so
+    pair and below, rigorously, by the same mechanism under add/remove and, for DP-SGD, by the pair two
+    neighbouring datasets realise (:func:`_realised_replace_one`, :data:`REPLACE_ONE_KIND`; its pessimistic value
+    is shown as ``tight_estimate``, not a bound).  The dominating pair is loose for small noise (sigma = 1.1,
+    q = 0.01, T = 1000: about 4x dp_accounting's REPLACE_ONE epsilon), so the bracket is wide there.  A mechanism the algebra does not model under replace-one is said so
     (``applies`` False).  A chain with an approximate step (Bu et al.'s CLT) is refereed as an approximation
     (``approximate`` True): below the rigorous lower end it is ``REFUTED`` as a bound of the mechanism.  The
     chain's last (eps, delta)-DP conclusion before the bridge is refereed too (``before_bridge``, under
@@ -349,10 +402,12 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
         span += " (below the upper end: whether it bounds the exact epsilon is not decided here)"
     ends = ("its upper end (no rigorous lower end)" if why is not None else
             "its rigorous bracket (upper: the replace-one dominating pair; lower: the mechanism under add/remove "
-            "adjacency)" if low != mech else "its rigorous bracket")
+            "adjacency or the realised replace-one pair)" if low != mech else "its rigorous bracket")
+    tail = (f"; it is {eps_d / est:.3g}x the realised replace-one pair's estimate {est:.6g} (not a bound)"
+            if est is not None else "")
     out.update(verdict="CONSISTENT", lower_vacuous=False,
                reason=f"this closed form{approx_note} is {span} the tight epsilon here (against {ends} "
-                      f"[{lo:.6g}, {up:.6g}])")
+                      f"[{lo:.6g}, {up:.6g}]){tail}")
     return out
 
 

@@ -146,6 +146,18 @@ def test_dpsgd_replace_one_bracket_holds_dp_accounting_replace_one(bind):
     assert r["verdict"] == "CONSISTENT" and r["epsilon"] >= up_peer  # the chain's conclusion is a bound
 
 
+@pytest.mark.parametrize("bind", [SGM_BIND, {"sigma": 2.0, "q": 0.004, "T": 10**4, "delta": 1e-6, "alpha": 22}])
+def test_realised_replace_one_pair_against_dp_accounting(bind):
+    """The realised pair (+Delta vs -Delta) is dp_accounting's REPLACE_ONE pair: its lower end (optimistic grid) is
+    below dp_accounting's pessimistic value and within 10% of it, and the estimate (its pessimistic value) matches
+    dp_accounting's to 1%."""
+    r = referee(SGM_RO, bind)
+    up_peer = _dpa_replace_one(bind["sigma"], bind["q"], bind["T"], r["delta"], pessimistic=True)
+    assert r["tight_lower"] <= up_peer and r["tight_lower"] >= 0.9 * up_peer, (r["tight_lower"], up_peer)
+    assert r["tight_estimate"] == pytest.approx(up_peer, rel=1e-2)
+    assert r["tight_lower"] <= r["tight_estimate"] <= r["tight_upper"]
+
+
 def test_ten_times_too_small_replace_one_conclusion_is_refuted_at_its_point():
     tid = _plant("user.planted_tenth", 0.1)
     try:
@@ -159,10 +171,14 @@ def test_ten_times_too_small_replace_one_conclusion_is_refuted_at_its_point():
     assert "rigorous lower bound" in r["reason"] and "sigma=1.1" in r["reason"]
 
 
-def test_a_wrong_conclusion_above_the_rigorous_lower_end_is_not_refuted_and_said_so():
-    """Between the rigorous lower end (the add/remove mechanism) and the exact replace-one epsilon (dp_accounting's
-    optimistic value) a wrong conclusion cannot be refuted: CONSISTENT against the bracket, slack below 1, and the
-    reason says it is not decided."""
+def test_a_wrong_conclusion_above_the_rigorous_lower_end_is_not_refuted_and_said_so(monkeypatch):
+    """Between the rigorous lower end and the exact replace-one epsilon (dp_accounting's optimistic value) a wrong
+    conclusion cannot be refuted: CONSISTENT against the bracket, slack below 1, and the reason says it is not
+    decided.  (The realised pair's lower end is switched off here, leaving the add/remove mechanism's: with it the
+    gap to the exact value is within dp_accounting's own grid error, too narrow to plant into.)"""
+    import symdp.referee as R
+
+    monkeypatch.setattr(R, "_realised_replace_one", lambda low, delta: None)
     r0 = referee(SGM_RO, SGM_BIND)
     lo_peer = _dpa_replace_one(1.1, 0.01, 1000, r0["delta"], pessimistic=False)
     assert r0["tight_lower"] < lo_peer
@@ -177,11 +193,16 @@ def test_a_wrong_conclusion_above_the_rigorous_lower_end_is_not_refuted_and_said
     assert "not decided" in r["reason"]
 
 
-def test_a_refuted_add_remove_conclusion_before_the_bridge_refutes_the_chain():
+def test_a_refuted_add_remove_conclusion_before_the_bridge_refutes_the_chain(monkeypatch):
     """GAUSS -> Poisson -> planted composition 5% below prv_accountant's lower end -> group privacy: the replace-one
-    conclusion (twice as large, at a larger delta) is above its rigorous lower end, the add/remove one before the
-    bridge is not: the chain is refuted, with the reason."""
+    conclusion (twice as large, at a larger delta) is above the add/remove mechanism's lower end, the add/remove
+    one before the bridge is not: the chain is refuted, with the reason.  (The realised replace-one pair's lower
+    end, which refutes the replace-one conclusion itself here, is switched off to reach this path.)"""
     from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
+
+    import symdp.referee as R
+
+    monkeypatch.setattr(R, "_realised_replace_one", lambda low, delta: None)
 
     from symdp.symbols import T, delta, eps
 
