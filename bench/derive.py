@@ -82,7 +82,8 @@ for b in settings:
     r["seconds"] = time.perf_counter() - t
     out["referee"].append({k: r.get(k) for k in ("applies", "verdict", "slack", "slack_max", "epsilon", "tight_epsilon",
                                                  "tight_lower", "tight_upper", "rigorous", "delta", "reason",
-                                                 "adjacency", "approximate", "before_bridge", "seconds")})
+                                                 "adjacency", "approximate", "before_bridge", "tight_estimate",
+                                                 "seconds")})
 if len(sys.argv) > 3:
     param = next(iter(d.conclusion.params()))
     t = time.perf_counter()
@@ -109,8 +110,10 @@ def _line(r: dict) -> str:
     if not r["tight_lower"] > 0:
         ends += "; lower end 0: vacuous"
     approx = " (an APPROXIMATION)" if r.get("approximate") else ""
+    est = (f"; {r['epsilon'] / r['tight_estimate']:.3g}x the realised replace-one pair's {r['tight_estimate']:.4g} "
+           "(an estimate, not a bound)") if r.get("tight_estimate") else ""
     return (f"eps {r['epsilon']:.4g}{approx} vs exact in [{r['tight_lower']:.4g}, {r['tight_upper']:.4g}] ({ends}) at "
-            f"delta {r['delta']:.3g}: slack {r['slack']:.3g}x to {r['slack_max']:.3g}x [{r['verdict']}]")
+            f"delta {r['delta']:.3g}: slack {r['slack']:.3g}x to {r['slack_max']:.3g}x{est} [{r['verdict']}]")
 
 
 def main() -> None:

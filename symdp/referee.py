@@ -220,7 +220,7 @@ def _ends(mech: Any, low: Any, delta: float) -> tuple[float, float, float | None
 #: grids of the realised replace-one pair's lower end, as fractions of min(1e-4, a step's loss range / 1024) (each
 #: value is rigorous; the largest is kept), and the longest composed FFT spent on one
 _REALISED_GRIDS = (1.0, 0.25)
-_REALISED_FFT = 1 << 18
+_REALISED_FFT = 1 << 19
 
 
 def _realised_replace_one(low: Any, delta: float) -> tuple[float, float] | None:
@@ -247,9 +247,14 @@ def _realised_replace_one(low: Any, delta: float) -> tuple[float, float] | None:
                                               min(PT._TAIL, max(tail_tol / (4 * steps), 1e-300)))
     lower, est = -math.inf, math.nan
     h0 = min(1e-4, (pair.hi - pair.lo) / 1024)
-    for k, h in enumerate(f * h0 for f in _REALISED_GRIDS):
+    n_fft = 0
+    for k, f in enumerate(_REALISED_GRIDS):
+        if n_fft / f > _REALISED_FFT or (lower > 0 and est == est and lower >= est * (1 - 2e-3)):
+            break  # the finer grid's FFT would be too long (skipped before discretising it), or the lower end is met
+        h = f * h0
         try:
             c = PLD.compose([(PT._discretize(pair, h, False), steps)], tail_tol=tail_tol, max_fft=_REALISED_FFT)
+            n_fft = c.n_fft
             v = float(c.epsilon(delta, extra=_lower_extra(c), round_down=True)[0])
             if k == 0:
                 cu = PLD.compose([(PT._discretize(pair, h, True), steps)], tail_tol=tail_tol, max_fft=_REALISED_FFT,
