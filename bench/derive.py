@@ -9,7 +9,10 @@ settings the referee (:func:`symdp.referee.referee`): the (eps, delta) the chain
 mechanism it describes against the mechanism algebra's rigorous bracket [lower, upper] of the exact
 epsilon at that delta ("slack": derived / upper to derived / lower; the true slack lies between), or
 why the referee does not apply (an approximate CLT step, a mechanism the accountants do not model).
-A bracket without a rigorous lower end (a labelled fallback) is marked as such.
+A bracket without a rigorous lower end (a labelled fallback) is marked as such.  A chain through a
+group-privacy bridge is refereed under replace-one adjacency (upper end: the algebra's replace-one dominating
+pair; rigorous lower end: the same mechanism under add/remove), and its last add/remove conclusion before the
+bridge is refereed too (printed below it); a chain with the CLT step is marked an APPROXIMATION.
 """
 
 from __future__ import annotations
@@ -44,6 +47,11 @@ SETTINGS = {
     "sgld": [dict(L=1, sigma=1, tau=64, N=10**4, T=10**4, delta=1e-6, deltatilde=1e-5),
              dict(L=1, sigma=4, tau=64, N=10**5, T=10**4, delta=1e-6, deltatilde=1e-5),
              dict(L=1, sigma=2, tau=256, N=10**5, T=1000, delta=1e-6, deltatilde=1e-5)],
+    # Bu et al.'s NoisySGD (Poisson rate p, noise multiplier sigma, T steps); epsilon for the duality chains (their
+    # delta is derived), delta for the eps-of-delta chain
+    "clt": [dict(sigma=1.1, p=0.01, T=1000, epsilon=2.0, delta=1e-5),
+            dict(sigma=2.0, p=0.004, T=10**4, epsilon=1.0, delta=1e-6),
+            dict(sigma=0.8, p=0.02, T=200, epsilon=4.0, delta=1e-5)],
     "sgm": [dict(sigma=1.1, q=0.01, T=1000, delta=1e-5, alpha=9),
             dict(sigma=2.0, q=0.004, T=10**4, delta=1e-6, alpha=22),
             dict(sigma=0.8, q=0.02, T=200, delta=1e-5, alpha=3)],
@@ -74,6 +82,7 @@ for b in settings:
     r["seconds"] = time.perf_counter() - t
     out["referee"].append({k: r.get(k) for k in ("applies", "verdict", "slack", "slack_max", "epsilon", "tight_epsilon",
                                                  "tight_lower", "tight_upper", "rigorous", "delta", "reason",
+                                                 "adjacency", "approximate", "before_bridge", "tight_estimate",
                                                  "seconds")})
 if len(sys.argv) > 3:
     param = next(iter(d.conclusion.params()))
@@ -86,6 +95,27 @@ print(json.dumps(out))
 """
 
 
+def family_of(name: str) -> str:
+    """The settings family (:data:`SETTINGS`) of worked chain ``name``."""
+    return next((f for f in ("sgm", "laplace", "sgld") if name.startswith(f)), "clt" if "_clt_" in name else "gaussian")
+
+
+def _line(r: dict) -> str:
+    """One referee verdict: the derived eps against the bracket, which ends are rigorous, the slack."""
+    if r.get("slack") is None:
+        return f"{r['verdict'] or 'not refereed'}: {r['reason']}"
+    ends = "rigorous" if r.get("rigorous") else "NO rigorous lower end: a fallback, or a pair that only dominates"
+    if r.get("adjacency") == "replace_one":
+        ends = "replace-one; " + ends
+    if not r["tight_lower"] > 0:
+        ends += "; lower end 0: vacuous"
+    approx = " (an APPROXIMATION)" if r.get("approximate") else ""
+    est = (f"; {r['epsilon'] / r['tight_estimate']:.3g}x the realised replace-one pair's {r['tight_estimate']:.4g} "
+           "(an estimate, not a bound)") if r.get("tight_estimate") else ""
+    return (f"eps {r['epsilon']:.4g}{approx} vs exact in [{r['tight_lower']:.4g}, {r['tight_upper']:.4g}] ({ends}) at "
+            f"delta {r['delta']:.3g}: slack {r['slack']:.3g}x to {r['slack_max']:.3g}x{est} [{r['verdict']}]")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rate", action="store_true", help="also time the rate of the first parameter")
@@ -95,7 +125,7 @@ def main() -> None:
 
     rows = []
     for name in WORKED_CHAINS:
-        family = next((f for f in ("sgm", "laplace", "sgld") if name.startswith(f)), "gaussian")
+        family = family_of(name)
         argv = [sys.executable, "-c", CHILD, name, json.dumps(SETTINGS[family])]
         if args.rate:
             argv += list(RATE_VAR[name])
@@ -113,12 +143,9 @@ def main() -> None:
         for b, r in zip(SETTINGS[family], rec["referee"]):
             at = ", ".join(f"{k}={v:g}" for k, v in b.items())
             if r["applies"] and r.get("slack") is not None:
-                ends = "rigorous" if r.get("rigorous") else "NO rigorous lower end: a fallback, or a pair that only dominates"
-                if not r["tight_lower"] > 0:
-                    ends += "; lower end 0: vacuous"
-                print(f"    at {at}: eps {r['epsilon']:.4g} vs exact in [{r['tight_lower']:.4g}, {r['tight_upper']:.4g}] "
-                      f"({ends}) at delta {r['delta']:.3g}: slack {r['slack']:.3g}x to {r['slack_max']:.3g}x "
-                      f"[{r['verdict']}] ({r['seconds']:.2f} s)")
+                print(f"    at {at}: {_line(r)} ({r['seconds']:.2f} s)")
+                if r.get("before_bridge"):
+                    print(f"        before the group-privacy bridge: {_line(r['before_bridge'])}")
             else:
                 print(f"    at {at}: {r['verdict'] or 'not refereed'}: {r['reason']}")
         if "rate_s" in rec:

@@ -386,7 +386,8 @@ CHAIN_MEMORY_MB = 4096.0
 
 
 def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify: bool = False,
-          seconds: float = CHAIN_SECONDS, memory_mb: float | None = CHAIN_MEMORY_MB) -> Derivation:
+          seconds: float = CHAIN_SECONDS, memory_mb: float | None = CHAIN_MEMORY_MB,
+          ignore_extra: bool = False) -> Derivation:
     """Chain library (or registered user) entries: each conclusion feeds the next premise.
 
     ``bind`` substitutes values (numbers or SymPy expressions) for named symbols of the result
@@ -396,7 +397,9 @@ def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify
     numbers, computed step by step (each step's conclusion is a number before the next step uses it,
     so a long chain stays fast; the values and refusals are the symbolic path's).  With ``simplify`` the closed forms are simplified (slower; the default keeps them as
     substituted).  The derivation runs under ``seconds`` and ``memory_mb`` (:mod:`symdp.limits`); past
-    either it raises a one-line :class:`~symdp.limits.LimitExceeded` naming the chain.
+    either it raises a one-line :class:`~symdp.limits.LimitExceeded` naming the chain.  With ``ignore_extra``
+    a name of ``bind`` that is not a symbol of the chain is dropped instead of refused (``Derivation.bound``
+    lists the names used): one bind serves every prefix of a chain (the referee's use).
     """
     from .library import get
     from .limits import LimitExceeded, in_limited_child, run_limited
@@ -411,9 +414,9 @@ def chain(ids: Sequence[str], *, bind: Mapping[str, Any] | None = None, simplify
     ths = [get(i) for i in bare]
     values = _parse_binding(bind)
     if in_limited_child():
-        return _chain(ids, imps, ths, values, simplify)
+        return _chain(ids, imps, ths, values, simplify, ignore_extra)
     try:
-        d = run_limited(_chain, ids, imps, ths, values, simplify, seconds=seconds, memory_mb=memory_mb)
+        d = run_limited(_chain, ids, imps, ths, values, simplify, ignore_extra, seconds=seconds, memory_mb=memory_mb)
     except LimitExceeded as exc:
         raise type(exc)(f"chain {','.join(ids)}{' with bind' if values else ''}: {exc}; allowed: at most "
                         f"{seconds:g} s and {memory_mb or 0:g} MiB (fewer steps or fewer unbound symbols)") from None
@@ -473,7 +476,7 @@ def _assign(opened: list[tuple[P.Prop, str, str]], needs: list[P.Prop], step: st
 
 
 def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], values: dict[str, sp.Expr],
-           simplify: bool) -> Derivation:
+           simplify: bool, ignore_extra: bool = False) -> Derivation:
     """The derivation; with every symbol bound to a number, step by step (:class:`_StepNumbers`: each step's
     conclusion parameters become numbers before the next step unifies with them, so no tree grows), else (or
     where the step-by-step path cannot follow the chain) symbolically and then bound (:func:`_bind`)."""
@@ -486,11 +489,14 @@ def _chain(ids: tuple[str, ...], imps: list[Implication], ths: list[Theorem], va
             steps = None
         if steps is not None:
             try:
-                d = num.bind(steps)  # a violated hypothesis is refused here, as _bind refuses it
+                d = num.bind(steps, ignore_extra)  # a violated hypothesis is refused here, as _bind refuses it
             except _Fallback:
                 d = None
     if d is None:
         d = _chain_steps(ids, imps, ths, None)
+        if values and ignore_extra:
+            names = {x.name for x in d.free_symbols | {x for p in d.premises for x in p.free_symbols}}
+            values = {k: v for k, v in values.items() if k in names}
         if values:
             d = _bind(d, values)
     if simplify:
@@ -790,7 +796,9 @@ class _StepNumbers:
             full[x] = self.expr[x].xreplace(full)
         return h.xreplace(full)
 
-    def bind(self, d: Derivation) -> Derivation:
+    def bind(self, d: Derivation, ignore_extra: bool = False) -> Derivation:
+        """``d`` (the chain with placeholders) at the bound values; with ``ignore_extra`` a bound name that is not a
+        symbol of the chain is dropped, not refused."""
         import mpmath
 
         params = d.conclusion.params()
@@ -798,10 +806,14 @@ class _StepNumbers:
                 not all(x.name in self.values for x in self._real(e.free_symbols)) for e in params.values()):
             raise _Fallback("a symbol is left unbound")
         symbols = self._real(d.free_symbols | {x for p in d.premises for x in p.free_symbols})
-        m, exact = _check_binding(symbols, self.values)  # the names and ranges, as _bind checks them
+        values = self.values
+        if ignore_extra:
+            names = {x.name for x in symbols}
+            values = {k: v for k, v in values.items() if k in names}
+        m, exact = _check_binding(symbols, values)  # the names and ranges, as _bind checks them
         env = {**self.env, **m}
         ex = {**self.exact, **exact}
-        at = ", ".join(f"{k}={sp.sstr(v)}" for k, v in self.values.items())
+        at = ", ".join(f"{k}={sp.sstr(v)}" for k, v in values.items())
         floats = {x: self.env[x] for x in self.deps}
         hyps: list[tuple[sp.Basic, str]] = []
         for h0, s in d.hypotheses:
@@ -848,7 +860,7 @@ class _StepNumbers:
         else:
             concl = concl.xreplace(floats).xreplace(m)
         return Derivation(d.ids, tuple(p.xreplace(floats).xreplace(m) for p in d.premises), concl, tuple(hyps),
-                          d.steps, d.approximate, tuple((k, sp.sstr(v)) for k, v in self.values.items()), d.notes)
+                          d.steps, d.approximate, tuple((k, sp.sstr(v)) for k, v in values.items()), d.notes)
 
 
 # ---------------------------------------------------------------------------------------- user theorems

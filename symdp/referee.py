@@ -49,11 +49,64 @@ MECHANISM_STEPS: dict[str, str] = {
     # fixed-size replace-one sampling only dominates, so this chain gets slack against an upper end, never a refutation
     "he2021long.thm7_eps_tilde": "base:sgld_gaussian", "he2021long.thm7_subsampling": "batch_without_replacement",
     "he2021long.thm7_eps": "compose",
+    # group privacy, add/remove -> replace-one (issue 22): the same mechanism under replace-one adjacency
+    # (:func:`_replace_one`); the bridge's cost (2 eps, (1 + e^eps) delta; 2 mu; 4 rho) is the chain's, the referee
+    # compares its conclusion with the mechanism's own replace-one epsilon
+    "bridge.group_privacy_dp": "replace_one", "bridge.group_privacy_gdp": "replace_one",
+    "bridge.group_privacy_zcdp": "replace_one",
+    # Bu et al.'s NoisySGD (Poisson rate p, noise multiplier sigma, T steps, add/remove); its CLT step concludes GDP
+    # only approximately: such a chain is refereed as an approximation (``approximate`` in the result)
+    "bu2020.clt_mu": "base:noisysgd",
 }
 
+#: what the referee's ends are for a conclusion under replace-one adjacency about a mechanism whose Poisson
+#: subsampling the algebra models exactly only under add/remove (a group-privacy bridge in the chain)
+REPLACE_ONE_KIND = (
+    "replace-one adjacency: upper end from the algebra's replace-one dominating pair (Poisson subsampling: "
+    "(q P + (1 - q) Q, Q) with the base's replace-one sensitivity 2 Delta, Zhu, Dong, Wang 2022; rigorous, it only "
+    "dominates); RIGOROUS lower end the larger of (a) the same mechanism under add/remove adjacency (a record that "
+    "contributes nothing to the query makes replace-one neighbours add/remove neighbours) and (b) for T Poisson-"
+    "subsampled Gaussian steps, the pair two neighbouring datasets realise, (1 - q) N(0) + q N(Delta) vs "
+    "(1 - q) N(0) + q N(-Delta) (dp_accounting's REPLACE_ONE pair), on a dominated grid; ``tight_estimate`` is that "
+    "pair's pessimistic value (the exact replace-one epsilon if it is the worst pair, as dp_accounting assumes; "
+    "not used as a bound)")
 
-def _mechanism_of(ids: Sequence[str], values: Mapping[str, float], table: Mapping[str, str]) -> Any:
-    """The runtime mechanism (:mod:`symdp.mechanisms`, add/remove) whose privacy the chain ``ids`` concludes."""
+
+def _replace_one(m: Any, *, lower: bool) -> Any:
+    """``m`` (an add/remove description, :mod:`symdp.mechanisms`) under replace-one adjacency, for the algebra.
+
+    A Gaussian or Laplace part's replace-one sensitivity is twice its add/remove one, and the worst query of
+    add/remove sensitivity Delta attains it (a sum of terms of norm Delta: replace c by -c), so the doubled
+    mechanism is exact (both ends rigorous).  A Poisson-subsampled part has the replace-one pair
+    ``(1 - q) N(0) + q N(Delta)`` vs ``(1 - q) N(0) + q N(-Delta)`` (dp_accounting's ``REPLACE_ONE``), which the
+    algebra does not model: with ``lower`` False it is replaced by the algebra's replace-one dominating pair
+    (``Subsampled(..., adjacency="replace_one")`` on the doubled base: an upper end), with ``lower`` True it is
+    kept under add/remove (a record that contributes 0 to the query makes a replace-one neighbour an add/remove
+    one: a lower end).  Anything else is not modelled under replace-one: :class:`UnsupportedError` says so."""
+    from . import mechanisms as M
+
+    if isinstance(m, M.Gaussian):
+        return M.Gaussian(sensitivity=2 * m.sensitivity, sigma=m.sigma)
+    if isinstance(m, M.Laplace):
+        return M.Laplace(sensitivity=2 * m.sensitivity, scale=m.scale)
+    if (isinstance(m, M.Subsampled) and m.scheme == "poisson" and m.adjacency == "add_remove"
+            and isinstance(m.mechanism, (M.Gaussian, M.Laplace))):
+        if lower:
+            return m
+        return M.Subsampled(_replace_one(m.mechanism, lower=False), m.rate, "poisson", "replace_one")
+    if isinstance(m, M.SelfComposed):
+        return M.SelfComposed(_replace_one(m.mechanism, lower=lower), m.steps)
+    if isinstance(m, M.Composed):
+        return M.Composed(tuple(_replace_one(p, lower=lower) for p in m.parts))
+    raise UnsupportedError(f"the mechanism algebra does not model {m!r} under replace-one adjacency (only Gaussian "
+                           "and Laplace noise, their Poisson subsampling under add/remove, and compositions of them)")
+
+
+def _mechanism_of(ids: Sequence[str], values: Mapping[str, float], table: Mapping[str, str], *,
+                  lower: bool = False) -> Any:
+    """The runtime mechanism (:mod:`symdp.mechanisms`) whose privacy the chain ``ids`` concludes: add/remove
+    until a ``"replace_one"`` step (a group-privacy bridge), then that mechanism under replace-one adjacency
+    (:func:`_replace_one`; ``lower`` picks the description that bounds its epsilon from below)."""
     from . import mechanisms as M
 
     def need(name: str) -> float:
@@ -70,6 +123,8 @@ def _mechanism_of(ids: Sequence[str], values: Mapping[str, float], table: Mappin
             m = M.Gaussian(sensitivity=1.0, sigma=need("sigma"))
         elif how == "base:sgm":
             m = M.Subsampled(M.Gaussian(1.0, need("sigma")), need("q"))
+        elif how == "base:noisysgd":
+            m = M.dp_sgd(noise_multiplier=need("sigma"), sample_rate=need("p"), steps=round(need("T")))
         elif how == "base:laplace_mean":
             m = M.Laplace(sensitivity=4.0, scale=1.0 / need("gamma"))
         elif how == "base:sgld_gaussian":
@@ -80,6 +135,8 @@ def _mechanism_of(ids: Sequence[str], values: Mapping[str, float], table: Mappin
             m = M.Subsampled(m, need("tau") / need("N"), scheme="without_replacement", adjacency="replace_one")
         elif how == "compose":
             m = M.SelfComposed(m, round(need("T")))
+        elif how == "replace_one":
+            m = _replace_one(m, lower=lower)
     return m
 
 
@@ -125,33 +182,145 @@ def _stop_reason(ids: Sequence[str], k: int) -> str:
         return ""
     stop = ids[k].lstrip("+").strip()  # a branch ('+ID') stops the prefix like any other step
     imp = implication(stop)
-    why = ("an approximate step, not a privacy guarantee of the mechanism" if imp.approximate else
-           "a bridge to replace-one neighbours, which the referee does not follow (the algebra's replace-one pairs "
-           "only dominate: no rigorous lower end)" if stop.startswith("bridge.group_privacy") else
+    why = ("an approximate step that is not one of the referee's mechanism steps (symdp.referee.MECHANISM_STEPS)"
+           if imp.approximate else
            "a step that is not one of the referee's mechanism steps (symdp.referee.MECHANISM_STEPS)")
     return f"; it stops at step {k + 1}, {stop}: {why}"
+
+
+def _ends(mech: Any, low: Any, delta: float) -> tuple[float, float, float | None, str | None]:
+    """``(lower, upper, estimate, why)`` of the exact epsilon of ``mech`` at ``delta`` (0: pure DP): ``upper`` from
+    ``mech`` (the mechanism, or a pair that dominates it), ``lower`` from ``low`` (the same as ``mech``, or a
+    mechanism whose epsilon is below it: :func:`_replace_one`), ``estimate`` the lower number of ``mech`` where
+    ``low`` is another mechanism (uncertified: ``mech`` may only dominate), ``why`` None when ``lower`` is
+    rigorous (:func:`_no_rigorous_lower` of ``low``), else why not.  :class:`UnsupportedError` from the algebra
+    propagates."""
+    from .accountants.algebra import _parts, _pure_bound, tight
+
+    if delta == 0:
+        why = _no_rigorous_lower(low, None)
+        lo, up = _pure_epsilon(low) if why is None else (0.0, math.inf)
+        if low != mech:
+            up = _pure_bound(_parts(mech))[0]
+        return lo, up, None, why
+    r = tight.epsilon(mech, delta)
+    if low == mech:
+        return float(r.lower), float(r.epsilon), None, _no_rigorous_lower(mech, r)
+    r_lo = tight.epsilon(low, delta)
+    why = _no_rigorous_lower(low, r_lo)
+    realised = _realised_replace_one(low, delta)
+    if realised is None:
+        return float(r_lo.lower), float(r.epsilon), None, why
+    lo_pair, est = realised
+    up = float(r.epsilon)
+    # the estimate is shown where it is meaningful: inside the rigorous bracket (a coarse grid can put it above)
+    return max(float(r_lo.lower), lo_pair), up, (est if lo_pair <= est <= up else None), why
+
+
+#: grids of the realised replace-one pair's lower end, as fractions of min(1e-4, a step's loss range / 1024) (each
+#: value is rigorous; the largest is kept), and the longest composed FFT spent on one
+_REALISED_GRIDS = (1.0, 0.25)
+_REALISED_FFT = 1 << 19
+
+
+def _realised_replace_one(low: Any, delta: float) -> tuple[float, float] | None:
+    """``(lower, estimate)`` for ``T`` Poisson-subsampled Gaussian steps under replace-one, from the pair two
+    neighbouring datasets realise (:func:`symdp.accountants.parts._replace_one_poisson_gauss_pair`: the record
+    contributes +Delta in one, -Delta in the other): ``lower`` its dominated (optimistic) discretisation composed
+    (rigorous: every loss rounded down, round-off and wrapped mass off delta, as the algebra's lower end), the
+    largest over :data:`_REALISED_GRIDS`; ``estimate`` its pessimistic value on the first grid, the exact
+    replace-one epsilon if that pair is the worst case (dp_accounting's ``REPLACE_ONE`` assumes so; not used as a
+    bound).  ``low`` is the add/remove description (:func:`_replace_one` with ``lower``); None for anything but
+    ``SelfComposed(Subsampled(Gaussian, q))`` or a grid that does not fit."""
+    from . import mechanisms as M
+    from .accountants import parts as PT
+    from .accountants import pld as PLD
+    from .accountants.algebra import _lower_extra
+    from .errors import ConvergenceError
+
+    steps, m = (low.steps, low.mechanism) if isinstance(low, M.SelfComposed) else (1, low)
+    if not (isinstance(m, M.Subsampled) and isinstance(m.mechanism, M.Gaussian) and m.scheme == "poisson"
+            and m.adjacency == "add_remove"):
+        return None
+    tail_tol = max(1e-4 * delta, 1e-300)  # as the tight accountant's
+    pair = PT._replace_one_poisson_gauss_pair(m.mechanism.sensitivity / m.mechanism.sigma, m.rate,
+                                              min(PT._TAIL, max(tail_tol / (4 * steps), 1e-300)))
+    lower, est = -math.inf, math.nan
+    h0 = min(1e-4, (pair.hi - pair.lo) / 1024)
+    n_fft = 0
+    for k, f in enumerate(_REALISED_GRIDS):
+        if n_fft / f > _REALISED_FFT or (lower > 0 and est == est and lower >= est * (1 - 2e-3)):
+            break  # the finer grid's FFT would be too long (skipped before discretising it), or the lower end is met
+        h = f * h0
+        try:
+            c = PLD.compose([(PT._discretize(pair, h, False), steps)], tail_tol=tail_tol, max_fft=_REALISED_FFT)
+            n_fft = c.n_fft
+            v = float(c.epsilon(delta, extra=_lower_extra(c), round_down=True)[0])
+            if k == 0:
+                cu = PLD.compose([(PT._discretize(pair, h, True), steps)], tail_tol=tail_tol, max_fft=_REALISED_FFT,
+                                 localized_roundoff=True)
+                est = float(cu.epsilon(delta)[0])
+        except ConvergenceError:
+            continue
+        if math.isfinite(v):
+            lower = max(lower, v - 8 * math.ulp(1.0) * abs(v))
+    return (max(lower, 0.0), est) if lower > -math.inf else None
+
+
+#: the fields of the add/remove referee result kept beside a replace-one one (``before_bridge``)
+_BEFORE_FIELDS = ("prefix", "verdict", "epsilon", "delta", "adjacency", "tight_lower", "tight_upper", "rigorous",
+                  "slack", "slack_max", "lower_vacuous", "reason")
+
+
+def _before_bridge(prefix: Sequence[str], vals: Mapping[str, Any], table: Mapping[str, str],
+                   steps: Mapping[str, str] | None) -> dict[str, Any] | None:
+    """The referee of the chain's last (eps, delta)-DP conclusion before its first group-privacy bridge (add/remove,
+    where the algebra's bracket is tight for Poisson subsampling), or None where the prefix has no bridge or no
+    such conclusion before it."""
+    k = next((j for j, i in enumerate(prefix) if table[i] == "replace_one"), None)
+    if k is None:
+        return None
+    head = list(prefix[:k])
+    while head and not isinstance(P.canonical(implication(head[-1]).conclusion), P.ApproxDP):
+        head.pop()
+    if not head:
+        return None
+    r = referee(head, vals, steps=steps)
+    return {f: r[f] for f in _BEFORE_FIELDS if f in r}
 
 
 def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The exact mechanism as referee of a chain's privacy conclusion.
 
     The longest prefix of ``ids`` whose steps describe a mechanism the accountants model
-    (:data:`MECHANISM_STEPS`: Gaussian, Poisson subsampling, composition, conversions) and which concludes
-    (eps, delta)-DP is derived at ``bind`` (every symbol bound) and compared with the mechanism algebra's
-    rigorous bracket ``[tight_lower, tight_upper]`` of its exact epsilon at the derived delta
-    (:mod:`symdp.accountants.algebra`; :data:`LOWER_KIND`): a derived eps below the rigorous lower end refutes
-    the derivation at that point (``REFUTED``, with ``at``); otherwise it is ``CONSISTENT`` and its slack is
-    reported against both rigorous ends: the closed form is between ``slack`` = eps / tight_upper and
-    ``slack_max`` = eps / tight_lower times the exact epsilon ("this closed form is 9.7x the tight epsilon
-    here").  Where the algebra has no rigorous lower end (:func:`_no_rigorous_lower`: a fallback answer, a
-    pair that only dominates) the result says so (``lower_kind`` = :data:`FALLBACK_KIND`, ``rigorous`` False),
-    its lower number is an uncertified estimate, and a derived eps below it is ``UNDECIDED``, never refuted.
+    (:data:`MECHANISM_STEPS`: Gaussian, Poisson subsampling, composition, conversions, group privacy) and which
+    concludes (eps, delta)-DP is derived at ``bind`` (every symbol of the prefix bound; names it does not use are
+    ignored) and compared with the mechanism algebra's rigorous bracket ``[tight_lower, tight_upper]`` of its
+    exact epsilon at the derived delta (:mod:`symdp.accountants.algebra`; :data:`LOWER_KIND`): a derived eps
+    below the rigorous lower end refutes the derivation at that point (``REFUTED``, with ``at``); otherwise it
+    is ``CONSISTENT`` and its slack is reported against both rigorous ends: the closed form is between
+    ``slack`` = eps / tight_upper and ``slack_max`` = eps / tight_lower times the exact epsilon ("this closed
+    form is 9.7x the tight epsilon here").  Where the algebra has no rigorous lower end
+    (:func:`_no_rigorous_lower`: a fallback answer, a pair that only dominates) the result says so
+    (``lower_kind`` = :data:`FALLBACK_KIND`, ``rigorous`` False), its lower number is an uncertified estimate,
+    and a derived eps below it is ``UNDECIDED``, never refuted.
+
+    A group-privacy bridge (add/remove -> replace-one) is followed: the conclusion is compared with the
+    mechanism under replace-one adjacency (:func:`_replace_one`).  Gaussian and Laplace noise are exact there
+    (sensitivity doubled); a Poisson-subsampled part is bounded above by the algebra's replace-one dominating
+    pair and below, rigorously, by the same mechanism under add/remove and, for DP-SGD, by the pair two
+    neighbouring datasets realise (:func:`_realised_replace_one`, :data:`REPLACE_ONE_KIND`; its pessimistic value
+    is shown as ``tight_estimate``, not a bound).  The dominating pair is loose for small noise (sigma = 1.1,
+    q = 0.01, T = 1000: about 4x dp_accounting's REPLACE_ONE epsilon), so the bracket is wide there.  A mechanism the algebra does not model under replace-one is said so
+    (``applies`` False).  A chain with an approximate step (Bu et al.'s CLT) is refereed as an approximation
+    (``approximate`` True): below the rigorous lower end it is ``REFUTED`` as a bound of the mechanism.  The
+    chain's last (eps, delta)-DP conclusion before the bridge is refereed too (``before_bridge``, under
+    add/remove, where the bracket is tight); refuted there, the chain is refuted.
+
     A pure-DP conclusion (delta = 0) is compared with the exact pure epsilon (:func:`_pure_epsilon`); a rigorous
     lower end of 0 (the algebra did not resolve the setting) is reported as vacuous (``lower_vacuous``).
     ``steps`` declares what user theorems do to the mechanism (e.g. ``{"user.my_composition": "compose"}``):
     a composition theorem is then refereed against the exact composition."""
-    from .accountants.algebra import tight
-
     table = {**MECHANISM_STEPS, **(steps or {})}
     prefix: list[str] = []
     for i in ids:
@@ -164,11 +333,11 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
     if not prefix:
         return {"applies": False, "reason": "no prefix of the chain concludes (eps, delta)-DP of a mechanism the "
                                             "accountants model (Gaussian, Poisson subsampling, composition, "
-                                            "conversions)" + _stop_reason(ids, stop)}
-    d = chain(prefix)
-    names = {s.name for s in d.free_symbols} | {s.name for p in d.premises for s in p.free_symbols}
-    vals = {k: v for k, v in (bind or {}).items() if k in names}
-    d = chain(prefix, bind=vals)
+                                            "conversions, group privacy)" + _stop_reason(ids, stop)}
+    # every symbol bound: the chain is evaluated step by step (no closed form is built); names it does not use dropped
+    d = chain(prefix, bind=bind, ignore_extra=True)
+    used = {k for k, _ in d.bound}
+    vals = {k: v for k, v in (bind or {}).items() if k in used}
     got = d.values()
     if set(got) == {"eps"} and d.conclusion.kind == "PureDP":  # pure DP: (eps, 0)-DP
         got = {**got, "delta": 0}
@@ -176,49 +345,74 @@ def referee(ids: Sequence[str], bind: Mapping[str, Any], *, steps: Mapping[str, 
         raise InvalidParameterError(f"referee: bind every symbol of {','.join(prefix)}; unbound: "
                                     f"{', '.join(sorted(s.name for s in d.free_symbols))}")
     eps_d, delta_d = float(got["eps"]), float(got["delta"])
-    mech = _mechanism_of(prefix, {k: float(v) for k, v in vals.items()}, table)
-    out: dict[str, Any] = {"applies": True, "prefix": list(prefix), "mechanism": mech.to_dict(), "at": dict(vals),
-                           "epsilon": eps_d, "delta": delta_d}
-    if delta_d == 0:  # pure DP: the exact epsilon is the largest total privacy loss
-        why = _no_rigorous_lower(mech, None)
-        if why is not None:
-            return {**out, "verdict": "UNDECIDED", "reason": f"derived delta=0 (pure DP) and {why}"}
-        lo, up = _pure_epsilon(mech)
-    elif not 0 < delta_d < 1:
+    approx = [i for i in prefix if implication(i).approximate]
+    fvals = {k: float(v) for k, v in vals.items()}
+    out: dict[str, Any] = {"applies": True, "prefix": list(prefix), "at": dict(vals), "epsilon": eps_d,
+                           "delta": delta_d, "adjacency": P.adjacency_of(d.conclusion), "approximate": bool(approx)}
+    try:
+        mech = _mechanism_of(prefix, fvals, table)
+        low = _mechanism_of(prefix, fvals, table, lower=True)
+    except UnsupportedError as exc:
+        return {**out, "applies": False, "verdict": None, "reason": f"not refereed: {exc}"}
+    out["mechanism"] = mech.to_dict()
+    if low != mech:
+        out["lower_mechanism"] = low.to_dict()
+    before = _before_bridge(prefix, vals, table, steps)
+    if before is not None:
+        out["before_bridge"] = before
+    if not (delta_d == 0 or 0 < delta_d < 1):
         return {**out, "verdict": "UNDECIDED", "reason": f"derived delta={delta_d!r} is not in (0, 1)"}
-    else:
-        try:
-            r = tight.epsilon(mech, delta_d)
-        except UnsupportedError as exc:
-            return {**out, "applies": False, "verdict": None, "reason": f"the tight accountant cannot referee it: {exc}"}
-        lo, up = float(r.lower), float(r.epsilon)
-        why = _no_rigorous_lower(mech, r)
-    out.update(tight_epsilon=up, tight_upper=up, tight_lower=lo, rigorous=why is None,
-               lower_kind=LOWER_KIND if why is None else FALLBACK_KIND.format(why=why))
+    try:
+        lo, up, est, why = _ends(mech, low, delta_d)
+    except UnsupportedError as exc:
+        return {**out, "applies": False, "verdict": None, "reason": f"the tight accountant cannot referee it: {exc}"}
+    if delta_d == 0 and why is not None:
+        return {**out, "verdict": "UNDECIDED", "reason": f"derived delta=0 (pure DP) and {why}"}
+    kind = (FALLBACK_KIND.format(why=why) if why is not None else REPLACE_ONE_KIND if low != mech else LOWER_KIND)
+    out.update(tight_epsilon=up, tight_upper=up, tight_lower=lo, rigorous=why is None, lower_kind=kind,
+               upper_kind=("rigorous upper end: the algebra's replace-one dominating pair (it only dominates)"
+                           if low != mech else "rigorous upper end of the mechanism algebra's bracket"))
+    if est is not None:
+        out["tight_estimate"] = est
     slack = eps_d / up if up > 0 else math.inf
     slack_max = eps_d / lo if lo > 0 else math.inf
     out.update(slack=slack, slack_max=slack_max)
     where = ", ".join(f"{k}={v:g}" for k, v in vals.items())
+    if before is not None and before.get("verdict") == "REFUTED" and not eps_d < lo * (1 - 1e-9):
+        # an intermediate conclusion of the chain is no bound: the derivation is refuted there
+        return {**out, "verdict": "REFUTED",
+                "reason": f"its add/remove conclusion before the group-privacy bridge ({before['prefix'][-1]}) is "
+                          f"refuted: {before['reason']}"}
+    tag = (f"the chain is an approximation ({', '.join(approx)}), not a guarantee, and here it is not even a bound: "
+           if approx else "")
     if eps_d < lo * (1 - 1e-9):
         if why is None:
             return {**out, "verdict": "REFUTED",
-                    "reason": f"derived eps={eps_d:.6g} is below the exact mechanism's rigorous lower bound {lo:.6g} "
-                              f"at delta={delta_d:.3g} ({where})"}
+                    "reason": f"{tag}derived eps={eps_d:.6g} is below the exact mechanism's rigorous lower bound "
+                              f"{lo:.6g} at delta={delta_d:.3g} ({where})"}
         return {**out, "verdict": "UNDECIDED",
                 "reason": f"derived eps={eps_d:.6g} is below the algebra's uncertified estimate {lo:.6g} at "
                           f"delta={delta_d:.3g} ({where}); not refuted: {why}"}
+    approx_note = f" (an approximation: {', '.join(approx)})" if approx else ""
     if not lo > 0:  # a lower end of 0 says nothing: only the upper end's slack is meaningful
         why_lo = ("its rigorous lower end is 0 here (the algebra's dominated discretisation did not resolve this "
                   "setting), so nothing below it could be refuted" if why is None else
                   f"no rigorous lower end: {why}")
         out.update(verdict="CONSISTENT", lower_vacuous=True,
-                   reason=f"this closed form is at least {slack:.3g}x the tight epsilon here (against the upper end "
-                          f"{up:.6g}; {why_lo})")
+                   reason=f"this closed form{approx_note} is at least {slack:.3g}x the tight epsilon here (against the "
+                          f"upper end {up:.6g}; {why_lo})")
         return out
     span = f"{slack:.3g}x" if f"{slack:.3g}" == f"{slack_max:.3g}" else f"{slack:.3g}x to {slack_max:.3g}x"
-    ends = "its rigorous bracket" if why is None else "its upper end (no rigorous lower end)"
+    if slack < 1:  # inside the bracket, below its upper end: neither refuted nor shown to bound the exact epsilon
+        span += " (below the upper end: whether it bounds the exact epsilon is not decided here)"
+    ends = ("its upper end (no rigorous lower end)" if why is not None else
+            "its rigorous bracket (upper: the replace-one dominating pair; lower: the mechanism under add/remove "
+            "adjacency or the realised replace-one pair)" if low != mech else "its rigorous bracket")
+    tail = (f"; it is {eps_d / est:.3g}x the realised replace-one pair's estimate {est:.6g} (not a bound)"
+            if est is not None else "")
     out.update(verdict="CONSISTENT", lower_vacuous=False,
-               reason=f"this closed form is {span} the tight epsilon here (against {ends} [{lo:.6g}, {up:.6g}])")
+               reason=f"this closed form{approx_note} is {span} the tight epsilon here (against {ends} "
+                      f"[{lo:.6g}, {up:.6g}]){tail}")
     return out
 
 
@@ -479,5 +673,5 @@ def apply_referee(results: list[Any]) -> None:
             r.claimed, r.actual = f"{at['E']:.6g}", f"{at['optimal_epsilon']:.6g}"
 
 
-__all__ = ["FALLBACK_KIND", "LOWER_KIND", "MECHANISM_STEPS", "apply_referee", "audit_setup", "optimal_composition_epsilon", "referee",
+__all__ = ["FALLBACK_KIND", "LOWER_KIND", "MECHANISM_STEPS", "REPLACE_ONE_KIND", "apply_referee", "audit_setup", "optimal_composition_epsilon", "referee",
            "referee_theorem", "verify_file_cmd", "verify_theorem_file"]

@@ -197,11 +197,19 @@ def test_referee_checks_worked_chains_against_the_tight_accountant(name):
 
 
 def test_referee_says_where_the_mechanism_prefix_stops():
-    clt = referee(WORKED_CHAINS["noisysgd_clt_duality_he_thm1"], {})
-    assert not clt["applies"] and "step 1, bu2020.clt_mu: an approximate step" in clt["reason"]
+    # an approximate step the referee does not model stops the prefix, and it says so
+    clt = referee(["bu2020.clt_convergence", "bu2020.delta_of_eps_gdp"], {})
+    assert not clt["applies"] and "step 1, bu2020.clt_convergence: an approximate step" in clt["reason"]
+    kl = referee(["wang2016.example_laplace_mean_dp", "he2021.lemma_kl"], {"gamma": 0.5})
+    assert kl["applies"] and kl["prefix"] == ["wang2016.example_laplace_mean_dp"]
+    # the CLT chain is refereed now, as an approximation; every symbol of its prefix must be bound
+    with pytest.raises(InvalidParameterError, match="bind every symbol"):
+        referee(WORKED_CHAINS["noisysgd_clt_duality_he_thm1"], {})
+    # group privacy of zCDP (4 rho) is followed: the Gaussian under replace-one is Gaussian(2 Delta), exact
     z = referee(["bridge.bun_steinke2016_gaussian_zcdp", "bridge.group_privacy_zcdp", "bridge.bun_steinke2016_zcdp_to_dp"],
-                {})
-    assert not z["applies"] and "step 2, bridge.group_privacy_zcdp: a bridge to replace-one" in z["reason"]
+                {"Delta": 1, "sigma": 4, "delta": 1e-6})
+    assert z["applies"] and z["adjacency"] == "replace_one" and z["rigorous"] and z["verdict"] == "CONSISTENT", z
+    assert z["mechanism"] == {"kind": "gaussian", "sensitivity": 2.0, "sigma": 4.0} and "lower_mechanism" not in z
 
 
 def test_referee_checks_the_sgld_chain_against_a_dominating_pair():

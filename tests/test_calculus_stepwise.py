@@ -157,3 +157,20 @@ def test_a_partial_bind_stays_symbolic():
     d = chain(W, bind={"Delta": 1, "sigma": 50})
     assert {"delta", "q", "T"} <= {s.name for s in d.free_symbols}
     assert re.search(r"q", str(d.closed_form("gap")))
+
+
+def test_ignore_extra_drops_names_the_chain_does_not_use_on_both_paths():
+    """The referee binds one dict to every prefix: with ``ignore_extra`` a name that is not a symbol of the chain
+    is dropped (``bound`` lists those used) and the values are those of the filtered bind, on the step-by-step path
+    and on the symbolic one (a partial bind); without it the name is refused."""
+    prefix = W[:3]
+    used = {k: BIND[k] for k in ("Delta", "sigma", "delta", "q", "T", "deltatilde")}
+    want = chain(prefix, bind=used)
+    got = chain(prefix, bind=BIND, ignore_extra=True)
+    assert dict(got.bound) == dict(want.bound) and set(dict(got.bound)) == set(used)
+    assert got.values() == want.values()
+    with pytest.raises(InvalidParameterError, match="is not a symbol of the chain"):
+        chain(prefix, bind=BIND)
+    partial = {k: v for k, v in BIND.items() if k != "T"}  # T unbound: the symbolic path binds the rest
+    sym = chain(prefix, bind=partial, ignore_extra=True)
+    assert set(dict(sym.bound)) == {"Delta", "sigma", "delta", "q", "deltatilde"} and {s.name for s in sym.free_symbols} == {"T"}

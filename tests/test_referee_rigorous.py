@@ -156,10 +156,18 @@ def test_headline_chains_are_consistent_against_the_rigorous_bracket(name):
     bind = ({"sigma": 1.1, "q": 0.01, "T": 1000, "delta": 1e-5, "alpha": 9} if name.startswith("sgm") else
             {"Delta": 1, "sigma": 30, "q": 0.01, "T": 1000, "delta": 1e-6, "deltatilde": 1e-6})
     r = referee(WORKED_CHAINS[name], bind)
+    # the chain's conclusion after group privacy (replace-one): inside the rigorous (wide) replace-one bracket
     assert r["applies"] and r["rigorous"] and r["verdict"] == "CONSISTENT", r
-    assert r["tight_lower"] <= r["tight_upper"] <= r["epsilon"] * (1 + 1e-12)
-    assert 1 <= r["slack"] <= r["slack_max"] == pytest.approx(r["epsilon"] / r["tight_lower"])
+    assert r["adjacency"] == "replace_one" and r["prefix"][-1] == "bridge.group_privacy_dp"
+    assert r["tight_lower"] <= r["tight_upper"] and r["tight_lower"] <= r["epsilon"]
+    assert r["slack"] <= r["slack_max"] == pytest.approx(r["epsilon"] / r["tight_lower"])
     assert "rigorous bracket" in r["reason"]
+    # ... and its add/remove conclusion before the bridge against the tight add/remove bracket
+    b = r["before_bridge"]
+    assert b["verdict"] == "CONSISTENT" and b["rigorous"] and b["adjacency"] == "add_remove", b
+    assert b["tight_lower"] <= b["tight_upper"] <= b["epsilon"] * (1 + 1e-12)
+    assert 1 <= b["slack"] <= b["slack_max"] == pytest.approx(b["epsilon"] / b["tight_lower"])
+    assert "rigorous bracket" in b["reason"]
 
 
 def test_fallback_is_labelled_and_cannot_refute():

@@ -143,6 +143,59 @@ def _discrete_gaussian_pair(sens: int, sigma: float, tail: float = _TAIL) -> _Pa
     return _atoms_pair(loss, pm, missing + 4 * _U * len(xs), qm)
 
 
+def _monotone_inverse(loss: Callable[[np.ndarray], np.ndarray], xlo: float,
+                      xhi: float) -> Callable[[np.ndarray], np.ndarray]:
+    """``x*(l)``: the x with ``loss(x) = l`` for a nondecreasing ``loss``, by bisection on [xlo, xhi] (the upper end
+    of the final bracket; clipped to [xlo, xhi]); the last call's answer is memoised (sp and sq ask at the same l)."""
+    memo: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def xstar(l: np.ndarray) -> np.ndarray:
+        l = np.asarray(l, dtype=float)
+        for key, val in memo:
+            if key.shape == l.shape and np.array_equal(key, l):
+                return val
+        res = _bisect(l)
+        memo[:] = [(l.copy(), res)]
+        return res
+
+    def _bisect(l: np.ndarray) -> np.ndarray:
+        a, b = np.full(l.shape, xlo), np.full(l.shape, xhi)
+        for _ in range(64):
+            m = 0.5 * (a + b)
+            up = loss(m) > l
+            b, a = np.where(up, m, b), np.where(up, a, m)
+        return b
+
+    return xstar
+
+
+def _replace_one_poisson_gauss_pair(c: float, q: float, tail: float = _TAIL) -> _Pair:
+    """The pair ``P = (1 - q) N(0) + q N(c)``, ``Q = (1 - q) N(0) + q N(-c)`` (unit variance): a Poisson(q)-subsampled
+    Gaussian sum whose record contributes ``+c`` in one dataset and ``-c`` in its replace-one neighbour
+    (dp_accounting's ``REPLACE_ONE`` pair).  Two neighbouring datasets realise it, so it is dominated by the
+    mechanism's replace-one pair: a lower end (symmetric under x -> -x: one direction)."""
+    if q >= 1.0:
+        return _gauss_pair(2 * c, tail)
+    l1q, lq, c2 = math.log1p(-q), math.log(q), c * c / 2
+
+    def loss(x: np.ndarray) -> np.ndarray:  # increasing in x
+        return np.asarray(np.logaddexp(l1q, lq + c * x - c2) - np.logaddexp(l1q, lq - c * x - c2))
+
+    z = sps.upper_quantile(tail)
+    xlo, xhi = -z - c - 1, c + z + 1
+    xstar = _monotone_inverse(loss, xlo, xhi)
+
+    def sp(l: np.ndarray) -> np.ndarray:
+        x = xstar(l)
+        return (1 - q) * sps.ndtr(-x) + q * sps.ndtr(c - x)
+
+    def sq(l: np.ndarray) -> np.ndarray:
+        x = xstar(l)
+        return (1 - q) * sps.ndtr(-x) + q * sps.ndtr(-c - x)
+
+    return _Pair(sp=sp, sq=sq, lo=float(loss(np.array(xlo))), hi=float(loss(np.array(xhi))))
+
+
 def _mixture_pairs(sigma: float, cs: tuple[float, ...], ps: tuple[float, ...], tail: float = _TAIL) -> tuple[_Pair, _Pair]:
     """Remove: (sum p_i N(c_i), N(0)); add: (N(0), sum p_i N(c_i)), unit-variance coordinates."""
     c = np.asarray(cs, dtype=float) / sigma
@@ -166,26 +219,7 @@ def _mixture_pairs(sigma: float, cs: tuple[float, ...], ps: tuple[float, ...], t
 
     z = sps.upper_quantile(tail)
     xlo, xhi = -z - cmax - 1, cmax + z + 1
-
-    memo: list[tuple[np.ndarray, np.ndarray]] = []
-
-    def xstar(l: np.ndarray) -> np.ndarray:
-        """x with loss(x) = l (loss is nondecreasing in x), by bisection; clipped to [xlo, xhi]."""
-        l = np.asarray(l, dtype=float)
-        for key, val in memo:
-            if key.shape == l.shape and np.array_equal(key, l):
-                return val
-        res = _bisect(l)
-        memo[:] = [(l.copy(), res)]
-        return res
-
-    def _bisect(l: np.ndarray) -> np.ndarray:
-        a, b = np.full(l.shape, xlo), np.full(l.shape, xhi)
-        for _ in range(64):
-            m = 0.5 * (a + b)
-            up = loss(m) > l
-            b, a = np.where(up, m, b), np.where(up, a, m)
-        return b
+    xstar = _monotone_inverse(loss, xlo, xhi)
 
     def p_above(x: np.ndarray) -> np.ndarray:
         return np.sum(p * sps.ndtr(c - x[..., None]), axis=-1)
