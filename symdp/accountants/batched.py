@@ -235,6 +235,7 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
     pend: list[dict[str, Any]] = []  # sparse spectra, read together at the end (:func:`_freq_read`)
     fr_rows: list[int] = []
     fr_cols: list[tuple[np.ndarray, ...]] = []
+    dq: list[tuple[Any, ...]] = []  # rows of the direct path (:func:`_direct_all`), per group
     for di, direction in enumerate(("remove", "add")):
         # rows sorted by their number of atoms and cut into groups of similar size: a padded batch costs the
         # largest row's size per row, and the sizes span two orders of magnitude on a typical grid
@@ -267,6 +268,20 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
             inf_tot = np.where(inf_n < 1, -np.expm1(T * np.log1p(-np.minimum(inf_n, 1.0))), 1.0)
         const = inf_tot + utail + T * ro_n
         ok = np.isfinite(utail) & (n <= (1 << 24))
+        direct = np.zeros(len(s), dtype=bool)  # rows read from direct sums over their low frequencies
+        for rg, disc, _w in (parts if _DIRECT else []):
+            sel = np.nonzero(ok[rg])[0]
+            if not len(sel):
+                continue
+            rr = rg[sel]
+            kc, E0 = _cutoff(disc["pmf"][torch.as_tensor(sel, device=dev)], n[rr], T[rr], d[rr], dev)
+            sp = (kc > 0) & (kc * 8 < n[rr] // 2 + 1)  # few frequencies survive: the direct path
+            if np.any(sp):  # summed later with the direct rows of every group and direction of the same length n
+                rows = rr[sp]
+                dq.append((disc["pmf"], sel[sp], disc["j0"].cpu().numpy()[sel[sp]].astype(np.int64), kc[sp], E0[sp],
+                           n[rows], s0[rows].astype(np.int64), T[rows], h[rows], const[rows], d[rows], di * len(s) + rows))
+                direct[rows] = True
+        ok &= ~direct
         for nn in np.unique(n[ok]):
             rows = np.nonzero(ok & (n == nn))[0]
             chunk = max(1, _MAX_ELEMS // int(nn))
@@ -289,6 +304,7 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
                     pend.append(terms)
                     fr_rows.extend(di * len(s) + r)
                     fr_cols.append((s0[r].astype(np.int64), h[r], const[r], d[r]))
+    _direct_all(dq, pend, fr_rows, fr_cols, dev)
     if pend:
         idx = np.asarray(fr_rows, dtype=np.int64)
         s0c, hc, cc, dc = (np.concatenate([f[i] for f in fr_cols]) for i in range(4))
@@ -374,20 +390,29 @@ def _compose_terms(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, cons
 _KEEP_NATS = 700.0  # frequencies with |f|^T <= e^-700 (up to the FFT error) are dropped; their total is bounded
 
 
-def _freq_terms(spec: Any, mag2: Any, keep: Any, s0_: np.ndarray, Tf: Any, n: int, rows_at: int, dev: Any) -> dict[str, Any]:
-    """The surviving frequencies of rows of one FFT length, as the coefficients :func:`_freq_read` sums (see there)."""
+def _freq_terms(spec: Any, mag2: Any, keep: Any, s0_: np.ndarray, Tf: Any, n: int, rows_at: int, dev: Any,
+                E0: Any = None, fwd: float | None = None) -> dict[str, Any]:
+    """The surviving frequencies of rows of one FFT length, as the coefficients :func:`_freq_read` sums (see there).
+
+    ``E0`` (per row): the bound on the dropped frequencies' contribution where the caller has one (the direct path,
+    :func:`_cutoff`; ``spec`` then holds only the low frequencies); else from the largest dropped ``mag2``.
+    ``fwd``: the forward transform's rounding in the model, in units of ``u`` relative to the entry (the FFT's
+    ``4 log2 n`` by default; the direct sums of :func:`_direct_terms` pass their own)."""
     import torch
 
     u = _U
     f64 = torch.float64
     pn = math.pi / n
-    drop = torch.where(keep, torch.zeros_like(mag2), mag2).max(1).values
-    with torch.no_grad():  # sum x <= |f_0| (1 + 4u log2 n) <= 1.01 (a sub-probability vector)
-        E0 = n * torch.exp(Tf * torch.log(torch.sqrt(drop) + 4.04 * u * math.log2(max(n, 2))))
+    if fwd is None:
+        fwd = 4 * math.log2(n)
+    if E0 is None:
+        drop = torch.where(keep, torch.zeros_like(mag2), mag2).max(1).values
+        with torch.no_grad():  # sum x <= |f_0| (1 + 4u log2 n) <= 1.01 (a sub-probability vector)
+            E0 = n * torch.exp(Tf * torch.log(torch.sqrt(drop) + 4.04 * u * math.log2(max(n, 2))))
     # frequency 0 (real, F_0 = (sum x)^T): per row
     F0 = torch.where(keep[:, 0], torch.exp(Tf * (0.5 * torch.log(mag2[:, 0]))), torch.zeros_like(Tf))
     c0 = F0 / n
-    cE0 = c0 * ((4 * (Tf + math.log2(n)) + 30 + torch.count_nonzero(keep, dim=1).to(f64)) * u)
+    cE0 = c0 * ((4 * (Tf + fwd / 4) + 30 + torch.count_nonzero(keep, dim=1).to(f64)) * u)
     keep = keep.clone()
     keep[:, 0] = False
     rows, ks = keep.nonzero(as_tuple=True)
@@ -397,7 +422,7 @@ def _freq_terms(spec: Any, mag2: Any, keep: Any, s0_: np.ndarray, Tf: Any, n: in
     kf = ks.to(f64)
     wk = torch.where(2 * ks == n, 1.0, 2.0).to(f64)
     c = wk * torch.exp(Tk * (0.5 * torch.log(m2))) / n  # weight * |F_k| / n
-    cE = c * ((4 * (Tk + math.log2(n)) + 30 + cnt[rows]) * u)  # its rounding allowance
+    cE = c * ((4 * (Tk + fwd / 4) + 30 + cnt[rows]) * u)  # its rounding allowance
     # phase of F_k w^{s0 k}: T arg f_k + 2 pi (s0 k mod n) / n
     s0k = torch.as_tensor(np.asarray(s0_, dtype=np.int64) % n, device=dev)[rows]
     ph = Tk * torch.angle(spec[rows, ks]) + ((s0k * ks) % n).to(f64) * (2 * pn)
@@ -409,6 +434,144 @@ def _freq_terms(spec: Any, mag2: Any, keep: Any, s0_: np.ndarray, Tf: Any, n: in
     return {"rows": rows + rows_at, "ks": ks, "n_e": torch.full_like(ks, n), "pn_e": torch.full_like(kf, pn),
             "Cr": Cr, "Ci": Ci, "Dr": -Ei * inv2s, "Di": Er * inv2s, "sk": sk, "s2k": torch.sin(kf * (2 * pn)),
             "cE": cE, "n_r": torch.full_like(Tf, float(n)), "c0": c0, "cE0": cE0, "E0": E0}
+
+
+#: sparse rows take :func:`_cutoff` / :func:`_direct_terms` (no transform of the composed window's length); False:
+#: every row through the full FFT (:func:`_compose_terms`), the reference the tests compare with
+_DIRECT = True
+_DROP_NATS = 25.0  # the dropped frequencies' bound E0 of the direct path is at most e^-25 delta (and e^-40)
+
+
+def _cutoff(pmf: Any, n_: np.ndarray, T_: np.ndarray, d_: np.ndarray, dev: Any) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(k_c, E0)`` per row of padded one-step PMFs ``pmf`` (B, K) composed ``T`` times on windows of length ``n``:
+    every frequency ``k >= k_c`` of the length-``n`` transform has ``|f_k|^2 <= B^2`` with ``n B^T = E0`` at most
+    ``e^-25 delta`` (and ``e^-40``), so :func:`_freq_read` may drop them with ``E0`` added to its suffix sums, and only
+    ``k < k_c`` are needed (:func:`_direct_terms`).  ``k_c = 0``: no such cut found cheaply (the full FFT serves).
+
+    ``f_k = e^{-i j0 theta} P(theta)`` at ``theta = 2 pi k / n``, ``P(theta) = sum_j p_j e^{-i j theta}`` the
+    transform of the PMF itself (of any length: a transform of the PMF wrapped onto a shorter cycle samples the same
+    ``P``).  ``g = |P|^2 = sum_{j,l} p_j p_l cos((j - l) theta)`` has ``|g''| <= sum p_j p_l (j - l)^2 <=
+    2 (sum p) sum p_j (j - c)^2 = G`` for any ``c``, so on a cell ``[a, b]`` of width ``Delta``,
+    ``g <= max(g(a), g(b)) + G Delta^2 / 8`` (``g`` minus its chord minus ``G (t - a)(b - t) / 2`` is convex and
+    vanishes at both ends).  ``g`` is sampled on the grid ``2 pi t / M`` by an FFT of length ``M`` (a power of two with
+    ``G Delta^2 / 8`` at most a tenth of ``1 - B^2``: ``M ~ n / 13`` on the typical grid), each sample raised by the
+    FFT model's rounding ``4.04 u (log2 M + wraps) sum p`` (as the full-FFT path's ``E0``); ``k_c`` is the first
+    frequency of the length-``n`` grid at or above the end of the last cell whose bound exceeds ``B^2``.
+    """
+    import torch
+
+    f64 = torch.float64
+    B, K = pmf.shape
+    u = _U
+    Tn = np.asarray(T_, dtype=float)
+    Lc = np.log(n_.astype(float)) + np.maximum(40.0, _DROP_NATS - np.log(d_))  # n B^T <= n e^-Lc
+    jj = torch.arange(K, dtype=f64, device=dev)
+    tot = pmf.sum(1)
+    c = (pmf * jj[None, :]).sum(1) / tot.clamp_min(1e-300)
+    S2 = (pmf * (jj[None, :] - c[:, None]).square()).sum(1)
+    G = (2 * tot * S2).cpu().numpy() * (1 + 1e-9) + 1e-300  # the sums' rounding (K u relative) covered
+    gap = -np.expm1(-2 * Lc / Tn)  # 1 - B^2
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        M_req = math.pi * np.sqrt(G / (0.2 * gap))  # pi^2 G / (2 M^2) <= gap / 10
+        M = np.exp2(np.ceil(np.log2(np.maximum(M_req, 64.0))))
+    kc = np.zeros(B, dtype=np.int64)
+    E0 = np.zeros(B)
+    cand = np.isfinite(M) & (M * 8 <= n_)
+    totn = tot.cpu().numpy()
+    for MMf in np.unique(M[cand]):
+        MM = int(MMf)
+        idx = np.nonzero(cand & (M == MMf))[0]
+        x = pmf[torch.as_tensor(idx, device=dev)]
+        nb = -(-K // MM)
+        if nb > 1:  # wrapped onto the cycle of length M (the same samples of P)
+            x = torch.nn.functional.pad(x, (0, nb * MM - K)).reshape(len(idx), nb, MM).sum(1)
+        a = torch.fft.rfft(x, n=MM, dim=1).abs()  # |P(2 pi t / M)|, t = 0 .. M/2
+        eM = torch.as_tensor(4.04 * u * (math.log2(MM) + nb) * totn[idx], dtype=f64, device=dev)
+        slack = torch.as_tensor(math.pi**2 * G[idx] / (2.0 * MM * MM), dtype=f64, device=dev)
+        cb = ((torch.maximum(a[:, :-1], a[:, 1:]) + eM[:, None]).square() + slack[:, None]) * (1 + 8 * u)  # cells
+        thr = torch.as_tensor(np.exp(-2 * Lc[idx] / Tn[idx]), dtype=f64, device=dev)
+        tt = torch.arange(1, MM // 2 + 1, dtype=torch.int64, device=dev)
+        t1 = torch.where(cb > thr[:, None], tt[None, :], torch.zeros_like(tt)[None, :]).max(1).values  # last bad + 1
+        B2 = torch.where(tt[None, :] > t1[:, None], cb, torch.zeros_like(cb)).max(1).values  # <= thr
+        t1n = t1.cpu().numpy()
+        kc[idx] = np.maximum((n_[idx] * t1n + MM - 1) // MM, 1)
+        with np.errstate(divide="ignore", under="ignore"):
+            E0[idx] = n_[idx] * np.exp(Tn[idx] * (0.5 * np.log(B2.cpu().numpy()))) * (1 + 1e-9)
+    return kc, E0
+
+
+def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: list[int],
+                fr_cols: list[tuple[np.ndarray, ...]], dev: Any) -> None:
+    """:func:`_direct_terms` of every direct row (``dq``: per discretisation group, its padded PMFs, the rows' positions
+    there and their per-row values), one call per window length ``n`` and chunk of similar PMF widths (rows of both
+    directions and of several groups share it: the twiddles depend on ``n`` only); appended to ``pend`` for
+    :func:`_freq_read`."""
+    import torch
+
+    if not dq:
+        return
+    ns = np.unique(np.concatenate([e[5] for e in dq]))
+    for nn in ns:
+        subs = []  # (width, pmf rows, per-row arrays) of each group with rows of length nn
+        for pm, loc, j0, kc, E0, n_, s0, T_, h_, c_, d_, gid in dq:
+            m = n_ == nn
+            if np.any(m):
+                subs.append((pm.shape[1], pm[torch.as_tensor(loc[m], device=dev)],
+                             [a[m] for a in (j0, kc, E0, s0, T_, h_, c_, d_, gid)]))
+        subs.sort(key=lambda e: e[0])
+        a = 0
+        while a < len(subs):  # chunks whose widths are within 3x (padding: a matrix product is cheap) and at most 4096 rows
+            b = a + 1
+            rows_in = subs[a][1].shape[0]
+            while b < len(subs) and subs[b][0] <= 3 * subs[a][0] and rows_in + subs[b][1].shape[0] <= 4096:
+                rows_in += subs[b][1].shape[0]
+                b += 1
+            W = subs[b - 1][0]
+            x = torch.cat([torch.nn.functional.pad(e[1], (0, W - e[0])) for e in subs[a:b]])
+            j0, kc, E0, s0, T_, h_, c_, d_, gid = (np.concatenate([e[2][i] for e in subs[a:b]]) for i in range(9))
+            pend.append(_direct_terms(x, j0, kc, int(nn), s0, T_, E0, len(fr_rows), dev))
+            fr_rows.extend(gid)
+            fr_cols.append((s0, h_, c_, d_))
+            a = b
+
+
+def _direct_terms(x: Any, j0_: np.ndarray, kc_: np.ndarray, n: int, s0_: np.ndarray, T_: np.ndarray, E0_: np.ndarray,
+                  rows_at: int, dev: Any) -> dict[str, Any]:
+    """:func:`_freq_terms` of rows (padded one-step PMFs ``x`` (B, K) at ``j0``, one window length ``n``) from their
+    frequencies ``k < k_c`` summed directly (matrix products; the others bounded by :func:`_cutoff`'s ``E0``).
+
+    Each row is centred on its mean atom ``c`` (rows shifted so that the centres share a column), and the sum is
+    taken as ``P_k = sum p - sum_j p_j 2 sin^2(phi_j / 2) - i sum_j p_j sin(phi_j)``, ``phi_j = 2 pi ((j - c) k mod n)
+    / n`` reduced to ``(-pi, pi]``: for the low frequencies that carry weight the two sums are small, so their
+    rounding is far below that of the total, which is summed once.  The transform's phase
+    ``e^{-2 pi i (j0 + c) k / n}`` is raised to ``T`` exactly, in integers (folded into ``s0``).  The rounding
+    allowance is :func:`_freq_read`'s model with the FFT's ``4 log2 n`` for the forward transform (these sums are
+    checked against an extended-precision reference in ``tests/test_batched_tight.py``: closer than the FFT)."""
+    import torch
+
+    f64 = torch.float64
+    i64 = torch.int64
+    B, K = x.shape
+    kcm = int(kc_.max())
+    jj = torch.arange(K, dtype=i64, device=dev)
+    tot = x.sum(1)
+    cr = torch.round((x * jj.to(f64)[None, :]).sum(1) / tot.clamp_min(1e-300)).clamp(0, K - 1).to(i64)
+    cmax = int(cr.max())
+    K2 = K + cmax - int(cr.min())
+    xs = torch.zeros((B, K2), dtype=f64, device=dev).scatter_(1, jj[None, :] + (cmax - cr)[:, None], x)
+    kk = torch.arange(kcm, dtype=i64, device=dev)
+    m = (torch.arange(K2, dtype=f64, device=dev) - cmax)[:, None] * kk.to(f64)[None, :]  # integers < 2^53: exact
+    m -= n * torch.round(m / n)  # (j - c) k reduced mod n to [-n/2, n/2], exactly (an integer multiple of n removed)
+    phi = m * (2 * math.pi / n)
+    fr = tot[:, None] - xs @ (2 * torch.sin(0.5 * phi).square())
+    fi = -(xs @ torch.sin(phi))
+    keep = kk[None, :] < torch.as_tensor(kc_, device=dev)[:, None]
+    Tn = np.asarray(T_, dtype=np.int64)
+    J = j0_ + cr.cpu().numpy()
+    s0p = (s0_ - ((Tn % n) * (J % n)) % n) % n  # the phase e^{-2 pi i J k / n} raised to T, folded into s0
+    Tf = torch.as_tensor(Tn.astype(float), dtype=f64, device=dev)
+    return _freq_terms(torch.complex(fr, fi), fr.square() + fi.square(), keep, s0p, Tf, n, rows_at, dev,
+                       E0=torch.as_tensor(E0_, dtype=f64, device=dev))
 
 
 def _freq_read(terms: list[dict[str, Any]], h_: np.ndarray, s0_: np.ndarray, const_: np.ndarray, dt_: np.ndarray,
