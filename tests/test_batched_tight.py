@@ -123,15 +123,15 @@ def test_worker_processes_give_the_single_process_values():
 
 
 def _spy_direct(monkeypatch):
-    """Count the rows that take the direct path (low frequencies summed directly, :func:`batched._direct_terms`)."""
+    """Count the rows that take the direct path (low frequencies summed directly, :func:`batched._direct_sums`)."""
     seen = []
-    orig = B._direct_terms
+    orig = B._direct_sums
 
     def spy(x, *a, **k):
         seen.append(int(x.shape[0]))
         return orig(x, *a, **k)
 
-    monkeypatch.setattr(B, "_direct_terms", spy)
+    monkeypatch.setattr(B, "_direct_sums", spy)
     return seen
 
 
@@ -177,6 +177,13 @@ def _lattice_pmf():
     return p
 
 
+def _cutoff_one(p, n, T, d):
+    j = np.arange(len(p))
+    m = (p * j).sum() / p.sum()
+    return B._cutoff([(torch.tensor(p[None, :]), np.array([0]))], np.array([p.sum()]), np.array([(p * (j - m) ** 2).sum()]),
+                     np.array([n]), np.array([T]), np.array([d]), "cpu")
+
+
 @pytest.mark.parametrize("which", ["sgm", "lattice", "two_atoms"])
 def test_cutoff_bounds_every_dropped_frequency(which):
     """:func:`batched._cutoff`: for every frequency ``k >= k_c`` of the length-``n`` transform (the full FFT computed
@@ -192,7 +199,7 @@ def test_cutoff_bounds_every_dropped_frequency(which):
     else:
         p = np.zeros(300)
         p[0], p[299] = 0.5, 0.5
-    kc, E0 = B._cutoff(torch.tensor(p[None, :]), np.array([n]), np.array([T]), np.array([d]), "cpu")
+    kc, E0 = _cutoff_one(p, n, T, d)
     f = np.abs(np.fft.rfft(p, n))
     if which == "sgm":
         assert 0 < kc[0] < 100  # the typical case: a few dozen frequencies survive
@@ -216,7 +223,7 @@ def test_direct_sums_within_their_rounding_allowance():
     p = disc["pmf"][0].numpy()
     j0, K = int(disc["j0"][0]), len(p)
     s0 = T * j0 + T * K // 3
-    kc, E0 = B._cutoff(disc["pmf"], np.array([n]), np.array([T]), np.array([d]), "cpu")
+    kc, E0 = _cutoff_one(p, n, T, d)
     assert kc[0] > 0
     tm = B._direct_terms(disc["pmf"], np.array([j0]), kc, n, np.array([s0]), np.array([T]), E0, 0, "cpu")
     ks = tm["ks"].numpy()

@@ -193,7 +193,8 @@ def _discretize_torch(direction: str, sigma: Any, q: Any, h: Any, tail: Any) -> 
 
 
 def _windows_t(pm: Any, h: Any, j0: Any, T: Any, tail_tol: Any) -> Any:
-    """``(lo, up, upper_tail)`` rows for padded PMFs on the device (see :func:`_windows`)."""
+    """``(lo, up, upper_tail, sum p, sum p (j - m)^2)`` rows for padded PMFs on the device (see :func:`_windows`; the
+    last two, ``m`` the mean atom, for :func:`_cutoff`)."""
     import torch
 
     dev = pm.device
@@ -216,7 +217,7 @@ def _windows_t(pm: Any, h: Any, j0: Any, T: Any, tail_tol: Any) -> Any:
         up = torch.min((lm[:, :L] - log_tol[:, None]) / lam, dim=1).values
         lo = torch.max((log_tol[:, None] - lm[:, L:]) / lam, dim=1).values
         upper_tail = torch.min(torch.exp(torch.clamp(lm[:, :L] - lam * up[:, None], max=0.0)), dim=1).values
-        out.append(torch.stack([lo, up, upper_tail], 1))
+        out.append(torch.stack([lo, up, upper_tail, tot, (p_ * (jj - m1[:, None]) ** 2).sum(1)], 1))
     return torch.cat(out, 0)
 
 
@@ -269,18 +270,22 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
         const = inf_tot + utail + T * ro_n
         ok = np.isfinite(utail) & (n <= (1 << 24))
         direct = np.zeros(len(s), dtype=bool)  # rows read from direct sums over their low frequencies
-        for rg, disc, _w in (parts if _DIRECT else []):
-            sel = np.nonzero(ok[rg])[0]
-            if not len(sel):
-                continue
-            rr = rg[sel]
-            kc, E0 = _cutoff(disc["pmf"][torch.as_tensor(sel, device=dev)], n[rr], T[rr], d[rr], dev)
+        if _DIRECT and np.any(ok):
+            blocks = [(disc["pmf"], np.nonzero(ok[rg])[0]) for rg, disc, _w in parts]
+            rr = np.concatenate([rg[b[1]] for (rg, _d, _w), b in zip(parts, blocks)])
+            kc, E0 = _cutoff(blocks, win[rr, 3], win[rr, 4], n[rr], T[rr], d[rr], dev)
             sp = (kc > 0) & (kc * 8 < n[rr] // 2 + 1)  # few frequencies survive: the direct path
-            if np.any(sp):  # summed later with the direct rows of every group and direction of the same length n
-                rows = rr[sp]
-                dq.append((disc["pmf"], sel[sp], disc["j0"].cpu().numpy()[sel[sp]].astype(np.int64), kc[sp], E0[sp],
-                           n[rows], s0[rows].astype(np.int64), T[rows], h[rows], const[rows], d[rows], di * len(s) + rows))
-                direct[rows] = True
+            at = 0
+            for (rg, disc, _w), (_pm, sel) in zip(parts, blocks):
+                spg = sp[at:at + len(sel)]
+                kg, eg = kc[at:at + len(sel)], E0[at:at + len(sel)]
+                at += len(sel)
+                if np.any(spg):  # summed later with the direct rows of every group and direction of the same length n
+                    rows = rg[sel[spg]]
+                    dq.append((disc["pmf"], sel[spg], disc["j0"].cpu().numpy()[sel[spg]].astype(np.int64), kg[spg],
+                               eg[spg], n[rows], s0[rows].astype(np.int64), T[rows], h[rows], const[rows], d[rows],
+                               di * len(s) + rows))
+                    direct[rows] = True
         ok &= ~direct
         for nn in np.unique(n[ok]):
             rows = np.nonzero(ok & (n == nn))[0]
@@ -390,29 +395,31 @@ def _compose_terms(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, cons
 _KEEP_NATS = 700.0  # frequencies with |f|^T <= e^-700 (up to the FFT error) are dropped; their total is bounded
 
 
-def _freq_terms(spec: Any, mag2: Any, keep: Any, s0_: np.ndarray, Tf: Any, n: int, rows_at: int, dev: Any,
-                E0: Any = None, fwd: float | None = None) -> dict[str, Any]:
-    """The surviving frequencies of rows of one FFT length, as the coefficients :func:`_freq_read` sums (see there).
+def _freq_terms(spec: Any, mag2: Any, keep: Any, s0_: np.ndarray, Tf: Any, n: Any, rows_at: int, dev: Any,
+                E0: Any = None) -> dict[str, Any]:
+    """The surviving frequencies of rows of one FFT length ``n`` (or of a length per row: ``n`` an array), as the
+    coefficients :func:`_freq_read` sums (see there).
 
     ``E0`` (per row): the bound on the dropped frequencies' contribution where the caller has one (the direct path,
-    :func:`_cutoff`; ``spec`` then holds only the low frequencies); else from the largest dropped ``mag2``.
-    ``fwd``: the forward transform's rounding in the model, in units of ``u`` relative to the entry (the FFT's
-    ``4 log2 n`` by default; the direct sums of :func:`_direct_terms` pass their own)."""
+    :func:`_cutoff`; ``spec`` then holds only the low frequencies); else from the largest dropped ``mag2``."""
     import torch
 
     u = _U
     f64 = torch.float64
-    pn = math.pi / n
-    if fwd is None:
-        fwd = 4 * math.log2(n)
+    nn = np.broadcast_to(np.asarray(n, dtype=np.int64), (int(Tf.shape[0]),)).copy()
+    un, ui = np.unique(nn, return_inverse=True)
+    lg = torch.as_tensor(np.array([math.log2(max(int(v), 2)) for v in un])[ui.ravel()], dtype=f64, device=dev)
+    n_t = torch.as_tensor(nn, device=dev)
+    nf = n_t.to(f64)
+    pn = math.pi / nf
     if E0 is None:
         drop = torch.where(keep, torch.zeros_like(mag2), mag2).max(1).values
         with torch.no_grad():  # sum x <= |f_0| (1 + 4u log2 n) <= 1.01 (a sub-probability vector)
-            E0 = n * torch.exp(Tf * torch.log(torch.sqrt(drop) + 4.04 * u * math.log2(max(n, 2))))
+            E0 = nf * torch.exp(Tf * torch.log(torch.sqrt(drop) + 4.04 * u * lg))
     # frequency 0 (real, F_0 = (sum x)^T): per row
     F0 = torch.where(keep[:, 0], torch.exp(Tf * (0.5 * torch.log(mag2[:, 0]))), torch.zeros_like(Tf))
-    c0 = F0 / n
-    cE0 = c0 * ((4 * (Tf + fwd / 4) + 30 + torch.count_nonzero(keep, dim=1).to(f64)) * u)
+    c0 = F0 / nf
+    cE0 = c0 * ((4 * (Tf + lg) + 30 + torch.count_nonzero(keep, dim=1).to(f64)) * u)
     keep = keep.clone()
     keep[:, 0] = False
     rows, ks = keep.nonzero(as_tuple=True)
@@ -420,20 +427,21 @@ def _freq_terms(spec: Any, mag2: Any, keep: Any, s0_: np.ndarray, Tf: Any, n: in
     m2 = mag2[rows, ks]
     Tk = Tf[rows]
     kf = ks.to(f64)
-    wk = torch.where(2 * ks == n, 1.0, 2.0).to(f64)
-    c = wk * torch.exp(Tk * (0.5 * torch.log(m2))) / n  # weight * |F_k| / n
-    cE = c * ((4 * (Tk + fwd / 4) + 30 + cnt[rows]) * u)  # its rounding allowance
+    n_e, pn_e = n_t[rows], pn[rows]
+    wk = torch.where(2 * ks == n_e, 1.0, 2.0).to(f64)
+    c = wk * torch.exp(Tk * (0.5 * torch.log(m2))) / nf[rows]  # weight * |F_k| / n
+    cE = c * ((4 * (Tk + lg[rows]) + 30 + cnt[rows]) * u)  # its rounding allowance
     # phase of F_k w^{s0 k}: T arg f_k + 2 pi (s0 k mod n) / n
-    s0k = torch.as_tensor(np.asarray(s0_, dtype=np.int64) % n, device=dev)[rows]
-    ph = Tk * torch.angle(spec[rows, ks]) + ((s0k * ks) % n).to(f64) * (2 * pn)
+    s0k = torch.as_tensor(np.asarray(s0_, dtype=np.int64) % nn, device=dev)[rows]
+    ph = Tk * torch.angle(spec[rows, ks]) + ((s0k * ks) % n_e).to(f64) * (2 * pn_e)
     Cr, Ci = c * torch.cos(ph), c * torch.sin(ph)
-    sk, ck = torch.sin(kf * pn), torch.cos(kf * pn)
+    sk, ck = torch.sin(kf * pn_e), torch.cos(kf * pn_e)
     # D = C / (1 - w^k), 1 - w^k = -2i sin(pi k / n) e^{i pi k / n}
     inv2s = 0.5 / sk
     Er, Ei = Cr * ck + Ci * sk, Ci * ck - Cr * sk  # C e^{-i pi k / n}
-    return {"rows": rows + rows_at, "ks": ks, "n_e": torch.full_like(ks, n), "pn_e": torch.full_like(kf, pn),
-            "Cr": Cr, "Ci": Ci, "Dr": -Ei * inv2s, "Di": Er * inv2s, "sk": sk, "s2k": torch.sin(kf * (2 * pn)),
-            "cE": cE, "n_r": torch.full_like(Tf, float(n)), "c0": c0, "cE0": cE0, "E0": E0}
+    return {"rows": rows + rows_at, "ks": ks, "n_e": n_e, "pn_e": pn_e,
+            "Cr": Cr, "Ci": Ci, "Dr": -Ei * inv2s, "Di": Er * inv2s, "sk": sk, "s2k": torch.sin(kf * (2 * pn_e)),
+            "cE": cE, "n_r": nf, "c0": c0, "cE0": cE0, "E0": E0}
 
 
 #: sparse rows take :func:`_cutoff` / :func:`_direct_terms` (no transform of the composed window's length); False:
@@ -442,8 +450,10 @@ _DIRECT = True
 _DROP_NATS = 25.0  # the dropped frequencies' bound E0 of the direct path is at most e^-25 delta (and e^-40)
 
 
-def _cutoff(pmf: Any, n_: np.ndarray, T_: np.ndarray, d_: np.ndarray, dev: Any) -> tuple[np.ndarray, np.ndarray]:
-    r"""``(k_c, E0)`` per row of padded one-step PMFs ``pmf`` (B, K) composed ``T`` times on windows of length ``n``:
+def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndarray, n_: np.ndarray, T_: np.ndarray,
+            d_: np.ndarray, dev: Any) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(k_c, E0)`` per row of padded one-step PMFs (``blocks``: a group's PMFs and the rows taken from it, in
+    order; ``tot`` and ``S2`` their ``sum p`` and ``sum p (j - mean)^2`` from :func:`_windows_t`) composed ``T`` times on windows of length ``n``:
     every frequency ``k >= k_c`` of the length-``n`` transform has ``|f_k|^2 <= B^2`` with ``n B^T = E0`` at most
     ``e^-25 delta`` (and ``e^-40``), so :func:`_freq_read` may drop them with ``E0`` added to its suffix sums, and only
     ``k < k_c`` are needed (:func:`_direct_terms`).  ``k_c = 0``: no such cut found cheaply (the full FFT serves).
@@ -461,15 +471,11 @@ def _cutoff(pmf: Any, n_: np.ndarray, T_: np.ndarray, d_: np.ndarray, dev: Any) 
     import torch
 
     f64 = torch.float64
-    B, K = pmf.shape
     u = _U
+    B = len(n_)
     Tn = np.asarray(T_, dtype=float)
     Lc = np.log(n_.astype(float)) + np.maximum(40.0, _DROP_NATS - np.log(d_))  # n B^T <= n e^-Lc
-    jj = torch.arange(K, dtype=f64, device=dev)
-    tot = pmf.sum(1)
-    c = (pmf * jj[None, :]).sum(1) / tot.clamp_min(1e-300)
-    S2 = (pmf * (jj[None, :] - c[:, None]).square()).sum(1)
-    G = (2 * tot * S2).cpu().numpy() * (1 + 1e-9) + 1e-300  # the sums' rounding (K u relative) covered
+    G = 2 * tot_ * S2_ * (1 + 1e-9) + 1e-300  # |g''| bound; the sums' rounding (K u relative) covered
     gap = -np.expm1(-2 * Lc / Tn)  # 1 - B^2
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         M_req = math.pi * np.sqrt(G / (0.2 * gap))  # pi^2 G / (2 M^2) <= gap / 10
@@ -477,18 +483,26 @@ def _cutoff(pmf: Any, n_: np.ndarray, T_: np.ndarray, d_: np.ndarray, dev: Any) 
     kc = np.zeros(B, dtype=np.int64)
     E0 = np.zeros(B)
     cand = np.isfinite(M) & (M * 8 <= n_)
-    totn = tot.cpu().numpy()
+    starts = np.cumsum([0] + [len(b[1]) for b in blocks])
     for MMf in np.unique(M[cand]):
         MM = int(MMf)
         idx = np.nonzero(cand & (M == MMf))[0]
-        x = pmf[torch.as_tensor(idx, device=dev)]
-        nb = -(-K // MM)
-        if nb > 1:  # wrapped onto the cycle of length M (the same samples of P)
-            x = torch.nn.functional.pad(x, (0, nb * MM - K)).reshape(len(idx), nb, MM).sum(1)
-        a = torch.fft.rfft(x, n=MM, dim=1).abs()  # |P(2 pi t / M)|, t = 0 .. M/2
-        eM = torch.as_tensor(4.04 * u * (math.log2(MM) + nb) * totn[idx], dtype=f64, device=dev)
+        xs, nbs = [], []
+        for (pm, sel), a in zip(blocks, starts[:-1]):
+            loc = idx[(idx >= a) & (idx < a + len(sel))] - a
+            if not len(loc):
+                continue
+            x = pm[torch.as_tensor(sel[loc], device=dev)]
+            K = x.shape[1]
+            nb = -(-K // MM)
+            # wrapped onto the cycle of length M (the same samples of P)
+            x = torch.nn.functional.pad(x, (0, nb * MM - K))
+            xs.append(x.reshape(len(loc), nb, MM).sum(1) if nb > 1 else x)
+            nbs.append(np.full(len(loc), nb))
+        a_ = torch.fft.rfft(torch.cat(xs), n=MM, dim=1).abs()  # |P(2 pi t / M)|, t = 0 .. M/2
+        eM = torch.as_tensor(4.04 * u * (math.log2(MM) + np.concatenate(nbs)) * tot_[idx], dtype=f64, device=dev)
         slack = torch.as_tensor(math.pi**2 * G[idx] / (2.0 * MM * MM), dtype=f64, device=dev)
-        cb = ((torch.maximum(a[:, :-1], a[:, 1:]) + eM[:, None]).square() + slack[:, None]) * (1 + 8 * u)  # cells
+        cb = ((torch.maximum(a_[:, :-1], a_[:, 1:]) + eM[:, None]).square() + slack[:, None]) * (1 + 8 * u)  # cells
         thr = torch.as_tensor(np.exp(-2 * Lc[idx] / Tn[idx]), dtype=f64, device=dev)
         tt = torch.arange(1, MM // 2 + 1, dtype=torch.int64, device=dev)
         t1 = torch.where(cb > thr[:, None], tt[None, :], torch.zeros_like(tt)[None, :]).max(1).values  # last bad + 1
@@ -502,14 +516,15 @@ def _cutoff(pmf: Any, n_: np.ndarray, T_: np.ndarray, d_: np.ndarray, dev: Any) 
 
 def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: list[int],
                 fr_cols: list[tuple[np.ndarray, ...]], dev: Any) -> None:
-    """:func:`_direct_terms` of every direct row (``dq``: per discretisation group, its padded PMFs, the rows' positions
-    there and their per-row values), one call per window length ``n`` and chunk of similar PMF widths (rows of both
-    directions and of several groups share it: the twiddles depend on ``n`` only); appended to ``pend`` for
-    :func:`_freq_read`."""
+    """The low frequencies of every direct row (``dq``: per discretisation group, its padded PMFs, the rows' positions
+    there and their per-row values) by :func:`_direct_sums`, one call per window length ``n`` and chunk of similar PMF
+    widths (rows of both directions and of several groups share it: the twiddles depend on ``n`` only), then one
+    :func:`_freq_terms` for all; appended to ``pend`` for :func:`_freq_read`."""
     import torch
 
     if not dq:
         return
+    out = []  # (spec, keep, n, s0', T, E0) per chunk
     ns = np.unique(np.concatenate([e[5] for e in dq]))
     for nn in ns:
         subs = []  # (width, pmf rows, per-row arrays) of each group with rows of length nn
@@ -519,8 +534,9 @@ def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: 
                 subs.append((pm.shape[1], pm[torch.as_tensor(loc[m], device=dev)],
                              [a[m] for a in (j0, kc, E0, s0, T_, h_, c_, d_, gid)]))
         subs.sort(key=lambda e: e[0])
+        tabs = _twiddles(int(nn), dev)
         a = 0
-        while a < len(subs):  # chunks whose widths are within 3x (padding: a matrix product is cheap) and at most 4096 rows
+        while a < len(subs):  # chunks whose widths are within 3x (padding: a matrix product is cheap)
             b = a + 1
             rows_in = subs[a][1].shape[0]
             while b < len(subs) and subs[b][0] <= 3 * subs[a][0] and rows_in + subs[b][1].shape[0] <= 4096:
@@ -529,22 +545,40 @@ def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: 
             W = subs[b - 1][0]
             x = torch.cat([torch.nn.functional.pad(e[1], (0, W - e[0])) for e in subs[a:b]])
             j0, kc, E0, s0, T_, h_, c_, d_, gid = (np.concatenate([e[2][i] for e in subs[a:b]]) for i in range(9))
-            pend.append(_direct_terms(x, j0, kc, int(nn), s0, T_, E0, len(fr_rows), dev))
+            spec, keep, s0p = _direct_sums(x, j0, kc, int(nn), s0, T_, dev, tabs)
+            out.append((spec, keep, np.full(len(gid), nn), s0p, T_, E0))
             fr_rows.extend(gid)
             fr_cols.append((s0, h_, c_, d_))
             a = b
+    kmax = max(int(o[0].shape[1]) for o in out)
+    spec = torch.cat([torch.nn.functional.pad(o[0], (0, kmax - o[0].shape[1])) for o in out])
+    keep = torch.cat([torch.nn.functional.pad(o[1], (0, kmax - o[1].shape[1])) for o in out])
+    n_, s0p, T_, E0 = (np.concatenate([o[i] for o in out]) for i in (2, 3, 4, 5))
+    sq = torch.view_as_real(spec).square()
+    pend.append(_freq_terms(spec, sq[..., 0] + sq[..., 1], keep, s0p,
+                            torch.as_tensor(np.asarray(T_, dtype=float), dtype=torch.float64, device=dev), n_,
+                            len(fr_rows) - len(n_), dev, E0=torch.as_tensor(E0, dtype=torch.float64, device=dev)))
 
 
-def _direct_terms(x: Any, j0_: np.ndarray, kc_: np.ndarray, n: int, s0_: np.ndarray, T_: np.ndarray, E0_: np.ndarray,
-                  rows_at: int, dev: Any) -> dict[str, Any]:
-    """:func:`_freq_terms` of rows (padded one-step PMFs ``x`` (B, K) at ``j0``, one window length ``n``) from their
-    frequencies ``k < k_c`` summed directly (matrix products; the others bounded by :func:`_cutoff`'s ``E0``).
+def _twiddles(n: int, dev: Any) -> tuple[Any, Any]:
+    """``(2 sin^2(pi m / n), sin(2 pi m / n))`` for ``m = -n/2 .. n/2`` (entry ``m + n/2``; ``n`` even)."""
+    import torch
+
+    mm = torch.arange(-(n // 2), n // 2 + 1, dtype=torch.float64, device=dev) * (math.pi / n)
+    return 2 * torch.sin(mm).square(), torch.sin(2 * mm)
+
+
+def _direct_sums(x: Any, j0_: np.ndarray, kc_: np.ndarray, n: int, s0_: np.ndarray, T_: np.ndarray, dev: Any,
+                 tabs: tuple[Any, Any] | None = None) -> tuple[Any, Any, np.ndarray]:
+    """``(spec, keep, s0')``: the frequencies ``k < k_c`` of rows (padded one-step PMFs ``x`` (B, K) at ``j0``, one
+    window length ``n``) summed directly (matrix products; the others bounded by :func:`_cutoff`'s ``E0``), for
+    :func:`_freq_terms` with ``s0'`` in place of ``s0``.
 
     Each row is centred on its mean atom ``c`` (rows shifted so that the centres share a column), and the sum is
     taken as ``P_k = sum p - sum_j p_j 2 sin^2(phi_j / 2) - i sum_j p_j sin(phi_j)``, ``phi_j = 2 pi ((j - c) k mod n)
-    / n`` reduced to ``(-pi, pi]``: for the low frequencies that carry weight the two sums are small, so their
-    rounding is far below that of the total, which is summed once.  The transform's phase
-    ``e^{-2 pi i (j0 + c) k / n}`` is raised to ``T`` exactly, in integers (folded into ``s0``).  The rounding
+    / n`` reduced to ``[-pi, pi]`` (exactly, in integers held as floats): for the low frequencies that carry weight the
+    two sums are small, so their rounding is far below that of the total, which is summed once.  The transform's
+    phase ``e^{-2 pi i (j0 + c) k / n}`` is raised to ``T`` exactly, in integers (folded into ``s0``).  The rounding
     allowance is :func:`_freq_read`'s model with the FFT's ``4 log2 n`` for the forward transform (these sums are
     checked against an extended-precision reference in ``tests/test_batched_tight.py``: closer than the FFT)."""
     import torch
@@ -562,16 +596,27 @@ def _direct_terms(x: Any, j0_: np.ndarray, kc_: np.ndarray, n: int, s0_: np.ndar
     kk = torch.arange(kcm, dtype=i64, device=dev)
     m = (torch.arange(K2, dtype=f64, device=dev) - cmax)[:, None] * kk.to(f64)[None, :]  # integers < 2^53: exact
     m -= n * torch.round(m / n)  # (j - c) k reduced mod n to [-n/2, n/2], exactly (an integer multiple of n removed)
-    phi = m * (2 * math.pi / n)
-    fr = tot[:, None] - xs @ (2 * torch.sin(0.5 * phi).square())
-    fi = -(xs @ torch.sin(phi))
+    vt, st = tabs if tabs is not None else _twiddles(n, dev)
+    idx = (m + n // 2).to(i64)
+    fr = tot[:, None] - xs @ vt[idx]
+    fi = -(xs @ st[idx])
     keep = kk[None, :] < torch.as_tensor(kc_, device=dev)[:, None]
     Tn = np.asarray(T_, dtype=np.int64)
     J = j0_ + cr.cpu().numpy()
     s0p = (s0_ - ((Tn % n) * (J % n)) % n) % n  # the phase e^{-2 pi i J k / n} raised to T, folded into s0
-    Tf = torch.as_tensor(Tn.astype(float), dtype=f64, device=dev)
-    return _freq_terms(torch.complex(fr, fi), fr.square() + fi.square(), keep, s0p, Tf, n, rows_at, dev,
-                       E0=torch.as_tensor(E0_, dtype=f64, device=dev))
+    return torch.complex(fr, fi), keep, s0p
+
+
+def _direct_terms(x: Any, j0_: np.ndarray, kc_: np.ndarray, n: int, s0_: np.ndarray, T_: np.ndarray, E0_: np.ndarray,
+                  rows_at: int, dev: Any) -> dict[str, Any]:
+    """:func:`_freq_terms` of rows of one window length from :func:`_direct_sums` (:func:`_direct_all` does the same for
+    many lengths at once)."""
+    import torch
+
+    spec, keep, s0p = _direct_sums(x, j0_, kc_, n, s0_, T_, dev)
+    return _freq_terms(spec, spec.real.square() + spec.imag.square(), keep, s0p,
+                       torch.as_tensor(np.asarray(T_, dtype=float), dtype=torch.float64, device=dev), n, rows_at, dev,
+                       E0=torch.as_tensor(E0_, dtype=torch.float64, device=dev))
 
 
 def _freq_read(terms: list[dict[str, Any]], h_: np.ndarray, s0_: np.ndarray, const_: np.ndarray, dt_: np.ndarray,
