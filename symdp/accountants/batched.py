@@ -506,11 +506,22 @@ def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndar
         thr = torch.as_tensor(np.exp(-2 * Lc[idx] / Tn[idx]), dtype=f64, device=dev)
         tt = torch.arange(1, MM // 2 + 1, dtype=torch.int64, device=dev)
         t1 = torch.where(cb > thr[:, None], tt[None, :], torch.zeros_like(tt)[None, :]).max(1).values  # last bad + 1
-        B2 = torch.where(tt[None, :] > t1[:, None], cb, torch.zeros_like(cb)).max(1).values  # <= thr
-        t1n = t1.cpu().numpy()
-        kc[idx] = np.maximum((n_[idx] * t1n + MM - 1) // MM, 1)
-        with np.errstate(divide="ignore", under="ignore"):
-            E0[idx] = n_[idx] * np.exp(Tn[idx] * (0.5 * np.log(B2.cpu().numpy()))) * (1 + 1e-9)
+        # inside the last cell over the bound, [a, b] = 2 pi [t1 - 1, t1] / M, the pointwise bound (chord plus
+        # G (theta - a)(b - theta) / 2) at each frequency 2 pi k / n of the window: k_c is one past the last over thr
+        nr = torch.as_tensor(n_[idx], device=dev)
+        t0 = (t1 - 1).clamp_min(0)
+        k_lo = (nr * t0 + MM - 1) // MM
+        k_hi = (nr * t1) // MM
+        kk = k_lo[:, None] + torch.arange(int((k_hi - k_lo).max()) + 1, device=dev)[None, :]
+        ga = (a_.gather(1, t0[:, None]) + eM[:, None]).square()
+        gb = (a_.gather(1, t1[:, None]) + eM[:, None]).square()
+        lam = kk.to(f64) * MM / nr.to(f64)[:, None] - t0.to(f64)[:, None]  # (theta - a) / Delta in [0, 1]
+        pt = ((1 - lam) * ga + lam * gb + 4 * slack[:, None] * lam * (1 - lam)) * (1 + 16 * u)
+        bad = (pt > thr[:, None]) & (kk <= k_hi[:, None])
+        last = torch.where(bad, kk + 1, k_lo[:, None]).max(1).values
+        kc[idx] = np.maximum(torch.where(t1 > 0, last, torch.ones_like(last)).cpu().numpy(), 1)
+        # every dropped frequency: |f_k|^2 <= thr = e^{-2 Lc / T}, so the dropped part adds at most n e^{-Lc}
+        E0[idx] = n_[idx] * np.exp(-Lc[idx]) * (1 + 1e-9)
     return kc, E0
 
 
