@@ -115,10 +115,24 @@ def test_batched_above_rigorous_lower_end_and_near_dp_accounting(seed):
         assert r.epsilon[i] >= opt.get_epsilon_for_delta(float(d[i]))
 
 
-def test_worker_processes_give_the_single_process_values():
+def test_worker_processes_give_the_single_process_values(monkeypatch):
+    import concurrent.futures
+
     s, q, T, d = _grid(140, 7)
     one = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=1).epsilon
+    started = []
+    real = concurrent.futures.ProcessPoolExecutor
+
+    def pool(*a, **k):
+        started.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", pool)
+    same = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=2).epsilon
+    assert not started and np.array_equal(same, one)  # fewer than _ROWS_PER_WORKER rows a worker: this process only
+    monkeypatch.setattr(B, "_ROWS_PER_WORKER", 64)
     two = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=2).epsilon
+    assert started
     np.testing.assert_allclose(two, one, rtol=1e-6)  # the FFT length bucket of a slice may differ: rounding only
 
 
