@@ -228,7 +228,7 @@ def test_cutoff_bounds_every_dropped_frequency(which):
 def test_direct_sums_within_their_rounding_allowance():
     """The direct path's composed-spectrum coefficients ``C_k`` (what :func:`batched._freq_read` sums) against the same
     coefficients computed in extended precision (numpy longdouble) from the same one-step PMF: every error within the
-    per-frequency rounding allowance ``cE_k`` it carries, and no larger than the full FFT's error in total."""
+    per-frequency rounding allowance ``cE_k`` it carries, and below the full FFT's error in total."""
     L = np.longdouble
     pi = np.arccos(L(-1))
     s, q, T, d, n = 1.3, 0.02, 30000, 1e-8, 16384
@@ -255,4 +255,4 @@ def test_direct_sums_within_their_rounding_allowance():
     keep[0, :kc[0]] = True
     full = B._freq_terms(spec, mag2, keep, np.array([s0]), torch.tensor([float(T)], dtype=torch.float64), n, 0, "cpu")
     err_fft = np.abs((full["Cr"].numpy() - c * np.cos(arg)).astype(float) + 1j * (full["Ci"].numpy() - c * np.sin(arg)).astype(float))
-    assert err_new.sum() <= err_fft.sum() * 1.5
+    assert err_new.sum() <= err_fft.sum()  # measured 3.9e-16 against 1.05e-15

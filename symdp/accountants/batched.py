@@ -10,26 +10,33 @@ configurations at once, every stage a batched tensor operation on ``device``:
    library entries, on the grid the tight accountant starts from (``api._initial_h`` from a vectorised
    RDP guess);
 2. the Chernoff window of :func:`symdp.accountants.pld.compose` (its lambda grid and formulas);
-3. composition: PMFs wrapped onto their FFT windows, stacked per FFT length, ``torch.fft``, raised to
-   their step counts where the power does not underflow, conjugated and phase-shifted so that the inverse
-   transform comes out reversed and rotated;
-4. epsilon read off every row: where few frequencies survive the power (the usual case, about 110 of n/2), the
-   suffix sums of the composed PMF are finite geometric sums over those frequencies, evaluated at the atoms a
-   bisection visits (:func:`_freq_read`: no inverse transform, no pass over the window; all such rows of both
-   directions at once); otherwise prefix sums of the reversed PMF (weights ``exp(i h)`` for windows up to
-   600 nats; wider ones with a log-space suffix sum, ``torch.logcumsumexp``: no overflow for any range).
+3. composition.  The usual row (a long run: only a few dozen of the window's n/2 frequencies survive the power)
+   takes the direct path: :func:`_cutoff` bounds every frequency of the window's transform past a cut ``k_c``
+   rigorously (|P|^2 sampled by an FFT of length ``M ~ n / 13`` of the one-step PMF, a second-derivative bound
+   between samples), so that the dropped ones add at most ``E0 <= e^-25 delta`` to the composed suffix sums, and
+   :func:`_direct_sums` sums the ``k < k_c`` frequencies directly (matrix products, rows centred on their mean
+   atom); no transform of the window's length.  Other rows: PMFs wrapped onto their FFT windows, stacked per FFT
+   length, ``torch.fft``, raised to their step counts where the power does not underflow, conjugated and
+   phase-shifted so that the inverse transform comes out reversed and rotated;
+4. epsilon read off every row: where few frequencies survive, the suffix sums of the composed PMF are finite
+   geometric sums over those frequencies, evaluated at the atoms a bisection visits (:func:`_freq_read`: no
+   inverse transform, no pass over the window; all such rows of both directions at once); otherwise prefix
+   sums of the reversed PMF (weights ``exp(i h)`` for windows up to 600 nats; wider ones with a log-space
+   suffix sum, ``torch.logcumsumexp``: no overflow for any range).
 
 What is added to delta, as in :mod:`.pld`: the composed mass at +inf (per-step truncation), the Chernoff
 bound on the mass above the window, the discretisation rounding and an a-posteriori bound on the FFT
-rounding; mass wrapped around the cyclic window only raises delta.  So every returned epsilon is an
+rounding (the direct path: the same model, plus ``E0``); mass wrapped around the cyclic window only raises
+delta.  So every returned epsilon is an
 upper bound.  Skipped compared with the single-configuration accountant: the grid refinement driven by
 the Richardson estimate, so a value can sit a little higher (measured within 0.6% on the benchmark grid).
 A configuration the batch cannot place (q = 1, no answer inside its window) is recomputed by
 ``api.epsilon`` and counted in ``fallbacks``.  Rows are grouped by their number of atoms (padding at most
 25%), and the composed window is read from a reversed inverse transform with plain prefix sums (see
-:func:`_compose_read`).  On a CPU (one torch thread per process, large batches shared by forked workers) it
-runs at about the single-configuration accountant's rate or above (``bench/accountants.py
---only-throughput``); it is built for a GPU (``bench/gpu_accountants.py``).
+:func:`_compose_read`).  On a CPU (one torch thread per process; batches of at least
+:data:`_ROWS_PER_WORKER` rows a worker shared by forked workers) it runs at a few times the single-configuration
+accountant's rate (``bench/accountants.py --only-throughput``); it is built for a GPU
+(``bench/gpu_accountants.py``).
 
 >>> import numpy as np
 >>> r = epsilon_batch(noise_multiplier=np.array([1.1, 2.0]), sample_rate=0.01, steps=1000, delta=1e-5)
@@ -911,7 +918,8 @@ _ROWS_PER_WORKER = 1000
 
 def _cpu_map(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, h: np.ndarray, device: Any,
              workers: int | None) -> np.ndarray:
-    """:func:`_epsilon_device` of every row; on a CPU device a large batch is cut into interleaved slices (each
+    """:func:`_epsilon_device` of every row; on a CPU device a batch of at least :data:`_ROWS_PER_WORKER` rows per
+    worker is cut into interleaved slices (each
     with rows of every size, so each slice groups as well as the whole) shared by this process and forked worker
     processes (one torch thread each), as :func:`symdp.accountants.tight._tight_map` does for the single
     accountant (same guards: Linux, one Python thread, not inside a worker).  Each row's value does not depend on
