@@ -214,7 +214,8 @@ def _windows_t(pm: Any, h: Any, j0: Any, T: Any, tail_tol: Any) -> Any:
         jj = torch.arange(K, dtype=torch.float64, device=dev)[None, :]
         tot = p_.sum(1).clamp_min(1e-300)
         m1 = (p_ * jj).sum(1) / tot
-        var = torch.maximum((p_ * (jj - m1[:, None]) ** 2).sum(1) / tot * h_**2, h_**2)
+        s2 = (p_ * (jj - m1[:, None]) ** 2).sum(1)
+        var = torch.maximum(s2 / tot * h_**2, h_**2)
         lam = lam_grid[None, :] / torch.sqrt(T_ * var)[:, None]
         lams = torch.cat([lam, -lam], 1)
         ell = (j_[:, None] + jj) * h_[:, None]
@@ -224,7 +225,7 @@ def _windows_t(pm: Any, h: Any, j0: Any, T: Any, tail_tol: Any) -> Any:
         up = torch.min((lm[:, :L] - log_tol[:, None]) / lam, dim=1).values
         lo = torch.max((log_tol[:, None] - lm[:, L:]) / lam, dim=1).values
         upper_tail = torch.min(torch.exp(torch.clamp(lm[:, :L] - lam * up[:, None], max=0.0)), dim=1).values
-        out.append(torch.stack([lo, up, upper_tail, tot, (p_ * (jj - m1[:, None]) ** 2).sum(1)], 1))
+        out.append(torch.stack([lo, up, upper_tail, tot, s2], 1))
     return torch.cat(out, 0)
 
 
@@ -615,10 +616,13 @@ def _direct_sums(x: Any, j0_: np.ndarray, kc_: np.ndarray, n: int, s0_: np.ndarr
     K2 = K + cmax - int(cr.min())
     xs = torch.zeros((B, K2), dtype=f64, device=dev).scatter_(1, jj[None, :] + (cmax - cr)[:, None], x)
     kk = torch.arange(kcm, dtype=i64, device=dev)
-    m = (torch.arange(K2, dtype=f64, device=dev) - cmax)[:, None] * kk.to(f64)[None, :]  # integers < 2^53: exact
-    m -= n * torch.round(m / n)  # (j - c) k reduced mod n to [-n/2, n/2], exactly (an integer multiple of n removed)
     vt, st = tabs if tabs is not None else _twiddles(n, dev)
-    idx = (m + n // 2).to(i64)
+    if max(cmax, K2 - 1 - cmax) * (kcm - 1) <= n // 2:  # every (j - c) k already in [-n/2, n/2]
+        idx = (torch.arange(K2, dtype=i64, device=dev) - cmax)[:, None] * kk[None, :] + n // 2
+    else:
+        m = (torch.arange(K2, dtype=f64, device=dev) - cmax)[:, None] * kk.to(f64)[None, :]  # integers < 2^53: exact
+        m -= n * torch.round(m / n)  # (j - c) k reduced mod n to [-n/2, n/2], exactly (a multiple of n removed)
+        idx = (m + n // 2).to(i64)
     fr = tot[:, None] - xs @ vt[idx]
     fi = -(xs @ st[idx])
     keep = kk[None, :] < torch.as_tensor(kc_, device=dev)[:, None]
