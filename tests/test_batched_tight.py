@@ -28,12 +28,17 @@ def _grid(n, seed):
             rng.choice([1e-5, 1e-6, 1e-8], n))
 
 
-def test_prefix_readout_equals_log_readout(monkeypatch):
+@pytest.mark.parametrize("direct", [True, False])
+def test_prefix_readout_equals_log_readout(monkeypatch, direct):
+    """The readouts (``direct``: sparse rows through :func:`batched._direct_sums` and the frequency readout, else every
+    row through the full FFT) against the log-space readout of the full FFT, without rounding allowances."""
+    monkeypatch.setattr(B, "_DIRECT", direct)
     s, q, T, d = _grid(24, 5)
     T[:4] = [20, 30, 50, 80]  # short runs: most frequencies survive the power (the dense branch)
     with_allow = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d).epsilon
     monkeypatch.setattr(B, "_U", 0.0)  # no rounding allowances: the readouts must agree to rounding
     new = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d).epsilon
+    monkeypatch.setattr(B, "_DIRECT", False)
     monkeypatch.setattr(B, "_compose_read", B._compose_read_log)
     monkeypatch.setattr(B, "_compose_terms", lambda x, s0, h, T, c, d, dev, at=0: (B._compose_read_log(x, s0, h, T, c, d, dev), None))
     old = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d).epsilon
