@@ -10,26 +10,33 @@ configurations at once, every stage a batched tensor operation on ``device``:
    library entries, on the grid the tight accountant starts from (``api._initial_h`` from a vectorised
    RDP guess);
 2. the Chernoff window of :func:`symdp.accountants.pld.compose` (its lambda grid and formulas);
-3. composition: PMFs wrapped onto their FFT windows, stacked per FFT length, ``torch.fft``, raised to
-   their step counts where the power does not underflow, conjugated and phase-shifted so that the inverse
-   transform comes out reversed and rotated;
-4. epsilon read off every row: where few frequencies survive the power (the usual case, about 110 of n/2), the
-   suffix sums of the composed PMF are finite geometric sums over those frequencies, evaluated at the atoms a
-   bisection visits (:func:`_freq_read`: no inverse transform, no pass over the window; all such rows of both
-   directions at once); otherwise prefix sums of the reversed PMF (weights ``exp(i h)`` for windows up to
-   600 nats; wider ones with a log-space suffix sum, ``torch.logcumsumexp``: no overflow for any range).
+3. composition.  The usual row (a long run: only a few dozen of the window's n/2 frequencies survive the power)
+   takes the direct path: :func:`_cutoff` bounds every frequency of the window's transform past a cut ``k_c``
+   rigorously (|P|^2 sampled by an FFT of length ``M ~ n / 13`` of the one-step PMF, a second-derivative bound
+   between samples), so that the dropped ones add at most ``E0 <= e^-25 delta`` to the composed suffix sums, and
+   :func:`_direct_sums` sums the ``k < k_c`` frequencies directly (matrix products, rows centred on their mean
+   atom); no transform of the window's length.  Other rows: PMFs wrapped onto their FFT windows, stacked per FFT
+   length, ``torch.fft``, raised to their step counts where the power does not underflow, conjugated and
+   phase-shifted so that the inverse transform comes out reversed and rotated;
+4. epsilon read off every row: where few frequencies survive, the suffix sums of the composed PMF are finite
+   geometric sums over those frequencies, evaluated at the atoms a bisection visits (:func:`_freq_read`: no
+   inverse transform, no pass over the window; all such rows of both directions at once); otherwise prefix
+   sums of the reversed PMF (weights ``exp(i h)`` for windows up to 600 nats; wider ones with a log-space
+   suffix sum, ``torch.logcumsumexp``: no overflow for any range).
 
 What is added to delta, as in :mod:`.pld`: the composed mass at +inf (per-step truncation), the Chernoff
 bound on the mass above the window, the discretisation rounding and an a-posteriori bound on the FFT
-rounding; mass wrapped around the cyclic window only raises delta.  So every returned epsilon is an
+rounding (the direct path: the same model, plus ``E0``); mass wrapped around the cyclic window only raises
+delta.  So every returned epsilon is an
 upper bound.  Skipped compared with the single-configuration accountant: the grid refinement driven by
 the Richardson estimate, so a value can sit a little higher (measured within 0.6% on the benchmark grid).
 A configuration the batch cannot place (q = 1, no answer inside its window) is recomputed by
 ``api.epsilon`` and counted in ``fallbacks``.  Rows are grouped by their number of atoms (padding at most
 25%), and the composed window is read from a reversed inverse transform with plain prefix sums (see
-:func:`_compose_read`).  On a CPU (one torch thread per process, large batches shared by forked workers) it
-runs at about the single-configuration accountant's rate or above (``bench/accountants.py
---only-throughput``); it is built for a GPU (``bench/gpu_accountants.py``).
+:func:`_compose_read`).  On a CPU (one torch thread per process; batches of at least
+:data:`_ROWS_PER_WORKER` rows a worker shared by forked workers) it runs at a few times the single-configuration
+accountant's rate (``bench/accountants.py --only-throughput``); it is built for a GPU
+(``bench/gpu_accountants.py``).
 
 >>> import numpy as np
 >>> r = epsilon_batch(noise_multiplier=np.array([1.1, 2.0]), sample_rate=0.01, steps=1000, delta=1e-5)
@@ -193,7 +200,8 @@ def _discretize_torch(direction: str, sigma: Any, q: Any, h: Any, tail: Any) -> 
 
 
 def _windows_t(pm: Any, h: Any, j0: Any, T: Any, tail_tol: Any) -> Any:
-    """``(lo, up, upper_tail)`` rows for padded PMFs on the device (see :func:`_windows`)."""
+    """``(lo, up, upper_tail, sum p, sum p (j - m)^2)`` rows for padded PMFs on the device (see :func:`_windows`; the
+    last two, ``m`` the mean atom, for :func:`_cutoff`)."""
     import torch
 
     dev = pm.device
@@ -206,7 +214,8 @@ def _windows_t(pm: Any, h: Any, j0: Any, T: Any, tail_tol: Any) -> Any:
         jj = torch.arange(K, dtype=torch.float64, device=dev)[None, :]
         tot = p_.sum(1).clamp_min(1e-300)
         m1 = (p_ * jj).sum(1) / tot
-        var = torch.maximum((p_ * (jj - m1[:, None]) ** 2).sum(1) / tot * h_**2, h_**2)
+        s2 = (p_ * (jj - m1[:, None]) ** 2).sum(1)
+        var = torch.maximum(s2 / tot * h_**2, h_**2)
         lam = lam_grid[None, :] / torch.sqrt(T_ * var)[:, None]
         lams = torch.cat([lam, -lam], 1)
         ell = (j_[:, None] + jj) * h_[:, None]
@@ -216,7 +225,7 @@ def _windows_t(pm: Any, h: Any, j0: Any, T: Any, tail_tol: Any) -> Any:
         up = torch.min((lm[:, :L] - log_tol[:, None]) / lam, dim=1).values
         lo = torch.max((log_tol[:, None] - lm[:, L:]) / lam, dim=1).values
         upper_tail = torch.min(torch.exp(torch.clamp(lm[:, :L] - lam * up[:, None], max=0.0)), dim=1).values
-        out.append(torch.stack([lo, up, upper_tail], 1))
+        out.append(torch.stack([lo, up, upper_tail, tot, s2], 1))
     return torch.cat(out, 0)
 
 
@@ -235,6 +244,7 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
     pend: list[dict[str, Any]] = []  # sparse spectra, read together at the end (:func:`_freq_read`)
     fr_rows: list[int] = []
     fr_cols: list[tuple[np.ndarray, ...]] = []
+    dq: list[tuple[Any, ...]] = []  # rows of the direct path (:func:`_direct_all`), per group
     for di, direction in enumerate(("remove", "add")):
         # rows sorted by their number of atoms and cut into groups of similar size: a padded batch costs the
         # largest row's size per row, and the sizes span two orders of magnitude on a typical grid
@@ -267,6 +277,24 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
             inf_tot = np.where(inf_n < 1, -np.expm1(T * np.log1p(-np.minimum(inf_n, 1.0))), 1.0)
         const = inf_tot + utail + T * ro_n
         ok = np.isfinite(utail) & (n <= (1 << 24))
+        direct = np.zeros(len(s), dtype=bool)  # rows read from direct sums over their low frequencies
+        if _DIRECT and np.any(ok):
+            blocks = [(disc["pmf"], np.nonzero(ok[rg])[0]) for rg, disc, _w in parts]
+            rr = np.concatenate([rg[b[1]] for (rg, _d, _w), b in zip(parts, blocks)])
+            kc, E0 = _cutoff(blocks, win[rr, 3], win[rr, 4], n[rr], T[rr], d[rr], dev)
+            sp = (kc > 0) & (kc * 8 < n[rr] // 2 + 1)  # few frequencies survive: the direct path
+            at = 0
+            for (rg, disc, _w), (_pm, sel) in zip(parts, blocks):
+                spg = sp[at:at + len(sel)]
+                kg, eg = kc[at:at + len(sel)], E0[at:at + len(sel)]
+                at += len(sel)
+                if np.any(spg):  # summed later with the direct rows of every group and direction of the same length n
+                    rows = rg[sel[spg]]
+                    dq.append((disc["pmf"], sel[spg], disc["j0"].cpu().numpy()[sel[spg]].astype(np.int64), kg[spg],
+                               eg[spg], n[rows], s0[rows].astype(np.int64), T[rows], h[rows], const[rows], d[rows],
+                               di * len(s) + rows))
+                    direct[rows] = True
+        ok &= ~direct
         for nn in np.unique(n[ok]):
             rows = np.nonzero(ok & (n == nn))[0]
             chunk = max(1, _MAX_ELEMS // int(nn))
@@ -289,6 +317,7 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
                     pend.append(terms)
                     fr_rows.extend(di * len(s) + r)
                     fr_cols.append((s0[r].astype(np.int64), h[r], const[r], d[r]))
+    _direct_all(dq, pend, fr_rows, fr_cols, dev)
     if pend:
         idx = np.asarray(fr_rows, dtype=np.int64)
         s0c, hc, cc, dc = (np.concatenate([f[i] for f in fr_cols]) for i in range(4))
@@ -320,6 +349,9 @@ def _kernel_np(name: str) -> Any:
     return _kernel(name, "numpy")
 
 
+_GROUP_PAD = 1.25  # a group's widest row at most this many times its narrowest
+
+
 def _groups(K_sorted: np.ndarray, max_rows: int = 512) -> list[tuple[int, int]]:
     """Cut rows sorted by size into groups whose largest row is at most 1.25x the smallest (padding <= 25%),
     at most ``max_rows`` rows and ``_MAX_ELEMS`` padded elements each."""
@@ -327,7 +359,7 @@ def _groups(K_sorted: np.ndarray, max_rows: int = 512) -> list[tuple[int, int]]:
     a = 0
     m = len(K_sorted)
     while a < m:
-        lim = max(K_sorted[a] * 1.25, K_sorted[a] + 16)
+        lim = max(K_sorted[a] * _GROUP_PAD, K_sorted[a] + 16)
         b = int(np.searchsorted(K_sorted, lim, side="right"))
         b = max(a + 1, min(b, a + max_rows, a + max(1, int(_MAX_ELEMS // max(K_sorted[max(b, a + 1) - 1], 1) // 32))))
         out.append((a, b))
@@ -374,20 +406,31 @@ def _compose_terms(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, cons
 _KEEP_NATS = 700.0  # frequencies with |f|^T <= e^-700 (up to the FFT error) are dropped; their total is bounded
 
 
-def _freq_terms(spec: Any, mag2: Any, keep: Any, s0_: np.ndarray, Tf: Any, n: int, rows_at: int, dev: Any) -> dict[str, Any]:
-    """The surviving frequencies of rows of one FFT length, as the coefficients :func:`_freq_read` sums (see there)."""
+def _freq_terms(spec: Any, mag2: Any, keep: Any, s0_: np.ndarray, Tf: Any, n: Any, rows_at: int, dev: Any,
+                E0: Any = None) -> dict[str, Any]:
+    """The surviving frequencies of rows of one FFT length ``n`` (or of a length per row: ``n`` an array), as the
+    coefficients :func:`_freq_read` sums (see there).
+
+    ``E0`` (per row): the bound on the dropped frequencies' contribution where the caller has one (the direct path,
+    :func:`_cutoff`; ``spec`` then holds only the low frequencies); else from the largest dropped ``mag2``."""
     import torch
 
     u = _U
     f64 = torch.float64
-    pn = math.pi / n
-    drop = torch.where(keep, torch.zeros_like(mag2), mag2).max(1).values
-    with torch.no_grad():  # sum x <= |f_0| (1 + 4u log2 n) <= 1.01 (a sub-probability vector)
-        E0 = n * torch.exp(Tf * torch.log(torch.sqrt(drop) + 4.04 * u * math.log2(max(n, 2))))
+    nn = np.broadcast_to(np.asarray(n, dtype=np.int64), (int(Tf.shape[0]),)).copy()
+    un, ui = np.unique(nn, return_inverse=True)
+    lg = torch.as_tensor(np.array([math.log2(max(int(v), 2)) for v in un])[ui.ravel()], dtype=f64, device=dev)
+    n_t = torch.as_tensor(nn, device=dev)
+    nf = n_t.to(f64)
+    pn = math.pi / nf
+    if E0 is None:
+        drop = torch.where(keep, torch.zeros_like(mag2), mag2).max(1).values
+        with torch.no_grad():  # sum x <= |f_0| (1 + 4u log2 n) <= 1.01 (a sub-probability vector)
+            E0 = nf * torch.exp(Tf * torch.log(torch.sqrt(drop) + 4.04 * u * lg))
     # frequency 0 (real, F_0 = (sum x)^T): per row
     F0 = torch.where(keep[:, 0], torch.exp(Tf * (0.5 * torch.log(mag2[:, 0]))), torch.zeros_like(Tf))
-    c0 = F0 / n
-    cE0 = c0 * ((4 * (Tf + math.log2(n)) + 30 + torch.count_nonzero(keep, dim=1).to(f64)) * u)
+    c0 = F0 / nf
+    cE0 = c0 * ((4 * (Tf + lg) + 30 + torch.count_nonzero(keep, dim=1).to(f64)) * u)
     keep = keep.clone()
     keep[:, 0] = False
     rows, ks = keep.nonzero(as_tuple=True)
@@ -395,20 +438,210 @@ def _freq_terms(spec: Any, mag2: Any, keep: Any, s0_: np.ndarray, Tf: Any, n: in
     m2 = mag2[rows, ks]
     Tk = Tf[rows]
     kf = ks.to(f64)
-    wk = torch.where(2 * ks == n, 1.0, 2.0).to(f64)
-    c = wk * torch.exp(Tk * (0.5 * torch.log(m2))) / n  # weight * |F_k| / n
-    cE = c * ((4 * (Tk + math.log2(n)) + 30 + cnt[rows]) * u)  # its rounding allowance
+    n_e, pn_e = n_t[rows], pn[rows]
+    wk = torch.where(2 * ks == n_e, 1.0, 2.0).to(f64)
+    c = wk * torch.exp(Tk * (0.5 * torch.log(m2))) / nf[rows]  # weight * |F_k| / n
+    cE = c * ((4 * (Tk + lg[rows]) + 30 + cnt[rows]) * u)  # its rounding allowance
     # phase of F_k w^{s0 k}: T arg f_k + 2 pi (s0 k mod n) / n
-    s0k = torch.as_tensor(np.asarray(s0_, dtype=np.int64) % n, device=dev)[rows]
-    ph = Tk * torch.angle(spec[rows, ks]) + ((s0k * ks) % n).to(f64) * (2 * pn)
+    s0k = torch.as_tensor(np.asarray(s0_, dtype=np.int64) % nn, device=dev)[rows]
+    ph = Tk * torch.angle(spec[rows, ks]) + ((s0k * ks) % n_e).to(f64) * (2 * pn_e)
     Cr, Ci = c * torch.cos(ph), c * torch.sin(ph)
-    sk, ck = torch.sin(kf * pn), torch.cos(kf * pn)
+    sk, ck = torch.sin(kf * pn_e), torch.cos(kf * pn_e)
     # D = C / (1 - w^k), 1 - w^k = -2i sin(pi k / n) e^{i pi k / n}
     inv2s = 0.5 / sk
     Er, Ei = Cr * ck + Ci * sk, Ci * ck - Cr * sk  # C e^{-i pi k / n}
-    return {"rows": rows + rows_at, "ks": ks, "n_e": torch.full_like(ks, n), "pn_e": torch.full_like(kf, pn),
-            "Cr": Cr, "Ci": Ci, "Dr": -Ei * inv2s, "Di": Er * inv2s, "sk": sk, "s2k": torch.sin(kf * (2 * pn)),
-            "cE": cE, "n_r": torch.full_like(Tf, float(n)), "c0": c0, "cE0": cE0, "E0": E0}
+    return {"rows": rows + rows_at, "ks": ks, "n_e": n_e, "pn_e": pn_e,
+            "Cr": Cr, "Ci": Ci, "Dr": -Ei * inv2s, "Di": Er * inv2s, "sk": sk, "s2k": torch.sin(kf * (2 * pn_e)),
+            "cE": cE, "n_r": nf, "c0": c0, "cE0": cE0, "E0": E0}
+
+
+#: sparse rows take :func:`_cutoff` / :func:`_direct_terms` (no transform of the composed window's length); False:
+#: every row through the full FFT (:func:`_compose_terms`), the reference the tests compare with
+_DIRECT = True
+_DROP_NATS = 25.0  # the dropped frequencies' bound E0 of the direct path is at most e^-25 delta (and e^-40)
+
+
+def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndarray, n_: np.ndarray, T_: np.ndarray,
+            d_: np.ndarray, dev: Any) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(k_c, E0)`` per row of padded one-step PMFs (``blocks``: a group's PMFs and the rows taken from it, in
+    order; ``tot`` and ``S2`` their ``sum p`` and ``sum p (j - mean)^2`` from :func:`_windows_t`) composed ``T`` times on windows of length ``n``:
+    every frequency ``k >= k_c`` of the length-``n`` transform has ``|f_k|^2 <= B^2`` with ``n B^T = E0`` at most
+    ``e^-25 delta`` (and ``e^-40``), so :func:`_freq_read` may drop them with ``E0`` added to its suffix sums, and only
+    ``k < k_c`` are needed (:func:`_direct_terms`).  ``k_c = 0``: no such cut found cheaply (the full FFT serves).
+
+    ``f_k = e^{-i j0 theta} P(theta)`` at ``theta = 2 pi k / n``, ``P(theta) = sum_j p_j e^{-i j theta}`` the
+    transform of the PMF itself (of any length: a transform of the PMF wrapped onto a shorter cycle samples the same
+    ``P``).  ``g = |P|^2 = sum_{j,l} p_j p_l cos((j - l) theta)`` has ``|g''| <= sum p_j p_l (j - l)^2 <=
+    2 (sum p) sum p_j (j - c)^2 = G`` for any ``c``, so on a cell ``[a, b]`` of width ``Delta``,
+    ``g <= max(g(a), g(b)) + G Delta^2 / 8`` (``g`` minus its chord minus ``G (t - a)(b - t) / 2`` is convex and
+    vanishes at both ends).  ``g`` is sampled on the grid ``2 pi t / M`` by an FFT of length ``M`` (a power of two with
+    ``G Delta^2 / 8`` at most a tenth of ``1 - B^2``: ``M ~ n / 13`` on the typical grid), each sample raised by the
+    FFT model's rounding ``4.04 u (log2 M + wraps) sum p`` (as the full-FFT path's ``E0``); ``k_c`` is the first
+    frequency of the length-``n`` grid at or above the end of the last cell whose bound exceeds ``B^2``.
+    """
+    import torch
+
+    f64 = torch.float64
+    u = _U
+    B = len(n_)
+    Tn = np.asarray(T_, dtype=float)
+    Lc = np.log(n_.astype(float)) + np.maximum(40.0, _DROP_NATS - np.log(d_))  # n B^T <= n e^-Lc
+    G = 2 * tot_ * S2_ * (1 + 1e-9) + 1e-300  # |g''| bound; the sums' rounding (K u relative) covered
+    gap = -np.expm1(-2 * Lc / Tn)  # 1 - B^2
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        M_req = math.pi * np.sqrt(G / (0.2 * gap))  # pi^2 G / (2 M^2) <= gap / 10
+        M = np.exp2(np.ceil(np.log2(np.maximum(M_req, 64.0))))
+    kc = np.zeros(B, dtype=np.int64)
+    E0 = np.zeros(B)
+    cand = np.isfinite(M) & (M * 8 <= n_)
+    starts = np.cumsum([0] + [len(b[1]) for b in blocks])
+    for MMf in np.unique(M[cand]):
+        MM = int(MMf)
+        idx = np.nonzero(cand & (M == MMf))[0]
+        xs, nbs = [], []
+        for (pm, sel), a in zip(blocks, starts[:-1]):
+            loc = idx[(idx >= a) & (idx < a + len(sel))] - a
+            if not len(loc):
+                continue
+            x = pm[torch.as_tensor(sel[loc], device=dev)]
+            K = x.shape[1]
+            nb = -(-K // MM)
+            # wrapped onto the cycle of length M (the same samples of P)
+            x = torch.nn.functional.pad(x, (0, nb * MM - K))
+            xs.append(x.reshape(len(loc), nb, MM).sum(1) if nb > 1 else x)
+            nbs.append(np.full(len(loc), nb))
+        a_ = torch.fft.rfft(torch.cat(xs), n=MM, dim=1).abs()  # |P(2 pi t / M)|, t = 0 .. M/2
+        eM = torch.as_tensor(4.04 * u * (math.log2(MM) + np.concatenate(nbs)) * tot_[idx], dtype=f64, device=dev)
+        slack = torch.as_tensor(math.pi**2 * G[idx] / (2.0 * MM * MM), dtype=f64, device=dev)
+        cb = ((torch.maximum(a_[:, :-1], a_[:, 1:]) + eM[:, None]).square() + slack[:, None]) * (1 + 8 * u)  # cells
+        thr = torch.as_tensor(np.exp(-2 * Lc[idx] / Tn[idx]), dtype=f64, device=dev)
+        tt = torch.arange(1, MM // 2 + 1, dtype=torch.int64, device=dev)
+        t1 = torch.where(cb > thr[:, None], tt[None, :], torch.zeros_like(tt)[None, :]).max(1).values  # last bad + 1
+        # inside the last cell over the bound, [a, b] = 2 pi [t1 - 1, t1] / M, the pointwise bound (chord plus
+        # G (theta - a)(b - theta) / 2) at each frequency 2 pi k / n of the window: k_c is one past the last over thr
+        nr = torch.as_tensor(n_[idx], device=dev)
+        t0 = (t1 - 1).clamp_min(0)
+        k_lo = (nr * t0 + MM - 1) // MM
+        k_hi = (nr * t1) // MM
+        kk = k_lo[:, None] + torch.arange(int((k_hi - k_lo).max()) + 1, device=dev)[None, :]
+        ga = (a_.gather(1, t0[:, None]) + eM[:, None]).square()
+        gb = (a_.gather(1, t1[:, None]) + eM[:, None]).square()
+        lam = kk.to(f64) * MM / nr.to(f64)[:, None] - t0.to(f64)[:, None]  # (theta - a) / Delta in [0, 1]
+        pt = ((1 - lam) * ga + lam * gb + 4 * slack[:, None] * lam * (1 - lam)) * (1 + 16 * u)
+        bad = (pt > thr[:, None]) & (kk <= k_hi[:, None])
+        last = torch.where(bad, kk + 1, k_lo[:, None]).max(1).values
+        kc[idx] = np.maximum(torch.where(t1 > 0, last, torch.ones_like(last)).cpu().numpy(), 1)
+        # every dropped frequency: |f_k|^2 <= thr = e^{-2 Lc / T}, so the dropped part adds at most n e^{-Lc}
+        E0[idx] = n_[idx] * np.exp(-Lc[idx]) * (1 + 1e-9)
+    return kc, E0
+
+
+def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: list[int],
+                fr_cols: list[tuple[np.ndarray, ...]], dev: Any) -> None:
+    """The low frequencies of every direct row (``dq``: per discretisation group, its padded PMFs, the rows' positions
+    there and their per-row values) by :func:`_direct_sums`, one call per window length ``n`` and chunk of similar PMF
+    widths (rows of both directions and of several groups share it: the twiddles depend on ``n`` only), then one
+    :func:`_freq_terms` for all; appended to ``pend`` for :func:`_freq_read`."""
+    import torch
+
+    if not dq:
+        return
+    out = []  # (spec, keep, n, s0', T, E0) per chunk
+    ns = np.unique(np.concatenate([e[5] for e in dq]))
+    for nn in ns:
+        subs = []  # (width, pmf rows, per-row arrays) of each group with rows of length nn
+        for pm, loc, j0, kc, E0, n_, s0, T_, h_, c_, d_, gid in dq:
+            m = n_ == nn
+            if np.any(m):
+                subs.append((pm.shape[1], pm[torch.as_tensor(loc[m], device=dev)],
+                             [a[m] for a in (j0, kc, E0, s0, T_, h_, c_, d_, gid)]))
+        subs.sort(key=lambda e: e[0])
+        tabs = _twiddles(int(nn), dev)
+        a = 0
+        while a < len(subs):  # chunks whose widths are within 3x (padding: a matrix product is cheap)
+            b = a + 1
+            rows_in = subs[a][1].shape[0]
+            while b < len(subs) and subs[b][0] <= 3 * subs[a][0] and rows_in + subs[b][1].shape[0] <= 4096:
+                rows_in += subs[b][1].shape[0]
+                b += 1
+            W = subs[b - 1][0]
+            x = torch.cat([torch.nn.functional.pad(e[1], (0, W - e[0])) for e in subs[a:b]])
+            j0, kc, E0, s0, T_, h_, c_, d_, gid = (np.concatenate([e[2][i] for e in subs[a:b]]) for i in range(9))
+            spec, keep, s0p = _direct_sums(x, j0, kc, int(nn), s0, T_, dev, tabs)
+            out.append((spec, keep, np.full(len(gid), nn), s0p, T_, E0))
+            fr_rows.extend(gid)
+            fr_cols.append((s0, h_, c_, d_))
+            a = b
+    kmax = max(int(o[0].shape[1]) for o in out)
+    spec = torch.cat([torch.nn.functional.pad(o[0], (0, kmax - o[0].shape[1])) for o in out])
+    keep = torch.cat([torch.nn.functional.pad(o[1], (0, kmax - o[1].shape[1])) for o in out])
+    n_, s0p, T_, E0 = (np.concatenate([o[i] for o in out]) for i in (2, 3, 4, 5))
+    sq = torch.view_as_real(spec).square()
+    pend.append(_freq_terms(spec, sq[..., 0] + sq[..., 1], keep, s0p,
+                            torch.as_tensor(np.asarray(T_, dtype=float), dtype=torch.float64, device=dev), n_,
+                            len(fr_rows) - len(n_), dev, E0=torch.as_tensor(E0, dtype=torch.float64, device=dev)))
+
+
+def _twiddles(n: int, dev: Any) -> tuple[Any, Any]:
+    """``(2 sin^2(pi m / n), sin(2 pi m / n))`` for ``m = -n/2 .. n/2`` (entry ``m + n/2``; ``n`` even)."""
+    import torch
+
+    mm = torch.arange(-(n // 2), n // 2 + 1, dtype=torch.float64, device=dev) * (math.pi / n)
+    return 2 * torch.sin(mm).square(), torch.sin(2 * mm)
+
+
+def _direct_sums(x: Any, j0_: np.ndarray, kc_: np.ndarray, n: int, s0_: np.ndarray, T_: np.ndarray, dev: Any,
+                 tabs: tuple[Any, Any] | None = None) -> tuple[Any, Any, np.ndarray]:
+    """``(spec, keep, s0')``: the frequencies ``k < k_c`` of rows (padded one-step PMFs ``x`` (B, K) at ``j0``, one
+    window length ``n``) summed directly (matrix products; the others bounded by :func:`_cutoff`'s ``E0``), for
+    :func:`_freq_terms` with ``s0'`` in place of ``s0``.
+
+    Each row is centred on its mean atom ``c`` (rows shifted so that the centres share a column), and the sum is
+    taken as ``P_k = sum p - sum_j p_j 2 sin^2(phi_j / 2) - i sum_j p_j sin(phi_j)``, ``phi_j = 2 pi ((j - c) k mod n)
+    / n`` reduced to ``[-pi, pi]`` (exactly, in integers held as floats): for the low frequencies that carry weight the
+    two sums are small, so their rounding is far below that of the total, which is summed once.  The transform's
+    phase ``e^{-2 pi i (j0 + c) k / n}`` is raised to ``T`` exactly, in integers (folded into ``s0``).  The rounding
+    allowance is :func:`_freq_read`'s model with the FFT's ``4 log2 n`` for the forward transform (these sums are
+    checked against an extended-precision reference in ``tests/test_batched_tight.py``: closer than the FFT)."""
+    import torch
+
+    f64 = torch.float64
+    i64 = torch.int64
+    B, K = x.shape
+    kcm = int(kc_.max())
+    jj = torch.arange(K, dtype=i64, device=dev)
+    tot = x.sum(1)
+    cr = torch.round((x * jj.to(f64)[None, :]).sum(1) / tot.clamp_min(1e-300)).clamp(0, K - 1).to(i64)
+    cmax = int(cr.max())
+    K2 = K + cmax - int(cr.min())
+    xs = torch.zeros((B, K2), dtype=f64, device=dev).scatter_(1, jj[None, :] + (cmax - cr)[:, None], x)
+    kk = torch.arange(kcm, dtype=i64, device=dev)
+    vt, st = tabs if tabs is not None else _twiddles(n, dev)
+    if max(cmax, K2 - 1 - cmax) * (kcm - 1) <= n // 2:  # every (j - c) k already in [-n/2, n/2]
+        idx = (torch.arange(K2, dtype=i64, device=dev) - cmax)[:, None] * kk[None, :] + n // 2
+    else:
+        m = (torch.arange(K2, dtype=f64, device=dev) - cmax)[:, None] * kk.to(f64)[None, :]  # integers < 2^53: exact
+        m -= n * torch.round(m / n)  # (j - c) k reduced mod n to [-n/2, n/2], exactly (a multiple of n removed)
+        idx = (m + n // 2).to(i64)
+    fr = tot[:, None] - xs @ vt[idx]
+    fi = -(xs @ st[idx])
+    keep = kk[None, :] < torch.as_tensor(kc_, device=dev)[:, None]
+    Tn = np.asarray(T_, dtype=np.int64)
+    J = j0_ + cr.cpu().numpy()
+    s0p = (s0_ - ((Tn % n) * (J % n)) % n) % n  # the phase e^{-2 pi i J k / n} raised to T, folded into s0
+    return torch.complex(fr, fi), keep, s0p
+
+
+def _direct_terms(x: Any, j0_: np.ndarray, kc_: np.ndarray, n: int, s0_: np.ndarray, T_: np.ndarray, E0_: np.ndarray,
+                  rows_at: int, dev: Any) -> dict[str, Any]:
+    """:func:`_freq_terms` of rows of one window length from :func:`_direct_sums` (:func:`_direct_all` does the same for
+    many lengths at once)."""
+    import torch
+
+    spec, keep, s0p = _direct_sums(x, j0_, kc_, n, s0_, T_, dev)
+    return _freq_terms(spec, spec.real.square() + spec.imag.square(), keep, s0p,
+                       torch.as_tensor(np.asarray(T_, dtype=float), dtype=torch.float64, device=dev), n, rows_at, dev,
+                       E0=torch.as_tensor(E0_, dtype=torch.float64, device=dev))
 
 
 def _freq_read(terms: list[dict[str, Any]], h_: np.ndarray, s0_: np.ndarray, const_: np.ndarray, dt_: np.ndarray,
@@ -681,9 +914,16 @@ def _device_chunk(args: tuple[np.ndarray, ...], device: Any) -> np.ndarray:
         return _epsilon_device(s, q, T, d, h, device)
 
 
+#: rows per forked worker at the least: a worker's fork and copy-on-write faults and each slice's fixed costs cost
+#: more than a second core gives below this (measured with the direct path: 500 rows took 1.84x the CPU time
+#: with 2 workers as with 1, 1,000 rows 1.39x, 2,000 rows 1.10x)
+_ROWS_PER_WORKER = 1000
+
+
 def _cpu_map(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, h: np.ndarray, device: Any,
              workers: int | None) -> np.ndarray:
-    """:func:`_epsilon_device` of every row; on a CPU device a large batch is cut into interleaved slices (each
+    """:func:`_epsilon_device` of every row; on a CPU device a batch of at least :data:`_ROWS_PER_WORKER` rows per
+    worker is cut into interleaved slices (each
     with rows of every size, so each slice groups as well as the whole) shared by this process and forked worker
     processes (one torch thread each), as :func:`symdp.accountants.tight._tight_map` does for the single
     accountant (same guards: Linux, one Python thread, not inside a worker).  Each row's value does not depend on
@@ -693,7 +933,7 @@ def _cpu_map(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, h: np.n
     import threading
 
     m = len(s)
-    w = min(_tight._n_workers(workers), max(1, m // 64))
+    w = min(_tight._n_workers(workers), max(1, m // _ROWS_PER_WORKER))
     if (str(device).split(":")[0] != "cpu" or w < 2 or _tight._IN_WORKER or not sys.platform.startswith("linux")
             or threading.active_count() > 1):
         return _device_chunk((s, q, T, d, h), device)
