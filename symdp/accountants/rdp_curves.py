@@ -56,8 +56,7 @@ def _rdp_curve_fn(cfgs: Configs, sampling: str) -> Any:
     curve.exact_convex = sampling != "without_replacement"  # type: ignore[attr-defined]
     if curve.exact_convex and single is not None:  # type: ignore[attr-defined]
         arr = single
-        pairs, pid = np.unique(arr[:, :2], axis=0, return_inverse=True)
-        pid = pid.ravel()
+        pairs, pid = _rdp._unique_rows(arr[:, :2])
         # the per-step values at the first integer orders (rdp._INT_GROUPS[0]: every configuration needs them, and the
         # order search needs them again at floor/ceil of its fractional orders), computed once per (sigma, q) pair:
         # the numbers of sgm_rdp (rdp._sgm_rdp_int works order by order and row by row; sgm_rdp raises integer
@@ -103,10 +102,10 @@ def _rdp_batch(cfgs: Configs, orders: np.ndarray, sampling: str) -> np.ndarray:
     """Composed RDP curves (n_configs, n_orders); single-segment configs vectorised with deduplication."""
     arr = _single(cfgs)
     if arr is not None:
-        pairs, inv = np.unique(arr[:, :2], axis=0, return_inverse=True)
+        pairs, inv = _rdp._unique_rows(arr[:, :2])
         fn = _rdp.wor_rdp if sampling == "without_replacement" else _rdp.sgm_rdp
         per = fn(noise_multiplier=pairs[:, 0], sample_rate=pairs[:, 1], orders=orders)
-        return arr[:, 2:3] * per[inv.ravel()]
+        return arr[:, 2:3] * per[inv]
     assert not isinstance(cfgs, np.ndarray)
     return np.stack([_rdp_curve(c, orders, sampling) for c in cfgs])
 
