@@ -321,3 +321,19 @@ def test_rdp_epsilon_at_a_fractional_optimum_is_the_exact_value_from_above():
         assert o != np.floor(o)
         ex = T[i] * _mp_rdp_excess(float(s[i]), float(q[i]), o) + np.log1p(-1 / o) - (np.log(d) + np.log(o)) / (o - 1)
         assert ex <= r.epsilon[i] <= ex * (1 + 1e-9), (r.epsilon[i], ex)
+
+
+def test_unique_rows_is_numpys_unique_along_rows():
+    """rdp._unique_rows (the (sigma, q[, alpha]) dedup of the batched RDP) returns np.unique(axis=0)'s arrays."""
+    rng = np.random.default_rng(31)
+    for t in range(60):
+        n, k = int(rng.integers(1, 500)), int(rng.integers(1, 4))
+        pool = np.r_[rng.uniform(0, 3, 4), np.inf, 5e-324, 1.0]
+        x = rng.choice(pool, (n, k)) if t % 2 else np.repeat(rng.uniform(0, 3, (n, k)), 3, axis=0)[rng.permutation(3 * n)]
+        u, inv = np.unique(x, axis=0, return_inverse=True)
+        u2, inv2 = R._unique_rows(x)
+        assert np.array_equal(u, u2) and np.array_equal(inv.ravel(), inv2)
+    x = np.array([[1.0, np.nan], [1.0, np.nan], [0.5, 2.0]])  # NaN: numpy's own (NaN rows stay distinct)
+    u, inv = np.unique(x, axis=0, return_inverse=True)
+    u2, inv2 = R._unique_rows(x)
+    assert np.array_equal(u, u2, equal_nan=True) and np.array_equal(inv.ravel(), inv2)
