@@ -34,6 +34,31 @@ def test_batched_rdp_epsilon_equals_single_calls_bit_for_bit():
         assert float(A.delta(epsilon=float(e[i]), **one).delta) == bd[i]
 
 
+@pytest.mark.parametrize("sampling", ["poisson", "without_replacement"])
+def test_rdp_array_rows_equal_the_per_configuration_segment_lists(sampling):
+    """The API hands the RDP accountant its configurations as one (n, 3) array (no Python list per configuration);
+    broadcast against the targets (C order, T = 0 included, a pair shared by a sweep) it gives the segment
+    lists' values to the bit, epsilon and delta, and the optimal orders."""
+    from symdp.accountants.rdp_curves import rdp_deltas, rdp_epsilons
+
+    rng = np.random.default_rng(30)
+    s, q = rng.uniform(0.4, 4.0, (3, 1, 4)), 10 ** rng.uniform(-3.5, 0, (1, 4))
+    s[0, 0, 1] = s[0, 0, 0]  # a (sigma, q) pair met twice
+    T = rng.integers(0, 60000, (2, 1, 1, 4))
+    T[1, 0, 0, 2] = 0
+    d, e = rng.choice([1e-5, 1e-8, 1e-12], (3, 1, 1)), rng.uniform(0.05, 40, (3, 1, 1))
+    kw = dict(noise_multiplier=s, sample_rate=q, steps=T, accountant="rdp", sampling=sampling)
+    re_, rd_ = A.epsilon(delta=d, **kw), A.delta(epsilon=e, **kw)
+    bs, bq, bT, bd, be = np.broadcast_arrays(s, q, T, d, e)
+    segs = [[(float(a), float(b), int(c))] for a, b, c in zip(bs.ravel(), bq.ravel(), bT.ravel())]
+    le, lo = rdp_epsilons(segs, bd.ravel(), sampling, None)
+    ld, lod = rdp_deltas(segs, be.ravel(), sampling, None)
+    assert re_.epsilon.shape == rd_.delta.shape == bs.shape
+    assert np.array_equal(re_.epsilon.ravel(), le) and np.array_equal(rd_.delta.ravel(), ld)
+    assert np.array_equal(re_.details["optimal_order"], lo) and np.array_equal(rd_.details["optimal_order"], lod)
+    assert np.all(le[bT.ravel() == 0] == 0) and np.all(le[bT.ravel() > 0] > 0)
+
+
 def test_vectorised_fractional_series_rows_equal_per_configuration_calls_and_stay_above_quadrature():
     rng = np.random.default_rng(3)
     pairs = [(float(a), float(b)) for a, b in zip(rng.uniform(0.6, 3.0, 6), rng.uniform(1e-3, 0.2, 6))]
@@ -296,3 +321,19 @@ def test_rdp_epsilon_at_a_fractional_optimum_is_the_exact_value_from_above():
         assert o != np.floor(o)
         ex = T[i] * _mp_rdp_excess(float(s[i]), float(q[i]), o) + np.log1p(-1 / o) - (np.log(d) + np.log(o)) / (o - 1)
         assert ex <= r.epsilon[i] <= ex * (1 + 1e-9), (r.epsilon[i], ex)
+
+
+def test_unique_rows_is_numpys_unique_along_rows():
+    """rdp._unique_rows (the (sigma, q[, alpha]) dedup of the batched RDP) returns np.unique(axis=0)'s arrays."""
+    rng = np.random.default_rng(31)
+    for t in range(60):
+        n, k = int(rng.integers(1, 500)), int(rng.integers(1, 4))
+        pool = np.r_[rng.uniform(0, 3, 4), np.inf, 5e-324, 1.0]
+        x = rng.choice(pool, (n, k)) if t % 2 else np.repeat(rng.uniform(0, 3, (n, k)), 3, axis=0)[rng.permutation(3 * n)]
+        u, inv = np.unique(x, axis=0, return_inverse=True)
+        u2, inv2 = R._unique_rows(x)
+        assert np.array_equal(u, u2) and np.array_equal(inv.ravel(), inv2)
+    x = np.array([[1.0, np.nan], [1.0, np.nan], [0.5, 2.0]])  # NaN: numpy's own (NaN rows stay distinct)
+    u, inv = np.unique(x, axis=0, return_inverse=True)
+    u2, inv2 = R._unique_rows(x)
+    assert np.array_equal(u, u2, equal_nan=True) and np.array_equal(inv.ravel(), inv2)

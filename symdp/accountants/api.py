@@ -53,6 +53,7 @@ from .result import _check_q as _check_q
 from .result import _check_schedule as _check_schedule
 from .result import _check_sigma as _check_sigma
 from .result import _check_steps as _check_steps
+from .result import _config_arrays as _config_arrays
 from .result import _configs as _configs
 from .result import _resolve as _resolve
 from .result import _verdicts as _verdicts
@@ -128,6 +129,13 @@ def _composition(acc: str, segs: list[Segment], deltas: np.ndarray) -> tuple[np.
 
 
 # ---------------------------------------------------------------- public API
+def _rows_array(sqT: tuple[np.ndarray, np.ndarray, np.ndarray], target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The configurations broadcast against the targets, flat (C order, as the per-configuration lists):
+    an (n, 3) float array of single-segment configs (sigma, q, steps) and the n targets."""
+    s, qq, T, t = np.broadcast_arrays(*sqT, target)
+    return np.stack([s.ravel(), qq.ravel(), T.ravel().astype(float)], axis=1), np.array(t.ravel(), dtype=float)
+
+
 def epsilon(
     *,
     noise_multiplier: Any = None,
@@ -160,13 +168,22 @@ def epsilon(
         return epsilon_from_theorem(accountant, noise_multiplier=noise_multiplier, sample_rate=sample_rate,
                                     steps=steps, delta=delta)
     acc = _resolve(accountant, sampling)
-    shape, cfgs = _configs(noise_multiplier, sample_rate, steps, schedule)
+    arrays = acc == "rdp" and schedule is None  # the RDP accountant takes the configurations as arrays
+    if arrays:
+        sqT = _config_arrays(noise_multiplier, sample_rate, steps)
+        shape, cfgs = sqT[0].shape, list[list[Segment]]()
+    else:
+        shape, cfgs = _configs(noise_multiplier, sample_rate, steps, schedule)
     d = np.asarray(check_probability("delta", delta), dtype=float)
     if discretization is not None:
         check_real("discretization", discretization, 0.0, 1.0, lo_open=True)
     if workers is not None:
         check_int("workers", workers, 1)
-    if schedule is not None:
+    if arrays:
+        shape = np.broadcast_shapes(shape, d.shape)
+        rows_arr, d_rows = _rows_array(sqT, d)
+        cfg_d: list[tuple[list[Segment], np.ndarray]] = []
+    elif schedule is not None:
         shape = d.shape
         dflat = d.ravel()
         cfg_d = [(cfgs[0], dflat)]
@@ -185,9 +202,12 @@ def epsilon(
     fallbacks: list[str] = []
     if acc == "rdp":
         ords = None if orders is None else np.asarray(check_real("orders", orders, 1.0, lo_open=True), dtype=float).ravel()
-        rows = [c for c, x in cfg_d for _ in x]
-        dd = np.concatenate([x for _, x in cfg_d])
-        eps_out, o = rdp_epsilons(rows, dd, sampling, ords)
+        if arrays:
+            eps_out, o = rdp_epsilons(rows_arr, d_rows, sampling, ords)
+        else:
+            rows = [c for c, x in cfg_d for _ in x]
+            dd = np.concatenate([x for _, x in cfg_d])
+            eps_out, o = rdp_epsilons(rows, dd, sampling, ords)
         n = eps_out.size
         err_out = np.full(n, np.nan)
         details["optimal_order"] = o
@@ -281,11 +301,20 @@ def delta(
     acc = _resolve(accountant, sampling)
     if acc in ("advanced", "he2021"):
         raise UnsupportedError(f"accountant={acc!r} reports epsilon for a delta split; use epsilon(...)")
-    shape, cfgs = _configs(noise_multiplier, sample_rate, steps, schedule)
+    arrays = acc == "rdp" and schedule is None  # the RDP accountant takes the configurations as arrays
+    if arrays:
+        sqT = _config_arrays(noise_multiplier, sample_rate, steps)
+        shape, cfgs = sqT[0].shape, list[list[Segment]]()
+    else:
+        shape, cfgs = _configs(noise_multiplier, sample_rate, steps, schedule)
     e = np.asarray(check_real("epsilon", epsilon, 0.0), dtype=float)
     if workers is not None:
         check_int("workers", workers, 1)
-    if schedule is not None:
+    if arrays:
+        shape = np.broadcast_shapes(shape, e.shape)
+        rows_arr, e_rows = _rows_array(sqT, e)
+        cfg_e: list[tuple[list[Segment], np.ndarray]] = []
+    elif schedule is not None:
         shape = e.shape
         cfg_e = [(cfgs[0], e.ravel())]
     else:
@@ -297,9 +326,12 @@ def delta(
     fallbacks: list[str] = []
     if acc == "rdp":
         ords = None if orders is None else np.asarray(check_real("orders", orders, 1.0, lo_open=True), dtype=float).ravel()
-        rows = [c for c, x in cfg_e for _ in x]
-        ee = np.concatenate([x for _, x in cfg_e])
-        out, o = rdp_deltas(rows, ee, sampling, ords)
+        if arrays:
+            out, o = rdp_deltas(rows_arr, e_rows, sampling, ords)
+        else:
+            rows = [c for c, x in cfg_e for _ in x]
+            ee = np.concatenate([x for _, x in cfg_e])
+            out, o = rdp_deltas(rows, ee, sampling, ords)
         details["optimal_order"] = o
         err = np.full(out.shape, np.nan)
         vkey = "rdp_wor" if sampling == "without_replacement" else "rdp"

@@ -14,6 +14,9 @@ import numpy as np
 from . import rdp as _rdp
 from .result import Segment
 
+#: configurations: lists of segments, or an (n, 3) float array (sigma, q, steps) of single-segment ones
+Configs = list[list[Segment]] | np.ndarray
+
 
 def _rdp_curve(segs: list[Segment], orders: np.ndarray, sampling: str) -> np.ndarray:
     tot = np.zeros(len(orders))
@@ -24,24 +27,36 @@ def _rdp_curve(segs: list[Segment], orders: np.ndarray, sampling: str) -> np.nda
     return tot
 
 
-def _rdp_curve_fn(cfgs: list[list[Segment]], sampling: str) -> Any:
+def _single(cfgs: Configs) -> np.ndarray | None:
+    """The (n, 3) float array (sigma, q, steps) of single-segment configs; None if some config has several segments."""
+    if isinstance(cfgs, np.ndarray):
+        return cfgs
+    if all(len(c) == 1 for c in cfgs):
+        return np.array([c[0] for c in cfgs], dtype=float).reshape(-1, 3)
+    return None
+
+
+def _rdp_curve_fn(cfgs: Configs, sampling: str) -> Any:
     """``curve(orders, rows)`` for :func:`rdp.epsilon_for_curves`: composed RDP of the configs ``rows`` (deduplicated)."""
     cache: dict[str, Any] = {}
+    single = _single(cfgs)
 
     def curve(orders: np.ndarray, rows: np.ndarray) -> np.ndarray:
         if "arr" in cache and np.isin(orders, cache["ints"]).all():  # per-step integer values met already
             cols = np.searchsorted(cache["ints"], orders)
             return cache["arr"][rows, 2:3] * (cache["per_int"]()[np.ix_(cache["pid"][rows], cols)] * (1 + _rdp._REL_MARGIN))
+        if single is not None:  # _rdp_batch deduplicates the (sigma, q) pairs itself
+            return _rdp_batch(single[rows], orders, sampling)
+        assert not isinstance(cfgs, np.ndarray)
         keys: dict[tuple[Segment, ...], int] = {}
         inv = [keys.setdefault(tuple(cfgs[int(i)]), len(keys)) for i in rows]
         uniq = [list(k) for k in keys]
         return _rdp_batch(uniq, orders, sampling)[np.array(inv, dtype=np.int64)]
     # Poisson sampling: integer values exact (within rdp._LOWER_SLACK), so convexity prunes orders (rdp._ladder)
     curve.exact_convex = sampling != "without_replacement"  # type: ignore[attr-defined]
-    if curve.exact_convex and all(len(c) == 1 for c in cfgs):  # type: ignore[attr-defined]
-        arr = np.array([c[0] for c in cfgs], dtype=float).reshape(-1, 3)
-        pairs, pid = np.unique(arr[:, :2], axis=0, return_inverse=True)
-        pid = pid.ravel()
+    if curve.exact_convex and single is not None:  # type: ignore[attr-defined]
+        arr = single
+        pairs, pid = _rdp._unique_rows(arr[:, :2])
         # the per-step values at the first integer orders (rdp._INT_GROUPS[0]: every configuration needs them, and the
         # order search needs them again at floor/ceil of its fractional orders), computed once per (sigma, q) pair:
         # the numbers of sgm_rdp (rdp._sgm_rdp_int works order by order and row by row; sgm_rdp raises integer
@@ -83,18 +98,19 @@ def _rdp_curve_fn(cfgs: list[list[Segment]], sampling: str) -> Any:
     return curve
 
 
-def _rdp_batch(cfgs: list[list[Segment]], orders: np.ndarray, sampling: str) -> np.ndarray:
+def _rdp_batch(cfgs: Configs, orders: np.ndarray, sampling: str) -> np.ndarray:
     """Composed RDP curves (n_configs, n_orders); single-segment configs vectorised with deduplication."""
-    if all(len(c) == 1 for c in cfgs):
-        arr = np.array([c[0] for c in cfgs], dtype=float).reshape(-1, 3)
-        pairs, inv = np.unique(arr[:, :2], axis=0, return_inverse=True)
+    arr = _single(cfgs)
+    if arr is not None:
+        pairs, inv = _rdp._unique_rows(arr[:, :2])
         fn = _rdp.wor_rdp if sampling == "without_replacement" else _rdp.sgm_rdp
         per = fn(noise_multiplier=pairs[:, 0], sample_rate=pairs[:, 1], orders=orders)
-        return arr[:, 2:3] * per[inv.ravel()]
+        return arr[:, 2:3] * per[inv]
+    assert not isinstance(cfgs, np.ndarray)
     return np.stack([_rdp_curve(c, orders, sampling) for c in cfgs])
 
 
-def rdp_epsilons(rows: list[list[Segment]], deltas: np.ndarray, sampling: str,
+def rdp_epsilons(rows: Configs, deltas: np.ndarray, sampling: str,
                  orders: np.ndarray | None) -> tuple[np.ndarray, Any]:
     """(epsilon of each config ``rows[i]`` at ``deltas[i]``, the optimal orders); 0 for a config of no steps."""
     e, o = _rdp.epsilon_for_curves(_rdp_curve_fn(rows, sampling), deltas, len(rows), orders)
@@ -102,15 +118,17 @@ def rdp_epsilons(rows: list[list[Segment]], deltas: np.ndarray, sampling: str,
     return np.where(_total_steps(rows) == 0, 0.0, eps_out), o
 
 
-def rdp_deltas(rows: list[list[Segment]], epsilons: np.ndarray, sampling: str,
+def rdp_deltas(rows: Configs, epsilons: np.ndarray, sampling: str,
                orders: np.ndarray | None) -> tuple[np.ndarray, Any]:
     """(delta of each config ``rows[i]`` at ``epsilons[i]``, the optimal orders); 0 for a config of no steps."""
     dv, o = _rdp.delta_for_curves(_rdp_curve_fn(rows, sampling), epsilons, len(rows), orders)
     return np.where(_total_steps(rows) == 0, 0.0, dv), o
 
 
-def _total_steps(rows: list[list[Segment]]) -> np.ndarray:
+def _total_steps(rows: Configs) -> np.ndarray:
     """The number of steps of each config (one Python pass; single-segment configs without the generator)."""
+    if isinstance(rows, np.ndarray):
+        return rows[:, 2]
     if all(len(c) == 1 for c in rows):
         return np.array([c[0][2] for c in rows], dtype=float)
     return np.array([sum(T for *_, T in c) for c in rows], dtype=float)

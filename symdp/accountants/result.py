@@ -144,14 +144,20 @@ def _configs(noise_multiplier: Any, sample_rate: Any, steps: Any, schedule: Any)
         if noise_multiplier is not None or sample_rate is not None or steps is not None:
             raise InvalidParameterError("give either schedule=[(noise_multiplier, sample_rate, steps), ...] or the three scalars/arrays, not both")
         return (), [_check_schedule(schedule)]
+    s, qq, T = _config_arrays(noise_multiplier, sample_rate, steps)
+    cfgs = [[(float(a), float(b), int(c))] for a, b, c in zip(s.ravel(), qq.ravel(), T.ravel())]
+    return s.shape, cfgs
+
+
+def _config_arrays(noise_multiplier: Any, sample_rate: Any, steps: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The checks of :func:`_configs` (no schedule); the broadcast (sigma, q, steps) arrays, without a Python list."""
     if noise_multiplier is None or sample_rate is None or steps is None:
         raise InvalidParameterError("noise_multiplier, sample_rate and steps are required (or schedule=...)")
     s = np.asarray(_check_sigma(noise_multiplier), dtype=float)
     qq = np.asarray(_check_q(sample_rate), dtype=float)
     T = np.asarray(_check_steps(steps), dtype=np.int64)
     s, qq, T = np.broadcast_arrays(s, qq, T)
-    cfgs = [[(float(a), float(b), int(c))] for a, b, c in zip(s.ravel(), qq.ravel(), T.ravel())]
-    return s.shape, cfgs
+    return s, qq, T
 
 
 def _verdicts(acc: str) -> dict[str, str]:
