@@ -225,6 +225,40 @@ def test_eq7_matches_the_library_objective_and_its_maximum_is_at_a_vertex():
         assert mpmath.almosteq(C.eq7_max(ep, es, ds, dt), C.eq7_max_homogeneous(ep, e, d, T, dt), rel_eps=mpmath.mpf(10) ** -12)
 
 
+def test_eq7_max_bit_identical_to_the_vertex_enumeration():
+    # eq7_max computes each step's factors once; the numbers must be those of eq7_value at every vertex (bit for bit)
+    from symdp.verify import composition as C
+
+    def reference(ep, eps, dels, dt):
+        vs = C.eq7_vertices(ep, eps)
+        return max(C.eq7_value(a, eps, dels, dt) for a in vs) if vs else None
+
+    rng = random.Random(11)
+    n_some = 0
+    for dps in (15, 30, 50):
+        with mpmath.workdps(dps):
+            for _ in range(40):
+                T = rng.randint(1, 6)
+                eps = C.hetero_sequence(mpmath.mpf(10) ** rng.uniform(-3, 0.3), mpmath.mpf(rng.uniform(0.05, 1)), T)
+                dels = [mpmath.mpf(10) ** rng.uniform(-12, -2)] * T if rng.random() < 0.5 else \
+                    [mpmath.mpf(10) ** rng.uniform(-12, -2) for _ in range(T)]
+                dt = mpmath.mpf(10) ** rng.uniform(-10, -1)
+                ep = mpmath.fsum(eps) * mpmath.mpf(rng.uniform(0, 1.1))
+                want, got = reference(ep, eps, dels, dt), C.eq7_max(ep, eps, dels, dt)
+                if want is None:
+                    assert got is None
+                    continue
+                n_some += 1
+                assert got == want and got._mpf_ == want._mpf_, (dps, T, ep, eps, dels, dt)
+            # a vertex at an end: eps' = sum of all steps, eps' = 0
+            eps = [mpmath.mpf("0.3"), mpmath.mpf("0.7"), mpmath.mpf("0.1")]
+            dels = [mpmath.mpf("1e-5")] * 3
+            for ep in (mpmath.fsum(eps), mpmath.mpf(0), eps[0], eps[0] + eps[1]):
+                got, want = C.eq7_max(ep, eps, dels, dt), reference(ep, eps, dels, dt)
+                assert (got is None and want is None) or got._mpf_ == want._mpf_
+    assert n_some > 60
+
+
 def test_hetero_composition_against_product_of_kov_pairs():
     # optimal_composition_hetero (convolution of losses) vs the explicit product distribution's hockey stick
     steps = [(mpmath.mpf("0.5"), mpmath.mpf("0.01")), (mpmath.mpf("0.2"), mpmath.mpf("0")), (mpmath.mpf("1.1"), mpmath.mpf("0.003"))]
