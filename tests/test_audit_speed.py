@@ -131,3 +131,26 @@ def test_pair_oracle_logsumexp_is_scipys_bit_for_bit():
             a = stats.binom.logpmf(k, T, q) + k * r * c / T - (k * r) ** 2 / (2 * T)
         want, got = float(special.logsumexp(a)), _logsumexp(a)
         assert (math.isnan(want) and math.isnan(got)) or np.float64(want).tobytes() == np.float64(got).tobytes(), (kind, a)
+
+
+def test_oracle_plot_uses_the_verifiers_box_and_skips_a_special_case_point_outside_it(tmp_path):
+    # he2021.thm4_eps2_sum's heterogeneous oracle is searched for T <= 8 (2^(T-1) T vertices); its FAILS comes from
+    # the homogeneous special case at T = 270, where no point of a plot ever finished (15 s hard stop, empty plot)
+    import time
+
+    from symdp.audit.engine import _functions, _plot
+    from symdp.audit.finding import AuditResult
+    from symdp.verify import ORACLES, oracle_functions, oracle_search_box
+
+    th = get("he2021.thm4_eps2_sum", with_evidence=False)
+    box = _functions(th)[5]
+    assert box.ranges == oracle_search_box(th, ORACLES[th.oracle], oracle_functions(th, ORACLES[th.oracle]))[0].ranges
+    assert box.ranges["T"] == (1.0, 8.0)
+    cx = {"T": "270", "delta": "0.0002", "deltatilde": "5e-09", "epsilon": "0.06", "r_spread": "1"}
+    res = AuditResult(id=th.id, kind="valid bound", title=th.title, source="", statement="", verdict="FAILS",
+                      rung="consistency", counterexample=cx)
+    t0 = time.monotonic()
+    _plot(th, res, tmp_path / "plots", tmp_path)
+    assert time.monotonic() - t0 < 5.0
+    assert res.plot is None and "T = 270" in res.extra["plot_skipped"]
+    assert not list(tmp_path.rglob("*.png"))
