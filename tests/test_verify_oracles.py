@@ -434,7 +434,7 @@ def _test_min_error_sum_by_search_is_two_phi():
         assert mpmath.almosteq(fdp.min_error_sum(mu=m), 2 * mpmath.ncdf(-mpmath.mpf(m) / 2), rel_eps=mpmath.mpf(10) ** -14)
 
 
-def test_min_error_sum_fast_npdf_gives_the_same_bits_as_mpmath_npdf():
+def test_fast_npdf_gives_the_same_bits_as_mpmath_npdf():
     # the quadratures' integrand must be mpmath.npdf(x, mu) bit for bit, at the working precision and at quad's
     # raised one, for mu an int and an mpf (a string goes to npdf itself), and far in the tails
     from symdp.verify.fdp import _npdf_same_bits
@@ -443,12 +443,29 @@ def test_min_error_sum_fast_npdf_gives_the_same_bits_as_mpmath_npdf():
     for dps in (15, 30, 60):
         with mpmath.workdps(dps):
             for mu in (0, mpmath.mpf("0.37"), "0.1", mpmath.mpf(rng.uniform(0.01, 10))):
-                g = _npdf_same_bits(mu)
-                for prec in (mpmath.mp.prec, mpmath.mp.prec + 20):
-                    with mpmath.workprec(prec):
-                        for _ in range(25):
-                            x = rng.choice([1, -1]) * mpmath.mpf(10 ** rng.uniform(-6, 3)) * (1 + mpmath.mpf(rng.random()) / 3)
-                            assert g(x)._mpf_ == mpmath.npdf(x, mu)._mpf_, (dps, prec, mu, x)
+                # sigma: the default 1, an int, mpfs (gaussian_shift_points' sigma, down to 0.05 and up to 50), a string
+                for sigma in (1, 3, mpmath.mpf("0.7"), mpmath.mpf(10 ** rng.uniform(-1.3, 1.7)), "2.5"):
+                    g = _npdf_same_bits(mu) if sigma == 1 else _npdf_same_bits(mu, sigma)
+                    for prec in (mpmath.mp.prec, mpmath.mp.prec + 20):
+                        with mpmath.workprec(prec):
+                            for _ in range(12):
+                                x = rng.choice([1, -1]) * mpmath.mpf(10 ** rng.uniform(-6, 3)) * (1 + mpmath.mpf(rng.random()) / 3)
+                                assert g(x)._mpf_ == mpmath.npdf(x, mu, sigma)._mpf_, (dps, prec, mu, sigma, x)
+
+
+def test_gaussian_shift_points_same_bits_as_the_npdf_quadratures():
+    # gaussian_shift_points integrates the same-bits npdf: its (alpha, beta) are those of mpmath.npdf's quadratures
+    from symdp.verify import fdp
+
+    for dps, D, s in ((15, "1", "0.8"), (30, "0.3", "7.5")):
+        with mpmath.workdps(dps):
+            D, s = mpmath.mpf(D), mpmath.mpf(s)
+            want = []
+            for z in fdp.Z_GRID:
+                t = mpmath.mpf(z) * s
+                want.append((mpmath.quad(lambda x: mpmath.npdf(x, 0, s), [t, t + 10 * s, mpmath.inf])._mpf_,
+                             mpmath.quad(lambda x: mpmath.npdf(x, D, s), [-mpmath.inf, min(t, D) - 10 * s, t])._mpf_))
+            assert [(a._mpf_, b._mpf_) for a, b in fdp.gaussian_shift_points(D, s)] == want
 
 
 def test_memoized_binomials_give_mpmaths_bits_at_each_precision():
