@@ -100,3 +100,57 @@ def test_chained_audit_equals_the_serial_engine_on_one_and_two_workers(tmp_path)
             got = _norm(audit_parallel(ids, ex, plots=False, algorithms=False, report_dir=tmp_path / f"w{w}"))
         assert got == ref, f"workers={w}"
     assert [r["verdict"] for r in ref] == ["HOLDS", "FAILS", "HOLDS", "FAILS", "HOLDS"]
+
+
+def test_pair_oracle_logsumexp_is_scipys_bit_for_bit():
+    # the threshold search's logsumexp replays SciPy's operations without its array-API dispatch: same bits,
+    # including ties at the maximum, -inf and +inf entries, all -inf, and the log-LR arrays the search builds
+    import math
+
+    import numpy as np
+    from scipy import special, stats
+
+    from symdp.audit.pair_oracle import _logsumexp
+
+    rng = np.random.default_rng(7)
+    for trial in range(3000):
+        n = int(rng.integers(1, 200))
+        a = rng.normal(0.0, 10 ** rng.uniform(-3, 3), n)
+        kind = trial % 6
+        if kind == 1:
+            a[rng.integers(0, n, size=max(1, n // 3))] = -np.inf
+        elif kind == 2:
+            a[:] = a.max()
+        elif kind == 3:
+            a = np.full(n, -np.inf)
+        elif kind == 4:
+            a[rng.integers(0, n)] = np.inf
+        elif kind == 5:
+            T, q, r, c = n, min(1.0, 10 ** rng.uniform(-4, 0)), 10 ** rng.uniform(-2, 1), rng.normal(0, 50)
+            k = np.arange(T + 1, dtype=float)
+            a = stats.binom.logpmf(k, T, q) + k * r * c / T - (k * r) ** 2 / (2 * T)
+        want, got = float(special.logsumexp(a)), _logsumexp(a)
+        assert (math.isnan(want) and math.isnan(got)) or np.float64(want).tobytes() == np.float64(got).tobytes(), (kind, a)
+
+
+def test_oracle_plot_uses_the_verifiers_box_and_skips_a_special_case_point_outside_it(tmp_path):
+    # he2021.thm4_eps2_sum's heterogeneous oracle is searched for T <= 8 (2^(T-1) T vertices); its FAILS comes from
+    # the homogeneous special case at T = 270, where no point of a plot ever finished (15 s hard stop, empty plot)
+    import time
+
+    from symdp.audit.engine import _functions, _plot
+    from symdp.audit.finding import AuditResult
+    from symdp.verify import ORACLES, oracle_functions, oracle_search_box
+
+    th = get("he2021.thm4_eps2_sum", with_evidence=False)
+    box = _functions(th)[5]
+    assert box.ranges == oracle_search_box(th, ORACLES[th.oracle], oracle_functions(th, ORACLES[th.oracle]))[0].ranges
+    assert box.ranges["T"] == (1.0, 8.0)
+    cx = {"T": "270", "delta": "0.0002", "deltatilde": "5e-09", "epsilon": "0.06", "r_spread": "1"}
+    res = AuditResult(id=th.id, kind="valid bound", title=th.title, source="", statement="", verdict="FAILS",
+                      rung="consistency", counterexample=cx)
+    t0 = time.monotonic()
+    _plot(th, res, tmp_path / "plots", tmp_path)
+    assert time.monotonic() - t0 < 5.0
+    assert res.plot is None and "T = 270" in res.extra["plot_skipped"]
+    assert not list(tmp_path.rglob("*.png"))

@@ -225,6 +225,40 @@ def test_eq7_matches_the_library_objective_and_its_maximum_is_at_a_vertex():
         assert mpmath.almosteq(C.eq7_max(ep, es, ds, dt), C.eq7_max_homogeneous(ep, e, d, T, dt), rel_eps=mpmath.mpf(10) ** -12)
 
 
+def test_eq7_max_bit_identical_to_the_vertex_enumeration():
+    # eq7_max computes each step's factors once; the numbers must be those of eq7_value at every vertex (bit for bit)
+    from symdp.verify import composition as C
+
+    def reference(ep, eps, dels, dt):
+        vs = C.eq7_vertices(ep, eps)
+        return max(C.eq7_value(a, eps, dels, dt) for a in vs) if vs else None
+
+    rng = random.Random(11)
+    n_some = 0
+    for dps in (15, 30, 50):
+        with mpmath.workdps(dps):
+            for _ in range(40):
+                T = rng.randint(1, 6)
+                eps = C.hetero_sequence(mpmath.mpf(10) ** rng.uniform(-3, 0.3), mpmath.mpf(rng.uniform(0.05, 1)), T)
+                dels = [mpmath.mpf(10) ** rng.uniform(-12, -2)] * T if rng.random() < 0.5 else \
+                    [mpmath.mpf(10) ** rng.uniform(-12, -2) for _ in range(T)]
+                dt = mpmath.mpf(10) ** rng.uniform(-10, -1)
+                ep = mpmath.fsum(eps) * mpmath.mpf(rng.uniform(0, 1.1))
+                want, got = reference(ep, eps, dels, dt), C.eq7_max(ep, eps, dels, dt)
+                if want is None:
+                    assert got is None
+                    continue
+                n_some += 1
+                assert got == want and got._mpf_ == want._mpf_, (dps, T, ep, eps, dels, dt)
+            # a vertex at an end: eps' = sum of all steps, eps' = 0
+            eps = [mpmath.mpf("0.3"), mpmath.mpf("0.7"), mpmath.mpf("0.1")]
+            dels = [mpmath.mpf("1e-5")] * 3
+            for ep in (mpmath.fsum(eps), mpmath.mpf(0), eps[0], eps[0] + eps[1]):
+                got, want = C.eq7_max(ep, eps, dels, dt), reference(ep, eps, dels, dt)
+                assert (got is None and want is None) or got._mpf_ == want._mpf_
+    assert n_some > 60
+
+
 def test_hetero_composition_against_product_of_kov_pairs():
     # optimal_composition_hetero (convolution of losses) vs the explicit product distribution's hockey stick
     steps = [(mpmath.mpf("0.5"), mpmath.mpf("0.01")), (mpmath.mpf("0.2"), mpmath.mpf("0")), (mpmath.mpf("1.1"), mpmath.mpf("0.003"))]
@@ -400,7 +434,7 @@ def _test_min_error_sum_by_search_is_two_phi():
         assert mpmath.almosteq(fdp.min_error_sum(mu=m), 2 * mpmath.ncdf(-mpmath.mpf(m) / 2), rel_eps=mpmath.mpf(10) ** -14)
 
 
-def test_min_error_sum_fast_npdf_gives_the_same_bits_as_mpmath_npdf():
+def test_fast_npdf_gives_the_same_bits_as_mpmath_npdf():
     # the quadratures' integrand must be mpmath.npdf(x, mu) bit for bit, at the working precision and at quad's
     # raised one, for mu an int and an mpf (a string goes to npdf itself), and far in the tails
     from symdp.verify.fdp import _npdf_same_bits
@@ -409,12 +443,29 @@ def test_min_error_sum_fast_npdf_gives_the_same_bits_as_mpmath_npdf():
     for dps in (15, 30, 60):
         with mpmath.workdps(dps):
             for mu in (0, mpmath.mpf("0.37"), "0.1", mpmath.mpf(rng.uniform(0.01, 10))):
-                g = _npdf_same_bits(mu)
-                for prec in (mpmath.mp.prec, mpmath.mp.prec + 20):
-                    with mpmath.workprec(prec):
-                        for _ in range(25):
-                            x = rng.choice([1, -1]) * mpmath.mpf(10 ** rng.uniform(-6, 3)) * (1 + mpmath.mpf(rng.random()) / 3)
-                            assert g(x)._mpf_ == mpmath.npdf(x, mu)._mpf_, (dps, prec, mu, x)
+                # sigma: the default 1, an int, mpfs (gaussian_shift_points' sigma, down to 0.05 and up to 50), a string
+                for sigma in (1, 3, mpmath.mpf("0.7"), mpmath.mpf(10 ** rng.uniform(-1.3, 1.7)), "2.5"):
+                    g = _npdf_same_bits(mu) if sigma == 1 else _npdf_same_bits(mu, sigma)
+                    for prec in (mpmath.mp.prec, mpmath.mp.prec + 20):
+                        with mpmath.workprec(prec):
+                            for _ in range(12):
+                                x = rng.choice([1, -1]) * mpmath.mpf(10 ** rng.uniform(-6, 3)) * (1 + mpmath.mpf(rng.random()) / 3)
+                                assert g(x)._mpf_ == mpmath.npdf(x, mu, sigma)._mpf_, (dps, prec, mu, sigma, x)
+
+
+def test_gaussian_shift_points_same_bits_as_the_npdf_quadratures():
+    # gaussian_shift_points integrates the same-bits npdf: its (alpha, beta) are those of mpmath.npdf's quadratures
+    from symdp.verify import fdp
+
+    for dps, D, s in ((15, "1", "0.8"), (30, "0.3", "7.5")):
+        with mpmath.workdps(dps):
+            D, s = mpmath.mpf(D), mpmath.mpf(s)
+            want = []
+            for z in fdp.Z_GRID:
+                t = mpmath.mpf(z) * s
+                want.append((mpmath.quad(lambda x: mpmath.npdf(x, 0, s), [t, t + 10 * s, mpmath.inf])._mpf_,
+                             mpmath.quad(lambda x: mpmath.npdf(x, D, s), [-mpmath.inf, min(t, D) - 10 * s, t])._mpf_))
+            assert [(a._mpf_, b._mpf_) for a, b in fdp.gaussian_shift_points(D, s)] == want
 
 
 def test_memoized_binomials_give_mpmaths_bits_at_each_precision():

@@ -1,6 +1,7 @@
 """Imported once by the forkserver of a parallel audit (:mod:`symdp.audit.parallel`): builds the theorem
-library and imports the verifier, the plots and the mechanism-level audits, so every forked worker starts
-warm instead of paying SymPy's import and the library build per worker.  Matplotlib (Agg) is imported and one
+library (and the special-case relation's statement keys) and imports the verifier, the plots and the
+mechanism-level audits, so every forked worker starts warm instead of paying SymPy's import and the library build
+per worker.  Matplotlib (Agg) is imported and one
 small log-scale figure with mathtext is drawn, so a worker's first plot does not pay the font and mathtext set-up
 (about 2 s per worker on the 2-core machine)."""
 
@@ -10,10 +11,15 @@ import contextlib
 import io
 
 from ..library import all_theorems
-from ..verify import verify_theorem  # noqa: F401 - imported for its side effect (warm worker)
+from ..verify import (
+    special_cases,
+    verify_theorem,  # noqa: F401 - imported for its side effect (warm worker)
+)
 from . import algorithms, engine, experiments, plots, readings  # noqa: F401
 
-all_theorems(with_evidence=False)
+# the special-case relation's statement keys (srepr of every entry, ~0.5 s) are kept per theorem object: computed
+# here once, every forked worker inherits them instead of paying for them at its first claim
+special_cases(all_theorems(with_evidence=False))
 
 
 def _warm_matplotlib() -> None:

@@ -80,9 +80,11 @@ def _statement(th: Theorem) -> str:
     return s
 
 
-def _functions(th: Theorem) -> tuple[Callable, Callable, set[sp.Symbol], str, str] | None:
-    """(f_claim, f_true, symbols, claim label, true label) for plotting, or None."""
-    from ..verify import ORACLES, compile_expr
+def _functions(th: Theorem) -> tuple[Callable, Callable, set[sp.Symbol], str, str, Any] | None:
+    """(f_claim, f_true, symbols, claim label, true label, box) for plotting, or None.  ``box``: for an oracle
+    claim the box the verifier searched (:func:`symdp.verify.oracle_search_box`: the entry's domain under the
+    oracle's caps and the mapper's default ranges), else the entry's domain."""
+    from ..verify import ORACLES, compile_expr, oracle_search_box, sampling_box
     from ..verify import oracle_functions as _oracle_functions
 
     if th.oracle:
@@ -95,15 +97,18 @@ def _functions(th: Theorem) -> tuple[Callable, Callable, set[sp.Symbol], str, st
         f_c, f_t, _rel, syms = mapped[:4]  # a mapper may append default ranges
         from .report import truth_label
 
-        return f_c, f_t, set(syms), "claimed (paper's formula)", truth_label(th.oracle)
+        if not syms:
+            return f_c, f_t, set(syms), "claimed (paper's formula)", truth_label(th.oracle), None
+        return (f_c, f_t, set(syms), "claimed (paper's formula)", truth_label(th.oracle),
+                oracle_search_box(th, orc, mapped)[0])
     if th.lhs is None or th.rhs is None or th.kind is Kind.EXPANSION:
         return None
     syms = set(th.lhs.free_symbols) | set(th.rhs.free_symbols)
-    return compile_expr(th.rhs), compile_expr(th.lhs), syms, "side claimed larger (rhs)", "side claimed smaller (lhs)"
+    return (compile_expr(th.rhs), compile_expr(th.lhs), syms, "side claimed larger (rhs)", "side claimed smaller (lhs)",
+            sampling_box(th, syms)[0] if syms else None)
 
 
 def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> None:
-    from ..verify import sampling_box
     from .plots import plot_claim
 
     if res.rung == "finite-instances":  # decided on a family of finite instances: no curve in the claim's symbols shows it
@@ -111,15 +116,29 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
     fns = _functions(th)
     if fns is None:
         return
-    f_c, f_t, syms, lc, lt = fns
-    if not syms:
+    f_c, f_t, syms, lc, lt, box = fns
+    if not syms or box is None:
         return
-    box, _ = sampling_box(th, syms)
     names = box.names()
     cx = res.counterexample or {}
+    ranges = dict(box.ranges)
+    outside = []
+    for nm in names:  # a counterexample found above an oracle's cap (the sparse search there) stays inside the plot
+        if nm in cx:
+            with contextlib.suppress(TypeError, ValueError):
+                v = float(cx[nm])
+                if math.isfinite(v) and not ranges[nm][0] <= v <= ranges[nm][1]:
+                    outside.append(f"{nm} = {cx[nm]} (searched in [{ranges[nm][0]:g}, {ranges[nm][1]:g}])")
+                    ranges[nm] = (min(ranges[nm][0], v), max(ranges[nm][1], v))
+    if outside and res.rung == "consistency":
+        # the counterexample is the special case's (e.g. T = 270 identical steps for a heterogeneous entry whose exact
+        # oracle runs to T = 8 only): this entry's oracle is not evaluated there, the special case's plot shows it
+        res.extra["plot_skipped"] = (f"no plot: the special case's counterexample has {', '.join(outside)}, outside the "
+                                     "range where this entry's oracle is evaluated; the special case's own plot shows it")
+        return
     point: dict[str, Any] = {}
     for nm in names:
-        lo, hi = box.ranges[nm]
+        lo, hi = ranges[nm]
         if nm in cx:
             v = float(cx[nm])
         else:
@@ -127,8 +146,8 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
         point[nm] = round(v) if nm in box.integers else mpmath.mpf(v)
     # sweep the parameter with the widest (log) range, preferring eps-like names
     pref = [n for n in names if n.startswith("epsilon")] or names
-    var = max(pref, key=lambda n: (math.log(box.ranges[n][1] / box.ranges[n][0]) if box.ranges[n][0] > 0 else box.ranges[n][1] - box.ranges[n][0]))
-    lo, hi = box.ranges[var]
+    var = max(pref, key=lambda n: (math.log(ranges[n][1] / ranges[n][0]) if ranges[n][0] > 0 else ranges[n][1] - ranges[n][0]))
+    lo, hi = ranges[var]
     fname = th.id.replace("/", "_") + ".png"
     ratio = res.verdict == "HOLDS" and th.kind is Kind.COMPARISON
     from .plots import plot_region_2d
@@ -158,12 +177,12 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
             yv = next(n for n in names if n != var)
             f2 = th.id.replace("/", "_") + ".region.png"
             _p2, frac, nval = plot_region_2d(plot_dir / f2, title=f"{res.verdict}: {th.id}: where the claim holds", f_claim=f_c, f_true=f_t,
-                           point=point, xvar=var, xrange=box.ranges[var], yvar=yv, yrange=box.ranges[yv],
+                           point=point, xvar=var, xrange=ranges[var], yvar=yv, yrange=ranges[yv],
                            xinteger=var in box.integers, yinteger=yv in box.integers, n=20,
                            mark=(float(cx[var]), float(cx[yv])) if var in cx and yv in cx else None)
             res.extra["region_plot"] = str((plot_dir / f2).relative_to(report_dir))
             if nval:
-                (xl, xh), (yl, yh) = box.ranges[var], box.ranges[yv]
+                (xl, xh), (yl, yh) = ranges[var], ranges[yv]
                 res.extra["region_map"] = (
                     f"on a grid of {nval} points over {var} in [{xl:g}, {xh:g}] x {yv} in [{yl:g}, {yh:g}] the claim "
                     f"holds at {100 * frac:.0f}% and fails at {100 * (1 - frac):.0f}% (see the region map)")

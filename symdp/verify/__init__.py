@@ -49,7 +49,7 @@ from .core import Timeout, VerificationResult, time_limit
 from .engine import verify_theorem
 from .ledger import evidence_for, load_ledger, load_ledger_file, proofs_dir, replay, write_ledger
 from .registry import ORACLES, Oracle, get_oracle, register
-from .rungs.oracle import oracle_functions
+from .rungs.oracle import oracle_functions, oracle_search_box
 
 
 def run(
@@ -120,6 +120,6 @@ __all__ = [
     "VerificationResult", "Verdict", "verify_theorem", "run",
     "replay", "evidence_for", "proofs_dir", "write_ledger", "load_ledger", "load_ledger_file",
     "compile_expr", "hyp_checker", "sampling_box", "time_limit", "Timeout",
-    "Oracle", "ORACLES", "register", "get_oracle", "oracle_functions", "apply_consistency", "consult_ledger", "recorded_rows", "special_case_rows",
+    "Oracle", "ORACLES", "register", "get_oracle", "oracle_functions", "oracle_search_box", "apply_consistency", "consult_ledger", "recorded_rows", "special_case_rows",
     "special_cases",
 ]

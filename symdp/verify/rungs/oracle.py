@@ -314,6 +314,17 @@ def comp_name(th: Theorem, orc: Oracle) -> str:
     return comp if comp and any(s.name == "alpha" for s in syms) else orc.name
 
 
+def oracle_search_box(th: Theorem, orc: Oracle, mapped: tuple, deep: bool = False) -> tuple[Box, bool, dict[str, float] | None,
+                                                                                     dict[str, tuple[float, float]] | None]:
+    """(box, all ranges the entry's own, caps, default ranges) of the search :func:`verify_with_oracle` runs for
+    ``mapped`` (what :func:`oracle_functions` returned): the entry's domain, the mapper's default ranges where the
+    entry gives none, and the oracle's caps (e.g. T <= 8 for the heterogeneous compositions, whose exact
+    convolution and 2^T vertices are affordable only there).  The audit's plots draw inside the same box."""
+    caps, defaults = (DEEP_CAPS if deep else ORACLE_CAPS).get(orc.name), mapped[4] if len(mapped) > 4 else None
+    box, own = sampling_box(th, mapped[3], caps, defaults)
+    return box, own, caps, defaults
+
+
 def verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: int) -> None:
     orc = ORACLES.get(th.oracle or "")
     res.oracle = th.oracle
@@ -340,8 +351,7 @@ def verify_with_oracle(th: Theorem, res: VerificationResult, deep: bool, seed: i
         res.evidence = Evidence(Verdict.UNCHECKED, None, mapped)
         return
     f_claim, f_true, rel, syms = mapped[:4]
-    caps, defaults = (DEEP_CAPS if deep else ORACLE_CAPS).get(orc.name), mapped[4] if len(mapped) > 4 else None
-    box, own = sampling_box(th, syms, caps, defaults)
+    box, own, caps, defaults = oracle_search_box(th, orc, mapped, deep)
     n = BUDGET.get(orc.name, BUDGET["default"])[1 if deep else 0]
     refine = REFINE.get(orc.name, REFINE["default"])[1 if deep else 0]
     used = ORACLES.get(comp_name(th, orc), orc)
@@ -470,4 +480,4 @@ def _attach_reduction(th: Theorem, orc: Oracle, res: VerificationResult, support
     )
 
 
-__all__ = ["memo_call", "oracle_functions", "oracle_exact", "prove_with_exact", "comp_name", "verify_with_oracle"]
+__all__ = ["memo_call", "oracle_functions", "oracle_search_box", "oracle_exact", "prove_with_exact", "comp_name", "verify_with_oracle"]
