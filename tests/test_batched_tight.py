@@ -136,6 +136,12 @@ def test_worker_processes_give_the_single_process_values(monkeypatch):
     same = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=2).epsilon
     assert not started and np.array_equal(same, one)  # fewer than _ROWS_PER_WORKER rows a worker: this process only
     monkeypatch.setattr(B, "_ROWS_PER_WORKER", 64)
+    # an earlier test's broken pool (test_accountants_throughput's dead worker) leaves an idle daemon
+    # QueueFeederThread in this process, and the one-thread guard would keep the batch here; this test is about
+    # the values of forked workers, so it lets the batch fork as it does in a fresh process
+    import threading
+
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
     two = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=2).epsilon
     assert started
     np.testing.assert_allclose(two, one, rtol=1e-6)  # the FFT length bucket of a slice may differ: rounding only
