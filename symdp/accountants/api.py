@@ -136,6 +136,33 @@ def _rows_array(sqT: tuple[np.ndarray, np.ndarray, np.ndarray], target: np.ndarr
     return np.stack([s.ravel(), qq.ravel(), T.ravel().astype(float)], axis=1), np.array(t.ravel(), dtype=float)
 
 
+def _validated_configs(acc: str, noise_multiplier: Any, sample_rate: Any, steps: Any, schedule: Any
+                       ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray] | None, tuple[int, ...], list[list[Segment]]]:
+    """Validate the configurations: (sqT, shape, cfgs).  The RDP accountant without a schedule takes them as the
+    broadcast (sigma, q, steps) arrays ``sqT`` (``cfgs`` empty); every other case as segment lists (``sqT`` None)."""
+    if acc == "rdp" and schedule is None:
+        sqT = _config_arrays(noise_multiplier, sample_rate, steps)
+        return sqT, sqT[0].shape, []
+    shape, cfgs = _configs(noise_multiplier, sample_rate, steps, schedule)
+    return None, shape, cfgs
+
+
+def _with_targets(sqT: tuple[np.ndarray, np.ndarray, np.ndarray] | None, shape: tuple[int, ...],
+                  cfgs: list[list[Segment]], t: np.ndarray, schedule: Any
+                  ) -> tuple[tuple[int, ...], np.ndarray | None, np.ndarray | None, list[tuple[list[Segment], np.ndarray]]]:
+    """The configurations paired with the targets ``t`` (delta or epsilon), flat in C order: (result shape, rows,
+    t_rows, cfg_t).  Arrays (``rows``, ``t_rows`` from :func:`_rows_array`, ``cfg_t`` empty) where ``sqT`` is
+    given; else ``cfg_t`` lists (segments, targets): the schedule with every target, or one target a config."""
+    if sqT is not None:
+        rows, t_rows = _rows_array(sqT, t)
+        return np.broadcast_shapes(shape, t.shape), rows, t_rows, []
+    if schedule is not None:
+        return t.shape, None, None, [(cfgs[0], t.ravel())]
+    idx_b, t_b = np.broadcast_arrays(np.arange(len(cfgs)).reshape(shape), t)
+    return (np.broadcast_shapes(shape, t.shape), None, None,
+            [(cfgs[int(i)], np.array([x])) for i, x in zip(idx_b.ravel(), t_b.ravel())])
+
+
 def epsilon(
     *,
     noise_multiplier: Any = None,
@@ -168,30 +195,13 @@ def epsilon(
         return epsilon_from_theorem(accountant, noise_multiplier=noise_multiplier, sample_rate=sample_rate,
                                     steps=steps, delta=delta)
     acc = _resolve(accountant, sampling)
-    arrays = acc == "rdp" and schedule is None  # the RDP accountant takes the configurations as arrays
-    if arrays:
-        sqT = _config_arrays(noise_multiplier, sample_rate, steps)
-        shape, cfgs = sqT[0].shape, list[list[Segment]]()
-    else:
-        shape, cfgs = _configs(noise_multiplier, sample_rate, steps, schedule)
+    sqT, shape, cfgs = _validated_configs(acc, noise_multiplier, sample_rate, steps, schedule)
     d = np.asarray(check_probability("delta", delta), dtype=float)
     if discretization is not None:
         check_real("discretization", discretization, 0.0, 1.0, lo_open=True)
     if workers is not None:
         check_int("workers", workers, 1)
-    if arrays:
-        shape = np.broadcast_shapes(shape, d.shape)
-        rows_arr, d_rows = _rows_array(sqT, d)
-        cfg_d: list[tuple[list[Segment], np.ndarray]] = []
-    elif schedule is not None:
-        shape = d.shape
-        dflat = d.ravel()
-        cfg_d = [(cfgs[0], dflat)]
-    else:
-        shape = np.broadcast_shapes(shape, d.shape)
-        idx = np.arange(len(cfgs)).reshape(np.broadcast_shapes(np.shape(noise_multiplier), np.shape(sample_rate), np.shape(steps)) or ())
-        idx_b, d_b = np.broadcast_arrays(idx, d)
-        cfg_d = [(cfgs[int(i)], np.array([dd])) for i, dd in zip(idx_b.ravel(), d_b.ravel())]
+    shape, rows_arr, d_rows, cfg_d = _with_targets(sqT, shape, cfgs, d, schedule)
     n = len(cfg_d)
     eps_out = np.empty(n)
     err_out = np.zeros(n)
@@ -202,7 +212,7 @@ def epsilon(
     fallbacks: list[str] = []
     if acc == "rdp":
         ords = None if orders is None else np.asarray(check_real("orders", orders, 1.0, lo_open=True), dtype=float).ravel()
-        if arrays:
+        if rows_arr is not None and d_rows is not None:
             eps_out, o = rdp_epsilons(rows_arr, d_rows, sampling, ords)
         else:
             rows = [c for c, x in cfg_d for _ in x]
@@ -301,32 +311,16 @@ def delta(
     acc = _resolve(accountant, sampling)
     if acc in ("advanced", "he2021"):
         raise UnsupportedError(f"accountant={acc!r} reports epsilon for a delta split; use epsilon(...)")
-    arrays = acc == "rdp" and schedule is None  # the RDP accountant takes the configurations as arrays
-    if arrays:
-        sqT = _config_arrays(noise_multiplier, sample_rate, steps)
-        shape, cfgs = sqT[0].shape, list[list[Segment]]()
-    else:
-        shape, cfgs = _configs(noise_multiplier, sample_rate, steps, schedule)
+    sqT, shape, cfgs = _validated_configs(acc, noise_multiplier, sample_rate, steps, schedule)
     e = np.asarray(check_real("epsilon", epsilon, 0.0), dtype=float)
     if workers is not None:
         check_int("workers", workers, 1)
-    if arrays:
-        shape = np.broadcast_shapes(shape, e.shape)
-        rows_arr, e_rows = _rows_array(sqT, e)
-        cfg_e: list[tuple[list[Segment], np.ndarray]] = []
-    elif schedule is not None:
-        shape = e.shape
-        cfg_e = [(cfgs[0], e.ravel())]
-    else:
-        shape = np.broadcast_shapes(shape, e.shape)
-        idx = np.arange(len(cfgs)).reshape(np.broadcast_shapes(np.shape(noise_multiplier), np.shape(sample_rate), np.shape(steps)) or ())
-        idx_b, e_b = np.broadcast_arrays(idx, e)
-        cfg_e = [(cfgs[int(i)], np.array([x])) for i, x in zip(idx_b.ravel(), e_b.ravel())]
+    shape, rows_arr, e_rows, cfg_e = _with_targets(sqT, shape, cfgs, e, schedule)
     upper, approx, details = True, None, {}
     fallbacks: list[str] = []
     if acc == "rdp":
         ords = None if orders is None else np.asarray(check_real("orders", orders, 1.0, lo_open=True), dtype=float).ravel()
-        if arrays:
+        if rows_arr is not None and e_rows is not None:
             out, o = rdp_deltas(rows_arr, e_rows, sampling, ords)
         else:
             rows = [c for c, x in cfg_e for _ in x]
