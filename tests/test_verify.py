@@ -161,6 +161,27 @@ def test_smt_is_sound_on_a_false_claim():
     assert smt.prove(e * sp.tanh(e / 2), "<=", e * (sp.exp(e) - 1), []).status == "unsat"
 
 
+
+def test_z3_resource_limit_decides_not_the_clock():
+    """z3 gives up on the deterministic resource limit (the same at every load), long before the wall-clock backstop;
+    the largest proof of the library stays well inside it (calibration of Z3_RLIMIT)."""
+    import time
+
+    from symdp.library import get
+
+    th = get("he2021long.b5_tightness", with_evidence=False)  # z3 never decides this one (10 s wall-clock before)
+    t0 = time.monotonic()
+    r = smt.prove(th.lhs, th.relation, th.rhs, th.hypotheses, timeout_s=120)
+    assert r.status == "unknown" and time.monotonic() - t0 < 60
+    used = smt.rlimit_count(r.output)
+    assert used is not None and smt.Z3_RLIMIT <= used < 1.1 * smt.Z3_RLIMIT
+    # the most expensive certificate of proofs/ needs 32,380: a 6x margin
+    from pathlib import Path
+
+    cert = Path(__file__).resolve().parents[1] / "proofs" / "smt" / "he2021uai.cmp_lemma1_small_conflicts_thm3.smt2"
+    status, out = smt.run_z3_file(cert, 60)
+    assert status == "unsat" and (smt.rlimit_count(out) or 0) * 5 < smt.Z3_RLIMIT
+
 def test_ledger_roundtrip_and_evidence_for(tmp_path, monkeypatch):
     r = verify_theorem(_kl_bound(sp.Rational(9, 10), id="planted.kl09"))
     write_ledger([r], full=True, root=tmp_path)
