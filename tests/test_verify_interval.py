@@ -216,3 +216,73 @@ def test_exact_equality_refutes_a_strict_claim_only():
                     lhs=lhs, relation="<", rhs=rhs + sp.Rational(1, 10**40) * y, domain=dom)
     r3 = verify_theorem(close)
     assert r3.verdict is not Verdict.REFUTED, r3.evidence.detail
+
+
+def test_evaluation_budget_decides_not_the_clock():
+    """The search gives up after ``max_evals`` cell evaluations (the same at every load), not on the wall clock;
+    a certificate within the budget is unchanged by it."""
+    hard = x**2 - 2 * x + 1  # (x - 1)^2 >= 0: true, but every cell around x = 1 encloses negative values
+    r = interval.certify(hard, {x: ("0", "2")}, time_limit=1000, max_evals=50)
+    assert not r.ok and r.reason.startswith("budget exhausted") and f"{r.evals} evaluations" in r.reason
+    assert 50 < r.evals <= 50 + 2 and r.seconds < 60
+    again = interval.certify(hard, {x: ("0", "2")}, time_limit=1000, max_evals=50)
+    assert (again.leaves, again.evals) == (r.leaves, r.evals)
+    assert interval.certify(hard, {x: ("0", "2")}, time_limit=1000, max_leaves=100).evals <= 100 // 2 + 2  # the default
+    g = 1 - x * y
+    ok = interval.certify(g, {x: ("0", "4"), y: ("1/10", "4")}, hyps=[x * y <= sp.Rational(1, 2)], time_limit=1000)
+    assert ok.ok and ok.evals <= 4000 // 2
+    tight = interval.certify(g, {x: ("0", "4"), y: ("1/10", "4")}, hyps=[x * y <= sp.Rational(1, 2)], time_limit=1000,
+                             max_evals=ok.evals)
+    assert tight.ok and tight.tree == ok.tree
+
+
+def test_compiled_enclosure_is_the_node_by_node_walk():
+    """enclose() compiles an expression once; the ball it returns is the one a direct walk of the tree (the same arb
+    operations) gives, bit for bit, and it contains the mpmath value at a point."""
+    import mpmath
+
+    from symdp.verify.interval_arith import _ball, enclose
+
+    def walk(e, env):
+        if isinstance(e, sp.Symbol):
+            return env[e]
+        if e.is_Number:
+            return arb(int(e.p)) / arb(int(e.q))
+        if isinstance(e, sp.Add):
+            acc = arb(0)
+            for a in e.args:
+                acc = acc + walk(a, env)
+            return acc
+        if isinstance(e, sp.Mul):
+            acc = arb(1)
+            for a in e.args:
+                acc = acc * walk(a, env)
+            return acc
+        if isinstance(e, sp.Pow):
+            b, k = walk(e.args[0], env), e.args[1]
+            if k.is_Integer:
+                return b ** int(k) if k >= 0 else 1 / (b ** int(-k))
+            if k == sp.Rational(1, 2):
+                return b.sqrt()
+            return (walk(k, env) * b.log()).exp()
+        return getattr(walk(e.args[0], env), type(e).__name__)()
+
+    def bits(a):
+        return (a.mid().man_exp(), a.rad().man_exp()) if a.is_finite() else repr(a)
+
+    g = (sp.erfc(x * y / 3 - 1) * sp.exp(-y**2 / 2) + sp.log(1 + y) * sp.sqrt(y + x**2) - (y + 1) ** sp.Rational(3, 2)
+         + sp.tanh(x) / (1 + x**2) - sp.erfc(x * y / 3 - 1) ** 2)
+    cells = ({x: ("-1/3", "2"), y: ("1/10", "7/2")}, {x: ("5/4", "5/4"), y: ("2", "2")}, {x: ("-3", "-1"), y: ("1/2", "9")},
+             {x: ("1/2", "3/4"), y: ("1", "5/4")})
+    finite = 0
+    for cell in cells:
+        env = {s: _ball(sp.Rational(lo), sp.Rational(hi)) for s, (lo, hi) in cell.items()}
+        got, ref = enclose(g, env), walk(g, env)
+        assert bits(got) == bits(ref)
+        finite += got.is_finite() and got.rad() > 0
+        with mpmath.workdps(30):
+            pt = {s: mpmath.mpf(sp.Rational(lo).p) / sp.Rational(lo).q for s, (lo, _) in cell.items()}
+            val = sp.lambdify((x, y), g, "mpmath")(pt[x], pt[y])
+        point = enclose(g, {s: _ball(sp.Rational(lo), sp.Rational(lo)) for s, (lo, _) in cell.items()})
+        assert point.is_finite() and point.rad() < 1e-10 and point.overlaps(arb(mpmath.nstr(val, 25), 1e-20))
+    assert finite >= 2  # wide cells compared bit for bit, not only points and nan

@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 import sympy as sp
-from flint import arb
+from flint import arb, ctx
 
 PREC = 200  # bits
 
@@ -84,91 +84,138 @@ def _round_ball(x: arb, *, up: bool) -> arb:
 def enclose(e: sp.Basic, env: dict[sp.Symbol, arb], memo: dict | None = None) -> arb:
     """Ball enclosure of ``e`` with symbols bound to balls (raises NotEnclosable).
 
-    ``memo`` caches the enclosures of repeated subexpressions (valid for one ``env``)."""
-    if memo is None:
-        memo = {}
-    hit = memo.get(e)
-    if hit is not None:
-        return hit
-    v = _enclose(e, env, memo)
-    memo[e] = v
-    return v
+    ``memo`` caches the enclosures of repeated subexpressions (valid for one ``env``).  Each expression is
+    turned once into a tree of closures (:func:`_compiled`) that does the arb operations of the node-by-node
+    walk in the same order, so the enclosure is the same ball; only the SymPy dispatch is paid once, not on
+    every cell of a branch-and-bound."""
+    return _compiled(e)(env, {} if memo is None else memo)
 
 
-def _enclose(e: sp.Basic, env: dict[sp.Symbol, arb], memo: dict) -> arb:
+_Node = Callable[[dict, dict], arb]
+#: expression -> its compiled enclosure (bounded: cleared when it grows past _NODES_MAX)
+_NODES: dict[sp.Basic, _Node] = {}
+_NODES_MAX = 200_000
+
+
+def _compiled(e: sp.Basic) -> _Node:
+    f = _NODES.get(e)
+    if f is None:
+        if len(_NODES) >= _NODES_MAX:
+            _NODES.clear()
+        body = _build(e)
+
+        def f(env: dict, memo: dict, _e: sp.Basic = e, _body: Callable[[dict, dict], arb] = body) -> arb:
+            hit = memo.get(_e)
+            if hit is not None:
+                return hit
+            v = _body(env, memo)
+            memo[_e] = v
+            return v
+
+        _NODES[e] = f
+    return f
+
+
+def _unary(e: sp.Basic, method: str) -> Callable[[dict, dict], arb]:
+    a = _compiled(e.args[0])
+    return lambda env, memo: getattr(a(env, memo), method)()
+
+
+def _build(e: sp.Basic) -> Callable[[dict, dict], arb]:
+    """The enclosure of ``e`` as a closure over its children's (the cases and the arb operations of
+    :func:`_enclose`, in its order)."""
     if isinstance(e, sp.Symbol):
-        if e not in env:
-            raise NotEnclosable(f"no range for {e}")
-        return env[e]
-    if e.is_Number or e in (sp.pi, sp.E):
-        return _arb_const(e)
-    if isinstance(e, sp.Add):
-        acc = arb(0)
-        for a in e.args:
-            acc = acc + enclose(a, env, memo)
-        return acc
-    if isinstance(e, sp.Mul):
-        acc = arb(1)
-        for a in e.args:
-            acc = acc * enclose(a, env, memo)
-        return acc
+        def sym(env: dict, memo: dict) -> arb:
+            if e not in env:
+                raise NotEnclosable(f"no range for {e}")
+            return env[e]
+        return sym
+    if e.is_Number or e is sp.pi or e is sp.E:
+        consts: dict[int, arb] = {}
+
+        def const(env: dict, memo: dict) -> arb:
+            p = ctx.prec
+            v = consts.get(p)
+            if v is None:
+                v = consts[p] = _arb_const(e)  # raises NotEnclosable for oo, nan, ...
+            return v
+        return const
+    if isinstance(e, (sp.Add, sp.Mul)):
+        parts = [_compiled(a) for a in e.args]
+        add = isinstance(e, sp.Add)
+
+        def assoc(env: dict, memo: dict) -> arb:
+            if add:
+                acc = arb(0)
+                for p in parts:
+                    acc = acc + p(env, memo)
+            else:
+                acc = arb(1)
+                for p in parts:
+                    acc = acc * p(env, memo)
+            return acc
+        return assoc
     if isinstance(e, sp.Pow):
         base, ex = e.args
+        b = _compiled(base)
         if ex.is_Integer:
-            b = enclose(base, env, memo)
             k = int(ex)
             if k >= 0:
-                return b**k
-            return 1 / (b ** (-k))
+                return lambda env, memo: b(env, memo) ** k
+            return lambda env, memo: 1 / (b(env, memo) ** (-k))
         if ex == sp.Rational(1, 2):
-            return enclose(base, env, memo).sqrt()
-        b = enclose(base, env, memo)
+            return lambda env, memo: b(env, memo).sqrt()
+        x = _compiled(ex)
         if base is sp.E:
-            return enclose(ex, env, memo).exp()
-        return (enclose(ex, env, memo) * b.log()).exp()
-    if isinstance(e, sp.exp):
-        return enclose(e.args[0], env, memo).exp()
-    if isinstance(e, sp.log):
-        return enclose(e.args[0], env, memo).log()
-    if isinstance(e, sp.tanh):
-        return enclose(e.args[0], env, memo).tanh()
-    if isinstance(e, sp.sinh):
-        return enclose(e.args[0], env, memo).sinh()
-    if isinstance(e, sp.cosh):
-        return enclose(e.args[0], env, memo).cosh()
-    if isinstance(e, sp.erf):
-        return enclose(e.args[0], env, memo).erf()
-    if isinstance(e, sp.erfc):
-        return enclose(e.args[0], env, memo).erfc()
-    if isinstance(e, sp.erfinv):
-        return enclose(e.args[0], env, memo).erfinv()
+            def epow(env: dict, memo: dict) -> arb:
+                b(env, memo)
+                return x(env, memo).exp()
+            return epow
+
+        def gpow(env: dict, memo: dict) -> arb:
+            bv = b(env, memo)
+            return (x(env, memo) * bv.log()).exp()
+        return gpow
+    for kind, method in ((sp.exp, "exp"), (sp.log, "log"), (sp.tanh, "tanh"), (sp.sinh, "sinh"), (sp.cosh, "cosh"),
+                         (sp.erf, "erf"), (sp.erfc, "erfc"), (sp.erfinv, "erfinv")):
+        if isinstance(e, kind):
+            return _unary(e, method)
     if isinstance(e, sp.Abs):
-        a = enclose(e.args[0], env, memo)
-        return abs(a)
+        a = _compiled(e.args[0])
+        return lambda env, memo: abs(a(env, memo))
     if isinstance(e, (sp.ceiling, sp.floor)):
-        return _round_ball(enclose(e.args[0], env, memo), up=isinstance(e, sp.ceiling))
-    if isinstance(e, sp.Max):
-        vals = [enclose(a, env, memo) for a in e.args]
-        acc = vals[0]
-        for v in vals[1:]:
-            acc = acc.max(v)
-        return acc
-    if isinstance(e, sp.Min):
-        vals = [enclose(a, env, memo) for a in e.args]
-        acc = vals[0]
-        for v in vals[1:]:
-            acc = acc.min(v)
-        return acc
+        a, up = _compiled(e.args[0]), isinstance(e, sp.ceiling)
+        return lambda env, memo: _round_ball(a(env, memo), up=up)
+    if isinstance(e, (sp.Max, sp.Min)):
+        parts = [_compiled(a) for a in e.args]
+        top = isinstance(e, sp.Max)
+
+        def extreme(env: dict, memo: dict) -> arb:
+            vals = [p(env, memo) for p in parts]
+            acc = vals[0]
+            for v in vals[1:]:
+                acc = acc.max(v) if top else acc.min(v)
+            return acc
+        return extreme
     if isinstance(e, sp.Function):
-        # library-defined functions (e.g. Phi): try their elementary / erfc rewrite
+        # library-defined functions (e.g. Phi): their elementary / erfc rewrite
         for target in (sp.erfc, sp.exp):
             try:
                 r = e.rewrite(target)
             except Exception:  # noqa: BLE001 - sympy rewrite raises assorted errors
                 continue
             if r != e:
-                return enclose(r, env, memo)
-    raise NotEnclosable(f"no interval extension for {type(e).__name__}")
+                return _compiled(r)
+    msg = f"no interval extension for {type(e).__name__}"
+
+    def fail(env: dict, memo: dict) -> arb:
+        raise NotEnclosable(msg)
+    return fail
+
+
+def _enclose(e: sp.Basic, env: dict[sp.Symbol, arb], memo: dict) -> arb:
+    """The enclosure of one node of ``e`` (not memoised itself; its children are), as :func:`enclose`."""
+    return _build(e)(env, memo)
 
 
 def _ball(lo: sp.Rational, hi: sp.Rational) -> arb:
@@ -197,26 +244,50 @@ def smooth_on(e: sp.Expr, env: dict, memo: dict) -> bool:
     """``e`` is defined and analytic on the whole cell: every log argument and every base of a non-integer
     power is certainly > 0 there, every erfinv argument certainly lies in (-1, 1), and no negative integer power
     has a base that may vanish (exp, tanh, sinh, cosh, erf, erfc, sums and products are analytic everywhere)."""
-    for sub in sp.preorder_traversal(e):
-        if isinstance(sub, sp.log):
-            if not bool(enclose(sub.args[0], env, memo) > 0):
+    for kind, sub in _smooth_checks(e):
+        if kind == "pos":
+            if not bool(enclose(sub, env, memo) > 0):
                 return False
-        elif isinstance(sub, sp.erfinv):
-            a = enclose(sub.args[0], env, memo)
+        elif kind == "open1":
+            a = enclose(sub, env, memo)
             if not (a.is_finite() and bool(a > -1) and bool(a < 1)):
                 return False
-        elif isinstance(sub, sp.Pow):
-            base, ex = sub.args
-            if base is sp.E:
-                continue
-            if ex.is_Integer:
-                if int(ex) < 0:
-                    b = enclose(base, env, memo)
-                    if not (bool(b > 0) or bool(b < 0)):
-                        return False
-            elif not bool(enclose(base, env, memo) > 0):
+        else:  # "nonzero"
+            b = enclose(sub, env, memo)
+            if not (bool(b > 0) or bool(b < 0)):
                 return False
     return True
+
+
+_CHECKS: dict[sp.Basic, tuple[tuple[str, sp.Expr], ...]] = {}
+
+
+def _smooth_checks(e: sp.Expr) -> tuple[tuple[str, sp.Expr], ...]:
+    """What :func:`smooth_on` checks on ``e``, in the order of a preorder traversal (each check once): ``("pos",
+    x)`` x > 0 (log arguments, bases of non-integer powers), ``("open1", x)`` -1 < x < 1 (erfinv arguments),
+    ``("nonzero", x)`` x != 0 (bases of negative integer powers)."""
+    got = _CHECKS.get(e)
+    if got is None:
+        out: list[tuple[str, sp.Expr]] = []
+        for sub in sp.preorder_traversal(e):
+            if isinstance(sub, sp.log):
+                out.append(("pos", sub.args[0]))
+            elif isinstance(sub, sp.erfinv):
+                out.append(("open1", sub.args[0]))
+            elif isinstance(sub, sp.Pow):
+                base, ex = sub.args
+                if base is sp.E:
+                    continue
+                if ex.is_Integer:
+                    if int(ex) < 0:
+                        out.append(("nonzero", base))
+                else:
+                    out.append(("pos", base))
+        got = tuple(dict.fromkeys(out))
+        if len(_CHECKS) >= 10_000:
+            _CHECKS.clear()
+        _CHECKS[e] = got
+    return got
 
 
 def goal_enclosure(g: sp.Expr, dg: dict | None, cell: dict, good: Callable[[arb], bool]) -> arb | None:
