@@ -137,16 +137,24 @@ def rr_approx_max_information_bits(*, epsilon: Any, n: Any, beta: Any, **_: Any)
     r = math.exp(-math.log1p(math.exp(-e)))  # e^eps/(1 + e^eps)
     k = np.arange(nn + 1)
     log_ratio = k * math.log(2 * r) + (nn - k) * math.log(2 * (1 - r))  # increasing in k
-    logsf_joint = binom.logsf(k - 1, nn, r)  # log P_joint(K >= k)
-    logsf_prod = binom.logsf(k - 1, nn, 0.5)
+    tails: dict[int, tuple[float, float]] = {}
+
+    def logsf(idx: int) -> tuple[float, float]:
+        """(log P_joint(K >= idx), log P_prod(K >= idx)), computed only at the thresholds the bisection visits
+        (a few dozen of the n + 1; the same scipy values as the whole arrays)."""
+        got = tails.get(idx)
+        if got is None:
+            got = tails[idx] = (float(binom.logsf(idx - 1, nn, r)), float(binom.logsf(idx - 1, nn, 0.5)))
+        return got
 
     def excess(log_t: float) -> float:
         """sup_O P_joint(O) - t P_prod(O) (O = {K >= k0}, k0 the first k with ratio > t)."""
         idx = int(np.searchsorted(log_ratio, log_t, side="right"))
         if idx > nn:
             return 0.0
-        a = math.exp(logsf_joint[idx])
-        lt = log_t + logsf_prod[idx]
+        lj, lp = logsf(idx)
+        a = math.exp(lj)
+        lt = log_t + lp
         return a - (math.exp(lt) if lt < 700 else math.inf)
 
     lo, hi = 0.0, max(float(log_ratio[-1]), 0.0)
