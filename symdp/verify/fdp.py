@@ -96,16 +96,17 @@ def composition2_points(mu1: Any, mu2: Any) -> list[tuple[mpmath.mpf, mpmath.mpf
     m1, m2 = sorted((_mpf(mu1), _mpf(mu2)))
     sd = mpmath.sqrt(m1 * m1 + m2 * m2)  # only to place the thresholds: any grid of c is a valid test
     out = []
+    pdf0, pdf_m1 = _npdf_same_bits(0), _npdf_same_bits(m1)  # mpmath.npdf(x), npdf(x, m1): same bits
     for z in Z_GRID_2:
         c = _mpf(z) * sd
         xs = m1 * c / (sd * sd)
         segs = [-mpmath.inf, xs - 8, xs - 2, xs, xs + 2, xs + 8, mpmath.inf]
 
         def fa(x: Any, c: Any = c) -> Any:
-            return mpmath.npdf(x) * mpmath.ncdf((m1 * x - c) / m2)
+            return pdf0(x) * mpmath.ncdf((m1 * x - c) / m2)
 
         def fb(x: Any, c: Any = c) -> Any:
-            return mpmath.npdf(x, m1) * mpmath.ncdf((c - m1 * x) / m2 - m2)
+            return pdf_m1(x) * mpmath.ncdf((c - m1 * x) / m2 - m2)
 
         sa, sb = fa(xs), fb(xs)
         # Gauss-Legendre: both integrands are smooth bumps (half the time of tanh-sinh at the same accuracy, 3e-28)
