@@ -350,11 +350,16 @@ def _log_moments(q: str, sigma: str, lam_max: int) -> tuple[mpmath.mpf, ...]:
     e^{k(k-1)/(2\sigma^2)}`, mu = (1-q)N(0, s^2) + qN(1, s^2), mu_0 = N(0, s^2) (exact binomial expansion; the
     other direction E_{mu_0}[(mu_0/mu)^lambda] is never larger [Mironov, Talwar, Zhang 2019, Thm 5])."""
     qq, s = mpmath.mpf(q), mpmath.mpf(sigma)
+    # the factors that do not depend on lambda, each computed once (the same operations, so the same bits, as
+    # computing them in every term: 130 powers and exponentials instead of 8,500 of each at lam_max = 128)
+    one_q, two_s2 = 1 - qq, 2 * s * s
+    pow_1q = [one_q**j for j in range(lam_max + 2)]
+    pow_q = [qq**k for k in range(lam_max + 2)]
+    growth = [mpmath.exp(mpmath.mpf(k * (k - 1)) / two_s2) for k in range(lam_max + 2)]
     out = []
     for lam in range(1, lam_max + 1):
         n = lam + 1
-        terms = [binomial(n, k) * (1 - qq) ** (n - k) * qq**k * mpmath.exp(mpmath.mpf(k * (k - 1)) / (2 * s * s))
-                 for k in range(n + 1)]
+        terms = [binomial(n, k) * pow_1q[n - k] * pow_q[k] * growth[k] for k in range(n + 1)]
         out.append(mpmath.log(mpmath.fsum(terms)))
     return tuple(out)
 
