@@ -7,7 +7,7 @@ helpers of the oracle modules.  Registered in :mod:`.registry`; :mod:`.oracles` 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import mpmath
@@ -246,3 +246,34 @@ register(
         aliases={"at": ("epsilonprime",)},
     )
 )
+
+
+def _npdf_same_bits(mu: Any, sigma: Any = 1) -> Callable[[Any], Any]:
+    """``x -> mpmath.npdf(x, mu, sigma)`` with the same bits: npdf's own steps (10 guard bits, ``(x - mu)**2``
+    negated over ``2 sigma**2``, exp, over ``sigma sqrt(2 pi)``, rounded back) on mpmath's low-level mpf functions,
+    the point-free factors computed once per precision: the wrapped npdf spent most of :func:`min_error_sum`'s
+    and :func:`gaussian_shift_points`' quadratures in object and precision bookkeeping.  A non-mpf node (or a mu or
+    sigma neither int nor mpf) goes to npdf itself."""
+    from mpmath.libmp import from_int, mpf_div, mpf_exp, mpf_neg, mpf_pos, mpf_pow_int, mpf_sub
+
+    ctx = mpmath.mp
+    # npdf converts its arguments at the caller's precision: an int or an mpf is exact, anything else goes to npdf
+    muv = from_int(mu) if isinstance(mu, int) else mu._mpf_ if type(mu) is ctx.mpf else None
+    sig_ok = isinstance(sigma, int) or type(sigma) is ctx.mpf
+    consts: dict[int, tuple[Any, Any]] = {}
+
+    def g(x: Any) -> Any:
+        if type(x) is not ctx.mpf or muv is None or not sig_ok:
+            return mpmath.npdf(x, mu, sigma)
+        prec, rnd = ctx._prec_rounding
+        p2 = prec + 10
+        k = consts.get(p2)
+        if k is None:  # exactly npdf's 2*sigma**2 and sigma*sqrt(2*pi), at npdf's working precision
+            with mpmath.workprec(p2):
+                sg = ctx.convert(sigma)
+                k = consts[p2] = ((2 * sg**2)._mpf_, (sg * mpmath.sqrt(2 * mpmath.pi))._mpf_)
+        two_s2, den = k
+        e = mpf_div(mpf_neg(mpf_pow_int(mpf_sub(x._mpf_, muv, p2, rnd), 2, p2, rnd), p2, rnd), two_s2, p2, rnd)
+        return ctx.make_mpf(mpf_pos(mpf_div(mpf_exp(e, p2, rnd), den, p2, rnd), prec, rnd))
+
+    return g

@@ -13,7 +13,7 @@ import mpmath
 import sympy as sp
 
 from ..errors import InvalidParameterError, UnsupportedError
-from .oracles_pairs import Phi, Phi_inv, _mpf, kov_pair
+from .oracles_pairs import Phi, Phi_inv, _mpf, _npdf_same_bits, kov_pair
 from .registry import Oracle, register
 
 # ---------------------------------------------------------------------------
@@ -104,8 +104,10 @@ def sgm_hockey_stick(*, q: Any, sigma: Any, epsilon: Any, direction: str = "remo
     qq, s, e = _mpf(q), _mpf(sigma), _mpf(epsilon)
     ee = mpmath.exp(e)
 
+    pdfs = {0: _npdf_same_bits(0, s), 1: _npdf_same_bits(1, s)}  # mpmath.npdf(x, m, s): same bits
+
     def npdf(x, m):
-        return mpmath.npdf(x, m, s)
+        return pdfs[m](x)
 
     def mix(x):
         return (1 - qq) * npdf(x, 0) + qq * npdf(x, 1)
