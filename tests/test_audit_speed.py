@@ -154,3 +154,41 @@ def test_oracle_plot_uses_the_verifiers_box_and_skips_a_special_case_point_outsi
     assert time.monotonic() - t0 < 5.0
     assert res.plot is None and "T = 270" in res.extra["plot_skipped"]
     assert not list(tmp_path.rglob("*.png"))
+
+
+def test_a_skipped_plot_is_said_where_the_plot_would_be(tmp_path):
+    # issue 25: a finding without a plot says why in both reports (extra["plot_skipped"], or a failed drawing)
+    from symdp.audit.finding import AuditResult, finding_html, finding_markdown, plot_note
+
+    why = "no plot: the special case's counterexample has T = 270 (searched in [1, 8]), outside the range"
+    res = AuditResult(id="x.y", kind="valid bound", title="t", source="", statement="a <= b", verdict="FAILS",
+                      rung="consistency", extra={"plot_skipped": why})
+    assert plot_note(res) == why[len("no plot: "):]
+    md = "\n".join(finding_markdown(res))
+    assert "No plot: the special case's counterexample has T = 270" in md and "![" not in md
+    page = finding_html(res, tmp_path)
+    assert "class='plot-skipped'" in page and "T = 270 (searched in [1, 8])" in page and "<img" not in page
+    failed = AuditResult(id="x.z", kind="valid bound", title="t", source="", statement="a <= b", verdict="FAILS",
+                         extra={"plot_error": "ValueError: boom"})
+    assert "drawing it failed (ValueError: boom)" in "\n".join(finding_markdown(failed))
+    plain = AuditResult(id="x.w", kind="valid bound", title="t", source="", statement="a <= b", verdict="FAILS")
+    assert plot_note(plain) is None and "plot-skipped" not in finding_html(plain, tmp_path)
+
+
+def test_structural_undecided_results_are_cached_and_time_limited_ones_are_not():
+    # issue 25: a warm audit recomputed 19 UNDECIDED claims whose reason is a fixed text of the code
+    from symdp.audit.parallel import _cacheable, structural_undecided
+    from symdp.library import get
+    from symdp.verify import verify_theorem
+
+    for tid in ("he2021uai.cor3_gap_rate", "lampert2026.prop1_gaussian_mechanism"):
+        detail = verify_theorem(get(tid, with_evidence=False)).evidence.detail
+        assert structural_undecided(detail), (tid, detail)
+        assert _cacheable({"results": [{"verdict": "UNDECIDED", "detail": detail}]})
+    for detail in ("verification exceeded the 60s budget per entry (use --deep for more)",
+                   "time limit per claim (1 s) reached before a verdict",
+                   "verifier error: Timeout: ", "undecided: stopped at the time limit of the oracle",
+                   "Monte Carlo inconclusive at {} (3 < |z| <= 5)", "", None):
+        assert not structural_undecided(detail), detail
+        assert not _cacheable({"results": [{"verdict": "UNDECIDED", "detail": detail}]})
+    assert _cacheable({"results": [{"verdict": "HOLDS", "detail": "anything"}]})

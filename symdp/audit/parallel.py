@@ -437,9 +437,27 @@ def _user_parts(uc: Any, task: UserTask) -> dict[str, Any]:
             "deep": task[3], "seed": task[4], "plots": task[5], "claim_seconds": task[6]}
 
 
+#: how the verifier begins the reason of an UNDECIDED result that no time limit or load can have decided: fixed
+#: texts of the code (a lost formula, a reason written in :mod:`symdp.verify.oracles_undecided`, a statement with
+#: nothing numeric to check), so the result is a function of the code and the claim, like a verdict
+STRUCTURAL_UNDECIDED = ("formula unavailable:", "undecided:", "a statement between properties with no oracle",
+                        "a definition with no oracle", "no lhs/rhs formula")
+#: words of a reason that a time limit, a budget or an error may have given (never cached, even after a prefix above)
+_TRANSIENT_WORDS = ("budget", "time limit", "timeout", "timed out", "exceeded", "verifier error", "interrupted")
+
+
+def structural_undecided(detail: str | None) -> bool:
+    """True when an UNDECIDED result's reason is a fixed one (:data:`STRUCTURAL_UNDECIDED`) and names no time limit."""
+    d = (detail or "").strip()
+    low = d.lower()
+    return d.startswith(STRUCTURAL_UNDECIDED) and not any(w in low for w in _TRANSIENT_WORDS)
+
+
 def _cacheable(payload: Payload) -> bool:
-    """UNDECIDED results are not cached: a time limit or the machine's load may have decided them."""
-    return all(r.get("verdict") != "UNDECIDED" for r in payload.get("results", []))
+    """UNDECIDED results are not cached (a time limit or the machine's load may have decided them), except those
+    whose reason is structural (:func:`structural_undecided`): the same code gives them again, whatever the load."""
+    return all(r.get("verdict") != "UNDECIDED" or structural_undecided(r.get("detail"))
+               for r in payload.get("results", []))
 
 
 def run_claim_file_audit(path: str | Path, *, workers: int | None = None, scheduler: str | None = None,
