@@ -64,10 +64,11 @@ def _run_one(task: Task) -> Payload:
 
     kind, ref, deep, seed, plots = task
     from ..verify.rungs.oracle import MEMO_STATS
-    from .engine import STAGE_SECONDS, _kind_label, audit_theorem, stage
+    from .engine import PLOT_POINTS, STAGE_SECONDS, _kind_label, audit_theorem, stage
     from .severity import annotate
 
     STAGE_SECONDS.clear()
+    PLOT_POINTS.clear()
     m0 = dict(MEMO_STATS)
     t0, c0 = time.monotonic(), _cpu()
     with tempfile.TemporaryDirectory(prefix="symdp-task-") as tmp:
@@ -118,7 +119,7 @@ def _run_one(task: Task) -> Payload:
     stages = {k: round(v, 3) for k, v in STAGE_SECONDS.items()}
     memo = [MEMO_STATS["hits"] - m0["hits"], MEMO_STATS["misses"] - m0["misses"]]  # oracle values reused, computed
     return payload | {"seconds": round(time.monotonic() - t0, 3), "cpu": round(_cpu() - c0, 3), "stages": stages,
-                      "memo": memo}
+                      "memo": memo, "plot_points": dict(PLOT_POINTS)}
 
 
 def _cpu() -> float:
@@ -310,6 +311,9 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
                 tot_m = stats.setdefault("_memo", [0, 0])
                 tot_m[0] += int(hm[0])
                 tot_m[1] += int(hm[1])
+                pts = stats.setdefault("_plot_points", {})
+                for k, v in ((payloads[i] or {}).get("plot_points") or {}).items():
+                    pts[k] = pts.get(k, 0) + int(v)
                 tot = stats.setdefault("_stages", {})
                 for k, v in stages.items():
                     tot[k] = round(tot.get(k, 0.0) + float(v), 3)
