@@ -227,6 +227,19 @@ def chains(tasks: Sequence[Task], cost: Sequence[float], workers: int) -> list[l
     return cut
 
 
+#: statement hashes of this process's theorem objects, by id (the object is kept: a hash is reused only for it)
+_HASHES: dict[str, tuple[Any, str]] = {}
+
+
+def _expr_hash(th: Any) -> str:
+    """``th.expr_hash()`` (an srepr of the statement) computed once per theorem object: the ledger check of
+    ``--quick`` and the cache key both need it."""
+    got = _HASHES.get(th.id)
+    if got is None or got[0] is not th:
+        got = _HASHES[th.id] = (th, th.expr_hash())
+    return got[1]
+
+
 def _cache_parts(task: Task) -> dict[str, Any]:
     kind, ref, deep, seed, plots = task
     parts: dict[str, Any] = {"kind": kind, "ref": ref, "deep": deep, "seed": seed, "plots": plots}
@@ -235,7 +248,7 @@ def _cache_parts(task: Task) -> dict[str, Any]:
         from ..verify.consistency import special_case_rows
 
         th = get(ref, with_evidence=False)
-        parts["theorem"] = theorem_fingerprint(th)
+        parts["theorem"] = theorem_fingerprint(th, _expr_hash(th))
         parts["special_cases"] = special_case_rows(th)  # the ledger rows verify_theorem's consistency rule read
     if kind == "ledger":
         from ..verify import load_ledger
@@ -365,11 +378,11 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
 
 def current_ledger_ids(ids: Sequence[str]) -> set[str]:
     """The entries among ``ids`` whose ledger row is current (recorded for the same statement hash)."""
+    from ..ledger_json import load_ledger
     from ..library import get
-    from ..verify import load_ledger
 
     led = load_ledger()
-    return {i for i in ids if (e := led.get(i)) is not None and e.get("hash") == get(i, with_evidence=False).expr_hash()}
+    return {i for i in ids if (e := led.get(i)) is not None and e.get("hash") == _expr_hash(get(i, with_evidence=False))}
 
 
 def run_library_audit(ids: Sequence[str], *, workers: int | None = None, scheduler: str | None = None,
