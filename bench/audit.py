@@ -30,7 +30,7 @@ MODES = ("full-cold", "full-warm", "quick-cold", "quick-warm")
 
 def _one(mode: str, cache: str, workers: int | None, keep: str | None = None) -> dict:
     """Run one mode in this process (called in a fresh interpreter by :func:`main`)."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     os.environ["SYMDP_CACHE_DIR"] = cache
     from pathlib import Path
 
@@ -39,12 +39,12 @@ def _one(mode: str, cache: str, workers: int | None, keep: str | None = None) ->
     from symdp.audit.report import enrich, write_html, write_json, write_markdown
 
     ths = library_claims(None)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     stats: dict = {}
     with tempfile.TemporaryDirectory(prefix="symdp-bench-audit-") as out:
         res = run_library_audit([t.id for t in ths], workers=workers, plots=True, report_dir=Path(out),
                                 quick=mode.startswith("quick"), stats=stats)
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         order = {t.id: i for i, t in enumerate(ths)}
         res.sort(key=lambda r: order.get(r.id, len(order)))
         enrich(res, {t.id: t for t in ths}, {})
@@ -56,15 +56,17 @@ def _one(mode: str, cache: str, workers: int | None, keep: str | None = None) ->
         if keep:
             Path(keep).mkdir(parents=True, exist_ok=True)
             (Path(keep) / f"{mode}.json").write_bytes((Path(out) / "audit.json").read_bytes())
-    t3 = time.perf_counter()
+    t3, c3 = time.perf_counter(), time.process_time()
     verdicts: dict[str, int] = {}
     for r in res:
         verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
     per_task = sorted(stats.pop("_per_task", []), key=lambda r: (-r[4] if len(r) > 4 else -r[2]))  # by CPU seconds
     stages = stats.pop("_stages", {})
     memo = stats.pop("_memo", [0, 0])
+    plot_points = stats.pop("_plot_points", {})
     return {"mode": mode, "total_s": t3 - t0, "startup_s": t1 - t0, "audit_s": t2 - t1, "reports_s": t3 - t2,
-            "results": len(res), "plots": n_plots, "verdicts": verdicts, "tasks": stats, "slowest": per_task[:15], "per_task": per_task, "stages": stages, "memo": memo,
+            "parent_cpu": {"startup": round(c1 - c0, 2), "audit": round(c2 - c1, 2), "reports": round(c3 - c2, 2)},
+            "results": len(res), "plots": n_plots, "verdicts": verdicts, "tasks": stats, "slowest": per_task[:15], "per_task": per_task, "stages": stages, "memo": memo, "plot_points": plot_points,
             "task_seconds": round(sum(r[2] for r in per_task), 1),
             "task_cpu": round(sum(r[4] for r in per_task if len(r) > 4), 1)}
 
@@ -107,17 +109,21 @@ def main() -> None:
             rows.append(row)
             kinds = ", ".join(f"{k} {v['tasks']} ({v['cached']} cached, {v['seconds']:.1f} s in workers, {v.get('cpu', 0):.1f} s CPU)"
                               for k, v in sorted(row["tasks"].items()))
+            pc = row["parent_cpu"]
             print(f"{m:10s} {wall:7.1f} s wall (start-up {row['startup_s']:.1f}, audit {row['audit_s']:.1f}, reports "
-                  f"{row['reports_s']:.1f}); {row['results']} results, {row['plots']} plots; load {before:.2f} -> "
+                  f"{row['reports_s']:.1f}; parent CPU {pc['startup']:.1f} + {pc['audit']:.1f} + {pc['reports']:.1f} s, "
+                  f"task CPU {row.get('task_cpu', 0):.1f} s); {row['results']} results, {row['plots']} plots; load {before:.2f} -> "
                   f"{row['load_after']:.2f}; tasks: {kinds}", flush=True)
             if row["stages"]:
                 print("    worker seconds per stage: " + ", ".join(f"{k} {v:.1f}" for k, v in
                                                              sorted(row["stages"].items(), key=lambda kv: -kv[1]))
                       + f"; CPU seconds of the computed tasks {row.get('task_cpu', 0):.1f}; oracle values reused "
-                      f"{row.get('memo', [0, 0])[0]}, computed {row.get('memo', [0, 0])[1]}", flush=True)
+                      f"{row.get('memo', [0, 0])[0]}, computed {row.get('memo', [0, 0])[1]}; plot points from float64 "
+                      f"{row.get('plot_points', {}).get('float64', 0)}, mpmath {row.get('plot_points', {}).get('mpmath', 0)}",
+                      flush=True)
             for kind, ref, secs, st, cpu in row["slowest"][:args.top]:
-                parts = ", ".join(f"{k} {v:.1f}" for k, v in sorted(st.items(), key=lambda kv: -kv[1]) if v >= 0.05)
-                print(f"    {secs:7.1f} s ({cpu:6.1f} s CPU)  {kind:11s} {ref:45s} {parts}", flush=True)
+                st_txt = ", ".join(f"{k} {v:.1f}" for k, v in sorted(st.items(), key=lambda kv: -kv[1]) if v >= 0.05)
+                print(f"    {secs:7.1f} s ({cpu:6.1f} s CPU)  {kind:11s} {ref:45s} {st_txt}", flush=True)
     walls = {r["mode"]: r["wall_s"] for r in rows}
     if walls:
         parts = []

@@ -79,15 +79,16 @@ def code_version() -> str:
     return f"{__version__}+{h.hexdigest()[:16]}"
 
 
-def theorem_fingerprint(th: Any) -> dict[str, Any]:
-    """What the verifier reads from a :class:`~symdp.theorem.Theorem`, as JSON-able text (srepr)."""
+def theorem_fingerprint(th: Any, expr_hash: str | None = None) -> dict[str, Any]:
+    """What the verifier reads from a :class:`~symdp.theorem.Theorem`, as JSON-able text (srepr); ``expr_hash``:
+    ``th.expr_hash()`` when the caller has it already."""
     def sr(x: Any) -> str:
         return x if isinstance(x, str) else sp.srepr(x)
 
     exp = getattr(th, "expansion", None)
     return {
         "id": th.id,
-        "hash": th.expr_hash(),
+        "hash": th.expr_hash() if expr_hash is None else expr_hash,
         "kind": getattr(th.kind, "value", str(th.kind)),
         "domain": [[sr(s), sr(lo), sr(hi)] for s, lo, hi in th.domain],
         "oracle": th.oracle,

@@ -154,3 +154,110 @@ def test_oracle_plot_uses_the_verifiers_box_and_skips_a_special_case_point_outsi
     assert time.monotonic() - t0 < 5.0
     assert res.plot is None and "T = 270" in res.extra["plot_skipped"]
     assert not list(tmp_path.rglob("*.png"))
+
+
+def test_a_skipped_plot_is_said_where_the_plot_would_be(tmp_path):
+    # issue 25: a finding without a plot says why in both reports (extra["plot_skipped"], or a failed drawing)
+    from symdp.audit.finding import AuditResult, finding_html, finding_markdown, plot_note
+
+    why = "no plot: the special case's counterexample has T = 270 (searched in [1, 8]), outside the range"
+    res = AuditResult(id="x.y", kind="valid bound", title="t", source="", statement="a <= b", verdict="FAILS",
+                      rung="consistency", extra={"plot_skipped": why})
+    assert plot_note(res) == why[len("no plot: "):]
+    md = "\n".join(finding_markdown(res))
+    assert "No plot: the special case's counterexample has T = 270" in md and "![" not in md
+    page = finding_html(res, tmp_path)
+    assert "class='plot-skipped'" in page and "T = 270 (searched in [1, 8])" in page and "<img" not in page
+    failed = AuditResult(id="x.z", kind="valid bound", title="t", source="", statement="a <= b", verdict="FAILS",
+                         extra={"plot_error": "ValueError: boom"})
+    assert "drawing it failed (ValueError: boom)" in "\n".join(finding_markdown(failed))
+    plain = AuditResult(id="x.w", kind="valid bound", title="t", source="", statement="a <= b", verdict="FAILS")
+    assert plot_note(plain) is None and "plot-skipped" not in finding_html(plain, tmp_path)
+
+
+def test_structural_undecided_results_are_cached_and_time_limited_ones_are_not():
+    # issue 25: a warm audit recomputed 19 UNDECIDED claims whose reason is a fixed text of the code
+    from symdp.audit.parallel import _cacheable, structural_undecided
+    from symdp.library import get
+    from symdp.verify import verify_theorem
+
+    for tid in ("he2021uai.cor3_gap_rate", "lampert2026.prop1_gaussian_mechanism"):
+        detail = verify_theorem(get(tid, with_evidence=False)).evidence.detail
+        assert structural_undecided(detail), (tid, detail)
+        assert _cacheable({"results": [{"verdict": "UNDECIDED", "detail": detail}]})
+    for detail in ("verification exceeded the 60s budget per entry (use --deep for more)",
+                   "time limit per claim (1 s) reached before a verdict",
+                   "verifier error: Timeout: ", "undecided: stopped at the time limit of the oracle",
+                   "Monte Carlo inconclusive at {} (3 < |z| <= 5)", "", None):
+        assert not structural_undecided(detail), detail
+        assert not _cacheable({"results": [{"verdict": "UNDECIDED", "detail": detail}]})
+    assert _cacheable({"results": [{"verdict": "HOLDS", "detail": "anything"}]})
+
+
+def test_float64_plot_twins_match_mpmath_and_leave_the_crossing_to_mpmath():
+    # issue 25: plot curves in float64 where the two sides are clearly apart, mpmath where they are close
+    import mpmath
+    import numpy as np
+
+    from symdp.audit.plots import sweep
+
+    calls = {"mp": 0}
+
+    def f_c(pt):  # crosses f_t = 1 at x = 0.5, flatly: within 2e-12 of it for |x - 0.5| <= 0.01
+        calls["mp"] += 1
+        d = pt["x"] - mpmath.mpf("0.5")
+        return 1 + mpmath.mpf("1e-13") * d + mpmath.mpf("1e-6") * d**3
+
+    def f_t(pt):
+        return mpmath.mpf(1)
+
+    # twins off by a relative 3e-12: well within FLOAT64_MAX_ERROR, but enough to misplace the crossing if trusted
+    def g_c(pt):
+        d = pt["x"] - 0.5
+        return (1 + 1e-13 * d + 1e-6 * d**3) * (1 + 3e-12)
+
+    def g_t(pt):
+        return np.ones_like(pt["x"])
+
+    with mpmath.workdps(30):
+        xs, yc, yt = sweep(f_c, f_t, {}, "x", 0.0, 1.0, n=101)
+        calls["mp"] = 0
+        st: dict[str, int] = {}
+        xs2, yc2, yt2 = sweep(f_c, f_t, {}, "x", 0.0, 1.0, n=101, fast=(g_c, g_t), stats=st)
+    assert np.array_equal(xs, xs2)
+    naive = np.sign(g_c({"x": xs}) - 1.0)
+    assert not np.array_equal(naive, np.sign(yc - yt))  # trusted everywhere, the twin would misplace the crossing
+    assert st["float64"] > 20 and st["mpmath"] == calls["mp"] >= 3  # far from the crossing float64, near it mpmath
+    assert np.array_equal(np.sign(yc - yt), np.sign(yc2 - yt2))  # the crossing is where mpmath puts it
+    assert float(np.max(np.abs(yc2 - yc) / np.abs(yc))) < 1e-10
+    # a twin that is wrong (1e-3 off at the calibration points) is dropped: every point from mpmath
+    st = {}
+    with mpmath.workdps(30):
+        _, yc3, _ = sweep(f_c, f_t, {}, "x", 0.0, 1.0, n=101, fast=(lambda pt: g_c(pt) * 1.001, g_t), stats=st)
+    assert st.get("float64", 0) == 0 and np.array_equal(yc3, yc)
+
+
+def test_float64_twins_of_a_library_plot_agree_with_mpmath():
+    import mpmath
+    import numpy as np
+
+    from symdp.audit.engine import _float64_twins, _functions
+    from symdp.audit.plots import sweep
+
+    th = get("he2021long.thm7_subsampling", with_evidence=False)
+    f_c, f_t, _syms, _lc, _lt, box = _functions(th)
+    fast = _float64_twins(th)
+    assert fast is not None and _float64_twins(get("he2021long.thm7_delta", with_evidence=False)) is None  # oracle
+    names = box.names()
+    point = {nm: (round(sum(box.ranges[nm]) / 2) if nm in box.integers else mpmath.mpf(sum(box.ranges[nm]) / 2))
+             for nm in names}
+    var = names[0]
+    with mpmath.workdps(30):
+        ref = sweep(f_c, f_t, point, var, *box.ranges[var], integer=var in box.integers)
+        st: dict[str, int] = {}
+        new = sweep(f_c, f_t, point, var, *box.ranges[var], integer=var in box.integers, fast=fast, stats=st)
+    assert st["float64"] > 0
+    for a, b in ((ref[1], new[1]), (ref[2], new[2])):
+        ok = np.isfinite(a)
+        assert np.array_equal(ok, np.isfinite(b)) and float(np.max(np.abs(a[ok] - b[ok]) / np.abs(a[ok]))) < 1e-7
+    assert np.array_equal(np.sign(ref[1] - ref[2]), np.sign(new[1] - new[2]))

@@ -108,6 +108,36 @@ def _functions(th: Theorem) -> tuple[Callable, Callable, set[sp.Symbol], str, st
             sampling_box(th, syms)[0] if syms else None)
 
 
+#: points of the plots drawn in this process since the last reset, by how they were evaluated ("float64": from the
+#: float64 twins of the two sides, "mpmath": the rigorous evaluation); reset and returned like :data:`STAGE_SECONDS`
+PLOT_POINTS: dict[str, int] = {}
+
+
+def _float64_twins(th: Theorem) -> tuple[Callable, Callable] | None:
+    """Float64 (numpy) twins of a claim's two plotted sides ``(rhs, lhs)`` for a claim without an oracle, or None.
+    Only a plot uses them, and only where they clearly tell the sides apart (:func:`symdp.audit.plots.sweep`
+    checks them against mpmath and evaluates in mpmath near a crossing); an oracle's side has no twin."""
+    from ..verify.compile import elementary
+
+    if th.oracle or th.lhs is None or th.rhs is None:
+        return None
+
+    def twin(expr: sp.Basic) -> Callable | None:
+        e = elementary(sp.sympify(expr))
+        if e.atoms(sp.Sum, sp.Product, sp.Integral):
+            return None
+        syms = sorted(e.free_symbols, key=lambda s: s.name)
+        try:
+            f = sp.lambdify(syms, e, modules="numpy")
+        except Exception:  # noqa: BLE001 - no twin: mpmath at every point
+            return None
+        names = [s.name for s in syms]
+        return lambda pt: f(*[pt[nm] for nm in names])
+
+    c, t = twin(th.rhs), twin(th.lhs)
+    return None if c is None and t is None else (c, t)  # type: ignore[return-value]
+
+
 def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> None:
     from .plots import plot_claim
 
@@ -154,6 +184,7 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
     from .report import plot_labels
 
     ylabel, lc, lt = plot_labels(th)
+    fast = _float64_twins(th)
     with mpmath.workdps(30):
         plot_claim(
             plot_dir / fname,
@@ -172,6 +203,8 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
             true_label=lt,
             mark=float(cx[var]) if var in cx else None,
             ratio=ratio,
+            fast=fast,
+            stats=PLOT_POINTS,
         )
         if res.verdict in ("FAILS", "PARTIAL") and len(names) == 2:  # two free parameters: map where it holds
             yv = next(n for n in names if n != var)
@@ -179,7 +212,8 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
             _p2, frac, nval = plot_region_2d(plot_dir / f2, title=f"{res.verdict}: {th.id}: where the claim holds", f_claim=f_c, f_true=f_t,
                            point=point, xvar=var, xrange=ranges[var], yvar=yv, yrange=ranges[yv],
                            xinteger=var in box.integers, yinteger=yv in box.integers, n=20,
-                           mark=(float(cx[var]), float(cx[yv])) if var in cx and yv in cx else None)
+                           mark=(float(cx[var]), float(cx[yv])) if var in cx and yv in cx else None,
+                           fast=fast, stats=PLOT_POINTS)
             res.extra["region_plot"] = str((plot_dir / f2).relative_to(report_dir))
             if nval:
                 (xl, xh), (yl, yh) = ranges[var], ranges[yv]

@@ -322,6 +322,19 @@ def _images(r: AuditResult) -> list[tuple[str, str]]:
     return [(p, alt) for p, alt in ((r.plot, f"plot of {r.id}"), (region_plot, f"region map of {r.id}")) if p]
 
 
+def plot_note(r: AuditResult) -> str | None:
+    """Why a finding has no plot where one would be (``extra["plot_skipped"]``: the audit chose not to draw it;
+    ``extra["plot_error"]``: drawing it failed), without a leading "no plot:", or None."""
+    extra = r.extra if isinstance(r.extra, dict) else {}
+    skipped, error = extra.get("plot_skipped"), extra.get("plot_error")
+    if skipped:
+        s = clean_text(str(skipped))
+        return s[len("no plot:"):].strip() if s.lower().startswith("no plot:") else s
+    if error:
+        return f"drawing it failed ({clean_text(str(error))})"
+    return None
+
+
 def _md_escape(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
@@ -347,6 +360,9 @@ def finding_markdown(r: AuditResult) -> list[str]:
     if r.detail:
         lines.append(f"\nVerifier: {r.detail}")
     lines += [f"\n![{alt}]({p})" for p, alt in _images(r)]
+    note = plot_note(r)
+    if note is not None:
+        lines.append(f"\nNo plot: {_md_escape(note)}")
     lines.append("")
     return lines
 
@@ -389,6 +405,9 @@ def finding_html(r: AuditResult, report_dir: Path) -> str:
         p.append(f"<blockquote>{esc(quote)}</blockquote>")
     p.append("<p class='kv'>" + "<br>".join(_html_field(f) for f in finding_fields(r)) + "</p>")
     p += [_img(report_dir, rel, alt) for rel, alt in _images(r)]
+    note = plot_note(r)
+    if note is not None:
+        p.append(f"<p class='plot-skipped'><b>no plot</b> {esc(note)}</p>")
     if r.detail:
         p.append(f"<details><summary>verifier log</summary><p>{esc(r.detail)}</p></details>")
     p.append("</div>")

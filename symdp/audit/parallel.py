@@ -64,10 +64,11 @@ def _run_one(task: Task) -> Payload:
 
     kind, ref, deep, seed, plots = task
     from ..verify.rungs.oracle import MEMO_STATS
-    from .engine import STAGE_SECONDS, _kind_label, audit_theorem, stage
+    from .engine import PLOT_POINTS, STAGE_SECONDS, _kind_label, audit_theorem, stage
     from .severity import annotate
 
     STAGE_SECONDS.clear()
+    PLOT_POINTS.clear()
     m0 = dict(MEMO_STATS)
     t0, c0 = time.monotonic(), _cpu()
     with tempfile.TemporaryDirectory(prefix="symdp-task-") as tmp:
@@ -118,7 +119,7 @@ def _run_one(task: Task) -> Payload:
     stages = {k: round(v, 3) for k, v in STAGE_SECONDS.items()}
     memo = [MEMO_STATS["hits"] - m0["hits"], MEMO_STATS["misses"] - m0["misses"]]  # oracle values reused, computed
     return payload | {"seconds": round(time.monotonic() - t0, 3), "cpu": round(_cpu() - c0, 3), "stages": stages,
-                      "memo": memo}
+                      "memo": memo, "plot_points": dict(PLOT_POINTS)}
 
 
 def _cpu() -> float:
@@ -226,6 +227,19 @@ def chains(tasks: Sequence[Task], cost: Sequence[float], workers: int) -> list[l
     return cut
 
 
+#: statement hashes of this process's theorem objects, by id (the object is kept: a hash is reused only for it)
+_HASHES: dict[str, tuple[Any, str]] = {}
+
+
+def _expr_hash(th: Any) -> str:
+    """``th.expr_hash()`` (an srepr of the statement) computed once per theorem object: the ledger check of
+    ``--quick`` and the cache key both need it."""
+    got = _HASHES.get(th.id)
+    if got is None or got[0] is not th:
+        got = _HASHES[th.id] = (th, th.expr_hash())
+    return got[1]
+
+
 def _cache_parts(task: Task) -> dict[str, Any]:
     kind, ref, deep, seed, plots = task
     parts: dict[str, Any] = {"kind": kind, "ref": ref, "deep": deep, "seed": seed, "plots": plots}
@@ -234,7 +248,7 @@ def _cache_parts(task: Task) -> dict[str, Any]:
         from ..verify.consistency import special_case_rows
 
         th = get(ref, with_evidence=False)
-        parts["theorem"] = theorem_fingerprint(th)
+        parts["theorem"] = theorem_fingerprint(th, _expr_hash(th))
         parts["special_cases"] = special_case_rows(th)  # the ledger rows verify_theorem's consistency rule read
     if kind == "ledger":
         from ..verify import load_ledger
@@ -310,6 +324,9 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
                 tot_m = stats.setdefault("_memo", [0, 0])
                 tot_m[0] += int(hm[0])
                 tot_m[1] += int(hm[1])
+                pts = stats.setdefault("_plot_points", {})
+                for k, v in ((payloads[i] or {}).get("plot_points") or {}).items():
+                    pts[k] = pts.get(k, 0) + int(v)
                 tot = stats.setdefault("_stages", {})
                 for k, v in stages.items():
                     tot[k] = round(tot.get(k, 0.0) + float(v), 3)
@@ -361,11 +378,11 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
 
 def current_ledger_ids(ids: Sequence[str]) -> set[str]:
     """The entries among ``ids`` whose ledger row is current (recorded for the same statement hash)."""
+    from ..ledger_json import load_ledger
     from ..library import get
-    from ..verify import load_ledger
 
     led = load_ledger()
-    return {i for i in ids if (e := led.get(i)) is not None and e.get("hash") == get(i, with_evidence=False).expr_hash()}
+    return {i for i in ids if (e := led.get(i)) is not None and e.get("hash") == _expr_hash(get(i, with_evidence=False))}
 
 
 def run_library_audit(ids: Sequence[str], *, workers: int | None = None, scheduler: str | None = None,
@@ -437,9 +454,27 @@ def _user_parts(uc: Any, task: UserTask) -> dict[str, Any]:
             "deep": task[3], "seed": task[4], "plots": task[5], "claim_seconds": task[6]}
 
 
+#: how the verifier begins the reason of an UNDECIDED result that no time limit or load can have decided: fixed
+#: texts of the code (a lost formula, a reason written in :mod:`symdp.verify.oracles_undecided`, a statement with
+#: nothing numeric to check), so the result is a function of the code and the claim, like a verdict
+STRUCTURAL_UNDECIDED = ("formula unavailable:", "undecided:", "a statement between properties with no oracle",
+                        "a definition with no oracle", "no lhs/rhs formula")
+#: words of a reason that a time limit, a budget or an error may have given (never cached, even after a prefix above)
+_TRANSIENT_WORDS = ("budget", "time limit", "timeout", "timed out", "exceeded", "verifier error", "interrupted")
+
+
+def structural_undecided(detail: str | None) -> bool:
+    """True when an UNDECIDED result's reason is a fixed one (:data:`STRUCTURAL_UNDECIDED`) and names no time limit."""
+    d = (detail or "").strip()
+    low = d.lower()
+    return d.startswith(STRUCTURAL_UNDECIDED) and not any(w in low for w in _TRANSIENT_WORDS)
+
+
 def _cacheable(payload: Payload) -> bool:
-    """UNDECIDED results are not cached: a time limit or the machine's load may have decided them."""
-    return all(r.get("verdict") != "UNDECIDED" for r in payload.get("results", []))
+    """UNDECIDED results are not cached (a time limit or the machine's load may have decided them), except those
+    whose reason is structural (:func:`structural_undecided`): the same code gives them again, whatever the load."""
+    return all(r.get("verdict") != "UNDECIDED" or structural_undecided(r.get("detail"))
+               for r in payload.get("results", []))
 
 
 def run_claim_file_audit(path: str | Path, *, workers: int | None = None, scheduler: str | None = None,

@@ -147,6 +147,83 @@ def _coarse_to_fine(n: int) -> list[int]:
     return out
 
 
+#: a float64 twin of a side: float64 arrays (or floats) by parameter name in, a float64 array out
+VecFn = Callable[[Mapping[str, Any]], Any]
+#: a float64 value is used where it agrees with mpmath at the calibration points to this relative error; a side
+#: whose twin is further off there is evaluated in mpmath everywhere
+FLOAT64_MAX_ERROR = 1e-7
+#: a point is re-evaluated in mpmath (both sides) where the float64 sides are closer than this many times the error
+#: seen at the calibration points (at least :data:`FLOAT64_MIN_TOL`, relative): too close to the crossing to tell
+FLOAT64_SAFETY = 1e4
+FLOAT64_MIN_TOL = 1e-10
+
+
+def _vec_values(g: VecFn | None, point: Mapping[str, Any], grid: Mapping[str, np.ndarray], shape: tuple[int, ...]) -> np.ndarray | None:
+    """The float64 twin ``g`` at every grid point (None when there is none or it fails: mpmath then)."""
+    if g is None:
+        return None
+    try:
+        pt: dict[str, Any] = {k: _to_float(v) for k, v in point.items() if k not in grid}
+        pt.update({k: np.asarray(v, dtype=float) for k, v in grid.items()})
+        with np.errstate(all="ignore"):
+            y = np.array(np.broadcast_to(np.asarray(g(pt), dtype=float), shape), dtype=float)
+    except Exception:  # noqa: BLE001 - no float64 twin here: mpmath at every point
+        return None
+    return y
+
+
+def _rel(a: float, b: float) -> float:
+    return abs(a - b) / max(abs(a), abs(b), 1e-300)
+
+
+class _Twins:
+    """Float64 twins of the two sides on a grid, checked against mpmath at the first points evaluated (see
+    :func:`sweep`)."""
+
+    CALIBRATION = 3
+
+    def __init__(self, fast: tuple[VecFn | None, VecFn | None] | None, point: Mapping[str, Any],
+                 grid: Mapping[str, np.ndarray], shape: tuple[int, ...]) -> None:
+        self.v = [_vec_values(fast[0], point, grid, shape), _vec_values(fast[1], point, grid, shape)] if fast else [None, None]
+        self.err = [0.0, 0.0]
+        self.float64 = 0
+        self.mpmath = 0
+
+    def clear(self, k: Any) -> tuple[float, float] | None:
+        """Both float64 values at ``k`` when they are clearly on one side of the crossing, else None (mpmath)."""
+        fc, ft = self.v
+        if fc is None or ft is None:
+            return None
+        c, t = float(fc[k]), float(ft[k])
+        if not (math.isfinite(c) and math.isfinite(t)):
+            return None
+        if _rel(c, t) <= max(FLOAT64_MIN_TOL, FLOAT64_SAFETY * max(self.err)):
+            return None
+        self.float64 += 1
+        return c, t
+
+    def calibrate(self, k: Any, c: float, t: float) -> None:
+        """Compare the twins with the mpmath values ``c``, ``t`` at ``k``; a twin off by more than
+        :data:`FLOAT64_MAX_ERROR` is dropped."""
+        self.mpmath += 1
+        for j, exact in enumerate((c, t)):
+            vec = self.v[j]
+            if vec is None:
+                continue
+            v = float(vec[k])
+            if math.isfinite(exact) and math.isfinite(v):
+                self.err[j] = max(self.err[j], _rel(v, exact))
+            elif math.isfinite(exact) or math.isfinite(v):
+                self.err[j] = math.inf
+            if self.err[j] > FLOAT64_MAX_ERROR:
+                self.v[j] = None
+
+    def record(self, stats: dict[str, int] | None) -> None:
+        if stats is not None:
+            stats["float64"] = stats.get("float64", 0) + self.float64
+            stats["mpmath"] = stats.get("mpmath", 0) + self.mpmath
+
+
 def sweep(
     f_claim: Fn,
     f_true: Fn,
@@ -158,27 +235,43 @@ def sweep(
     integer: bool = False,
     n: int = 60,
     seconds: float | None = None,
+    fast: tuple[VecFn | None, VecFn | None] | None = None,
+    stats: dict[str, int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Evaluate both functions along ``var`` in [lo, hi] with the other parameters at ``point``.
 
     Points are evaluated coarse to fine; with ``seconds``, evaluation stops once that time is spent (after at
     least :data:`MIN_POINTS` points, unless the hard limit ``2 seconds + 3`` interrupts an evaluation) and the
     points left out are NaN in both returned arrays.
+
+    ``fast``: float64 twins ``(claim side, other side)`` (either may be None), evaluated on the whole grid at once.
+    The first three points (the ends and the middle) are evaluated in mpmath: a twin that differs there by more
+    than :data:`FLOAT64_MAX_ERROR` (relative) is dropped; where both twins are kept, their values are used at
+    every point where they are finite and the two sides are apart by more than :data:`FLOAT64_SAFETY` times the
+    error seen (at least :data:`FLOAT64_MIN_TOL`); elsewhere (near a crossing, an overflow) both sides are
+    evaluated in mpmath.  ``stats`` receives the number of points taken from float64 and from mpmath.
     """
     xs = _grid(lo, hi, n, integer)
     yc, yt = np.full(len(xs), np.nan), np.full(len(xs), np.nan)
+    tw = _Twins(fast, point, {var: xs}, xs.shape)
     t0 = time.monotonic()
     try:
         with time_limit(_hard(seconds), error=_PlotTimeUp):
             for done, k in enumerate(_coarse_to_fine(len(xs))):
+                both = tw.clear(k) if done >= tw.CALIBRATION else None
+                if both is not None:
+                    yc[k], yt[k] = both
+                    continue
                 if seconds is not None and done >= MIN_POINTS and time.monotonic() - t0 > seconds:
                     break
                 pt = dict(point)
                 pt[var] = int(xs[k]) if integer else mpmath.mpf(float(xs[k]))
                 c = _safe(f_claim, pt)
                 yc[k], yt[k] = c, _safe(f_true, pt)
+                tw.calibrate(k, yc[k], yt[k])
     except _PlotTimeUp:
         pass
+    tw.record(stats)
     return xs, yc, yt
 
 
@@ -217,20 +310,23 @@ def plot_claim(
     region: str | None = None,
     fixed: Mapping[str, Any] | None = None,
     seconds: float | None = PLOT_SECONDS,
+    fast: tuple[VecFn | None, VecFn | None] | None = None,
+    stats: dict[str, int] | None = None,
 ) -> Path:
     """Draw the claim's side vs the other side along one parameter and save a PNG.
 
     ``f_claim`` must stay above ``f_true`` for the claim to hold (an upper bound; for a comparison
     ``a <= b`` pass ``b`` as the claim side).  ``region`` (a PARTIAL verdict's text) draws the
     boundary it names.  ``fixed`` (the other parameters) is printed under the title.  ``seconds`` bounds the
-    time spent evaluating points (:func:`sweep`); a plot cut short says how many points it draws.
+    time spent evaluating points (:func:`sweep`); a plot cut short says how many points it draws.  ``fast``:
+    float64 twins of the two sides (:func:`sweep`); ``stats``: points from float64 / mpmath.
     """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    xs, yc, yt = sweep(f_claim, f_true, point, var, lo, hi, integer=integer, seconds=seconds)
+    xs, yc, yt = sweep(f_claim, f_true, point, var, lo, hi, integer=integer, seconds=seconds, fast=fast, stats=stats)
     n_all = len(xs)
     drawn = ~(np.isnan(yc) & np.isnan(yt))
     xs, yc, yt = xs[drawn], yc[drawn], yt[drawn]
@@ -340,11 +436,14 @@ def plot_region_2d(
     mark: tuple[float, float] | None = None,
     n: int = 24,
     seconds: float | None = PLOT_SECONDS,
+    fast: tuple[VecFn | None, VecFn | None] | None = None,
+    stats: dict[str, int] | None = None,
 ) -> tuple[Path, float, int]:
     """Where the claim holds (``f_claim >= f_true``) over two free parameters: a labelled region map.
 
     Returns the path, the fraction of evaluated grid points where the claim holds, and their number.  Points are
-    evaluated coarse to fine in both parameters; past ``seconds`` the rest are left out (white)."""
+    evaluated coarse to fine in both parameters; past ``seconds`` the rest are left out (white).  ``fast``: float64
+    twins of the two sides, used where they clearly tell which side is larger (as in :func:`sweep`)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -357,10 +456,16 @@ def plot_region_2d(
     rx = {i: r for r, i in enumerate(_coarse_to_fine(len(xs)))}
     ry = {j: r for r, j in enumerate(_coarse_to_fine(len(ys)))}
     cells = sorted(((j, i) for j in range(len(ys)) for i in range(len(xs))), key=lambda c: (max(ry[c[0]], rx[c[1]]), c))
+    gx, gy = np.meshgrid(xs, ys)
+    tw = _Twins(fast, point, {xvar: gx, yvar: gy}, z.shape)
     t0 = time.monotonic()
     try:
         with time_limit(_hard(seconds), error=_PlotTimeUp):
             for done, (j, i) in enumerate(cells):
+                both = tw.clear((j, i)) if done >= tw.CALIBRATION else None
+                if both is not None:
+                    z[j, i] = 1.0 if both[0] >= both[1] else 0.0
+                    continue
                 if seconds is not None and done >= MIN_POINTS and time.monotonic() - t0 > seconds:
                     break
                 x, y = xs[i], ys[j]
@@ -368,10 +473,12 @@ def plot_region_2d(
                 pt[xvar] = int(x) if xinteger else mpmath.mpf(float(x))
                 pt[yvar] = int(y) if yinteger else mpmath.mpf(float(y))
                 c, t = _safe(f_claim, pt), _safe(f_true, pt)
+                tw.calibrate((j, i), c, t)
                 if math.isfinite(c) and math.isfinite(t):
                     z[j, i] = 1.0 if c >= t else 0.0
     except _PlotTimeUp:
         pass
+    tw.record(stats)
     fig, ax = plt.subplots(figsize=(6.4, 4.6), dpi=110)
     cmap = ListedColormap(["#f2b8b5", "#b9dfc4"])
     ax.pcolormesh(xs, ys, np.ma.masked_invalid(z), cmap=cmap, vmin=0, vmax=1, shading="nearest")

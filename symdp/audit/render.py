@@ -151,6 +151,7 @@ dl.legend dt{font-weight:700;float:left;clear:left;width:7em} dl.legend dd{margi
 blockquote{border-left:3px solid #bbb;margin:.5em 0;padding:.2em .8em;color:#333;background:#fafafa;font-style:italic}
 .sev-major{color:#b3261e;font-weight:700} .sev-minor{color:#a86b00} .sev-vacuous-only{color:#666} .sev-rounding{color:#666}
 .errgroup h3{margin-bottom:.2em} .rule{color:#444}
+.plot-skipped{color:#555;background:#f6f6f6;border:1px dashed #bbb;border-radius:4px;padding:.5em .8em}
 .badge{display:inline-block;border-radius:3px;padding:0 .45em;margin-right:.4em;font-size:.8em;font-weight:700;border:1px solid currentColor}
 """
 
