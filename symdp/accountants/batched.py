@@ -200,33 +200,74 @@ def _discretize_torch(direction: str, sigma: Any, q: Any, h: Any, tail: Any) -> 
 
 
 def _windows_t(pm: Any, h: Any, j0: Any, T: Any, tail_tol: Any) -> Any:
-    """``(lo, up, upper_tail, sum p, sum p (j - m)^2)`` rows for padded PMFs on the device (see :func:`_windows`; the
-    last two, ``m`` the mean atom, for :func:`_cutoff`)."""
+    """``(lo, up, upper_tail, sum p, sum p (j - m)^2)`` rows for padded PMFs on the device: the Chernoff window of
+    :func:`symdp.accountants.pld.compose` (its lambda grid, ``lam = grid / sqrt(T var)``), the last two (``m`` the
+    mean atom) for :func:`_cutoff`.
+
+    ``log M(+-lam) = log sum_j p_j e^{+-lam ell_j}`` in blocks of ``b`` atoms (:func:`_block_log_mgf`: one batched
+    matrix product and a log-sum-exp over the blocks, about ``b`` times fewer exponentials than over the atoms),
+    raised by a rounding allowance, so that ``up`` and the tail bound stay upper bounds."""
     import torch
 
     dev = pm.device
     K = pm.shape[1]
     lam_grid = torch.as_tensor(_pld._LAM_GRID, dtype=torch.float64, device=dev)
-    out = []
-    step = max(1, (1 << 25) // (K * 2 * len(_pld._LAM_GRID)))
-    for a in range(0, pm.shape[0], step):
-        p_, h_, j_, T_ = pm[a:a + step], h[a:a + step], j0[a:a + step], T[a:a + step]
-        jj = torch.arange(K, dtype=torch.float64, device=dev)[None, :]
-        tot = p_.sum(1).clamp_min(1e-300)
-        m1 = (p_ * jj).sum(1) / tot
-        s2 = (p_ * (jj - m1[:, None]) ** 2).sum(1)
-        var = torch.maximum(s2 / tot * h_**2, h_**2)
-        lam = lam_grid[None, :] / torch.sqrt(T_ * var)[:, None]
-        lams = torch.cat([lam, -lam], 1)
-        ell = (j_[:, None] + jj) * h_[:, None]
-        lm = T_[:, None] * torch.logsumexp(lams[:, :, None] * ell[:, None, :] + torch.log(p_)[:, None, :], dim=2)
-        L = lam.shape[1]
-        log_tol = torch.log(tail_tol[a:a + step])
-        up = torch.min((lm[:, :L] - log_tol[:, None]) / lam, dim=1).values
-        lo = torch.max((log_tol[:, None] - lm[:, L:]) / lam, dim=1).values
-        upper_tail = torch.min(torch.exp(torch.clamp(lm[:, :L] - lam * up[:, None], max=0.0)), dim=1).values
-        out.append(torch.stack([lo, up, upper_tail, tot, s2], 1))
-    return torch.cat(out, 0)
+    jj = torch.arange(K, dtype=torch.float64, device=dev)[None, :]
+    tot = pm.sum(1).clamp_min(1e-300)
+    m1 = (pm * jj).sum(1) / tot
+    s2 = (pm * (jj - m1[:, None]).square_()).sum(1)
+    var = torch.maximum(s2 / tot * h**2, h**2)
+    lam = lam_grid[None, :] / torch.sqrt(T * var)[:, None]
+    lm = T[:, None] * _block_log_mgf(pm, lam, h, j0)
+    L = lam.shape[1]
+    log_tol = torch.log(tail_tol)
+    up = torch.min((lm[:, :L] - log_tol[:, None]) / lam, dim=1).values
+    lo = torch.max((log_tol[:, None] - lm[:, L:]) / lam, dim=1).values
+    upper_tail = torch.min(torch.exp(torch.clamp(lm[:, :L] - lam * up[:, None], max=0.0)), dim=1).values
+    return torch.stack([lo, up, upper_tail, tot, s2], 1)
+
+
+_MGF_BLOCK_NATS = 64.0  # the largest exponent inside a block of :func:`_block_log_mgf` (no overflow, no underflow)
+
+
+def _block_log_mgf(pm: Any, lam: Any, h: Any, j0: Any) -> Any:
+    r"""``log sum_j p_j e^{s lam ell_j}`` (B, 2L) for padded PMFs ``pm`` (B, K) on the grids ``ell_j = (j0 + j) h``, at
+    ``s lam`` for ``s = +1`` (first L columns) and ``-1`` (last L), ``lam > 0`` (B, L); raised by a rounding allowance.
+
+    Atoms in blocks of ``b`` (a power of two, ``b max(lam h) <= 64``): for ``+lam``, block ``a`` is
+    ``e^{lam h (j0 + a b)} sum_c p_{ab+c} e^{lam h c}``; for ``-lam``, ``e^{-lam h (j0 + ab + b - 1)} sum_c p_{ab+c}
+    e^{lam h (b - 1 - c)}``: every exponent inside a block in ``[0, 64]`` (no overflow; the inner sums of nonnegative
+    terms have relative rounding at most ``(b + 2) u``), the inner sums one batched matrix product (B, 2L, b) @ (B, b, A),
+    the blocks combined by a log-sum-exp over ``A = K / b``.  Allowance: the computed value is at most
+    ``(K + b + 16) u (1 + max |lam ell|)`` below the true one (the sums' and exponentials' relative rounding, the
+    offsets' absolute rounding); ``1e-12 (1 + |x|) + 8 (K + b + 16) u (1 + max |lam ell|)`` is added."""
+    import torch
+
+    f64 = torch.float64
+    dev = pm.device
+    B, K = pm.shape
+    lh = lam * h[:, None]  # (B, L)
+    lhm = float(lh.max()) if B else 0.0
+    b = 1
+    while b < 32 and 2 * b * lhm <= _MGF_BLOCK_NATS and 4 * b * b <= K:
+        b *= 2
+    A = -(-K // b)
+    x = torch.nn.functional.pad(pm, (0, A * b - K)) if A * b > K else pm
+    cc = torch.arange(b, dtype=f64, device=dev)
+    z = torch.exp(lh[:, :, None] * cc[None, None, :])  # (B, L, b): e^{lam h c}
+    zz = torch.cat([z, z.flip(2)], 1)  # (B, 2L, b)
+    S = torch.bmm(zz, x.view(B, A, b).transpose(1, 2))  # (B, 2L, A)
+    aa = torch.arange(A, dtype=f64, device=dev) * b
+    base = j0[:, None] + aa[None, :]  # (B, A): first atom of each block
+    off_p = lh[:, :, None] * base[:, None, :]  # (B, L, A)
+    off_n = -lh[:, :, None] * (base[:, None, :] + (b - 1))
+    S.log_().add_(torch.cat([off_p, off_n], 1))
+    out = torch.logsumexp(S, dim=2)
+    # rounding allowance (see above): max |lam ell| over the row's grid
+    ends = torch.maximum(j0.abs(), (j0 + (K - 1)).abs())
+    big = lh.max(1).values * ends
+    allow = 1e-12 * (1 + out.abs()) + 8 * (K + b + 16) * _U * (1 + big)[:, None]
+    return out + torch.where(torch.isfinite(out), allow, torch.zeros_like(allow))  # no mass at all: -inf stays
 
 
 def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, h: np.ndarray, device: Any) -> np.ndarray:
