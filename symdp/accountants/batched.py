@@ -385,7 +385,7 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
                     rows = rg[sel[spg]]
                     dq.append((disc["pmf"], sel[spg], disc["j0"].cpu().numpy()[sel[spg]].astype(np.int64), kg[spg],
                                eg[spg], n[rows], s0[rows].astype(np.int64), T[rows], h[rows], const[rows], d[rows],
-                               di * len(s) + rows, np.rint(win[rows, 5]).astype(np.int64), di))
+                               di * len(s) + rows, np.rint(win[rows, 5]).astype(np.int64), di))  # see _direct_all
                     direct[rows] = True
         ok &= ~direct
         for nn in np.unique(n[ok]):
@@ -640,19 +640,22 @@ def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: 
     if not dq:
         return
     out = []  # (spec, keep, n, s0', T, E0) per chunk
-    ns = np.unique(np.concatenate([e[5] for e in dq]))
-    for nn in ns:
-        subs = []  # (width, pmf rows, per-row arrays) of each group with rows of length nn
-        for pm, loc, j0, kc, E0, n_, s0, T_, h_, c_, d_, gid, cr, di in dq:
-            m = n_ == nn
-            if np.any(m):
-                subs.append((pm.shape[1], pm[torch.as_tensor(loc[m], device=dev)],
-                             [a[m] for a in (j0, kc, E0, s0, T_, h_, c_, d_, gid, cr)], di))
-        subs.sort(key=lambda e: (e[3], e[0]))
-        tabs = _twiddles(int(nn), dev)
+    # each group's direct rows gathered once, sorted by window length: the rows of one length are a slice
+    by_n: dict[int, list[tuple[int, Any, list[np.ndarray], int]]] = {}
+    for pm, loc, *cols, di in dq:
+        o = np.argsort(cols[3], kind="stable")  # cols: j0, kc, E0, n, s0, T, h, const, delta, gid, centre
+        cols = [c[o] for c in cols]
+        pmd = pm.index_select(0, torch.as_tensor(loc[o], device=dev))
+        un, at = np.unique(cols[3], return_index=True)
+        ends = list(at[1:]) + [len(o)]
+        for nn, a0, b0 in zip(un, at, ends):
+            by_n.setdefault(int(nn), []).append((pm.shape[1], pmd[a0:b0], [c[a0:b0] for c in cols], di))
+    for nn in sorted(by_n):
+        subs = sorted(by_n[nn], key=lambda e: (e[3], e[0]))
+        tabs = _twiddles(nn, dev)
         a = 0
         # chunks of one direction (the mean atom sits near the low end of a 'remove' PMF and the high end of an 'add'
-        # one: centring mixed rows would double the width) whose widths are within 3x (a matrix product is cheap)
+        # one) whose widths are within 3x (a matrix product is cheap)
         while a < len(subs):
             b = a + 1
             rows_in = subs[a][1].shape[0]
@@ -660,10 +663,16 @@ def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: 
                    and rows_in + subs[b][1].shape[0] <= 4096):
                 rows_in += subs[b][1].shape[0]
                 b += 1
-            W = subs[b - 1][0]
-            x = torch.cat([torch.nn.functional.pad(e[1], (0, W - e[0])) for e in subs[a:b]])
-            j0, kc, E0, s0, T_, h_, c_, d_, gid, cr = (np.concatenate([e[2][i] for e in subs[a:b]]) for i in range(10))
-            spec, keep, s0p = _direct_sums(x, j0, kc, int(nn), s0, T_, dev, tabs, cr)
+            if b == a + 1:
+                x = subs[a][1]
+            else:
+                x = torch.zeros((rows_in, subs[b - 1][0]), dtype=torch.float64, device=dev)
+                r0 = 0
+                for e in subs[a:b]:
+                    x[r0:r0 + e[1].shape[0], :e[0]] = e[1]
+                    r0 += e[1].shape[0]
+            j0, kc, E0, _n, s0, T_, h_, c_, d_, gid, cr = (np.concatenate([e[2][i] for e in subs[a:b]]) for i in range(11))
+            spec, keep, s0p = _direct_sums(x, j0, kc, nn, s0, T_, dev, tabs, cr)
             out.append((spec, keep, np.full(len(gid), nn), s0p, T_, E0))
             fr_rows.extend(gid)
             fr_cols.append((s0, h_, c_, d_))
