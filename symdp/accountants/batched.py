@@ -587,29 +587,42 @@ def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndar
     kc = np.zeros(B, dtype=np.int64)
     E0 = np.zeros(B)
     cand = np.isfinite(M) & (M * 8 <= n_)
-    starts = np.cumsum([0] + [len(b[1]) for b in blocks])
-    for MMf in np.unique(M[cand]):
-        MM = int(MMf)
-        idx = np.nonzero(cand & (M == MMf))[0]
-        xs, nbs = [], []
-        for (pm, sel), a in zip(blocks, starts[:-1]):
-            loc = idx[(idx >= a) & (idx < a + len(sel))] - a
-            if not len(loc):
-                continue
-            x = pm[torch.as_tensor(sel[loc], device=dev)]
+    # each block's candidate rows gathered once, sorted by M: the rows of one M are a slice
+    by_M: dict[int, list[tuple[Any, np.ndarray]]] = {}
+    at = 0
+    for pm, sel in blocks:
+        rows = np.nonzero(cand[at:at + len(sel)])[0]
+        if len(rows):
+            o = rows[np.argsort(M[at + rows], kind="stable")]
+            pmd = pm.index_select(0, torch.as_tensor(sel[o], device=dev))
+            um, st = np.unique(M[at + o], return_index=True)
+            for MMf, a0, b0 in zip(um, st, [*st[1:], len(o)]):
+                by_M.setdefault(int(MMf), []).append((pmd[a0:b0], at + o[a0:b0]))
+        at += len(sel)
+    for MM in sorted(by_M):
+        xs, nbs, ids = [], [], []
+        for x, rr in by_M[MM]:
             K = x.shape[1]
             nb = -(-K // MM)
             # wrapped onto the cycle of length M (the same samples of P)
-            x = torch.nn.functional.pad(x, (0, nb * MM - K))
-            xs.append(x.reshape(len(loc), nb, MM).sum(1) if nb > 1 else x)
-            nbs.append(np.full(len(loc), nb))
-        a_ = torch.fft.rfft(torch.cat(xs), n=MM, dim=1).abs()  # |P(2 pi t / M)|, t = 0 .. M/2
+            if nb > 1:
+                x = torch.nn.functional.pad(x, (0, nb * MM - K)).reshape(len(rr), nb, MM).sum(1)
+            xs.append(x)
+            nbs.append(np.full(len(rr), nb))
+            ids.append(rr)
+        idx = np.concatenate(ids)
+        xw = xs[0] if len(xs) == 1 and xs[0].shape[1] == MM else torch.cat(
+            [torch.nn.functional.pad(x, (0, MM - x.shape[1])) for x in xs])
+        a_ = torch.fft.rfft(xw, n=MM, dim=1).abs()  # |P(2 pi t / M)|, t = 0 .. M/2
         eM = torch.as_tensor(4.04 * u * (math.log2(MM) + np.concatenate(nbs)) * tot_[idx], dtype=f64, device=dev)
         slack = torch.as_tensor(math.pi**2 * G[idx] / (2.0 * MM * MM), dtype=f64, device=dev)
-        cb = ((torch.maximum(a_[:, :-1], a_[:, 1:]) + eM[:, None]).square() + slack[:, None]) * (1 + 8 * u)  # cells
         thr = torch.as_tensor(np.exp(-2 * Lc[idx] / Tn[idx]), dtype=f64, device=dev)
-        tt = torch.arange(1, MM // 2 + 1, dtype=torch.int64, device=dev)
-        t1 = torch.where(cb > thr[:, None], tt[None, :], torch.zeros_like(tt)[None, :]).max(1).values  # last bad + 1
+        # a cell's bound ((max(a_t, a_t+1) + eM)^2 + slack)(1 + 8u) exceeds thr only where a sample exceeds athr (its
+        # rounding taken the safe way: a cell flagged in excess only raises k_c); t1 = one past the last such cell
+        athr = torch.sqrt((thr * (1 - 16 * u) - slack * (1 + 4 * u)).clamp_min(0.0)) * (1 - 4 * u) - eM * (1 + 4 * u)
+        ii = torch.arange(MM // 2 + 1, dtype=torch.int64, device=dev)
+        i_last = torch.where(a_ > athr[:, None], ii[None, :], torch.full_like(ii, -1)[None, :]).amax(1)
+        t1 = torch.minimum(i_last + 1, torch.full_like(i_last, MM // 2))
         # inside the last cell over the bound, [a, b] = 2 pi [t1 - 1, t1] / M, the pointwise bound (chord plus
         # G (theta - a)(b - theta) / 2) at each frequency 2 pi k / n of the window: k_c is one past the last over thr
         nr = torch.as_tensor(n_[idx], device=dev)
@@ -651,22 +664,22 @@ def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: 
         for nn, a0, b0 in zip(un, at, ends):
             by_n.setdefault(int(nn), []).append((pm.shape[1], pmd[a0:b0], [c[a0:b0] for c in cols], di))
     for nn in sorted(by_n):
-        subs = sorted(by_n[nn], key=lambda e: (e[3], e[0]))
+        subs = sorted(by_n[nn], key=lambda e: e[0])
         tabs = _twiddles(nn, dev)
         a = 0
-        # chunks of one direction (the mean atom sits near the low end of a 'remove' PMF and the high end of an 'add'
-        # one) whose widths are within 3x (a matrix product is cheap)
+        # chunks whose widths are within 3x (a matrix product is cheap; splitting the directions, whose mean atoms sit
+        # at opposite ends, measured no faster)
         while a < len(subs):
             b = a + 1
             rows_in = subs[a][1].shape[0]
-            while (b < len(subs) and subs[b][3] == subs[a][3] and subs[b][0] <= 3 * subs[a][0]
+            while (b < len(subs) and subs[b][0] <= 3 * subs[a][0]
                    and rows_in + subs[b][1].shape[0] <= 4096):
                 rows_in += subs[b][1].shape[0]
                 b += 1
             if b == a + 1:
                 x = subs[a][1]
             else:
-                x = torch.zeros((rows_in, subs[b - 1][0]), dtype=torch.float64, device=dev)
+                x = torch.zeros((rows_in, max(e[0] for e in subs[a:b])), dtype=torch.float64, device=dev)
                 r0 = 0
                 for e in subs[a:b]:
                     x[r0:r0 + e[1].shape[0], :e[0]] = e[1]
@@ -1098,12 +1111,12 @@ def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta:
     if len(todo):
         hh = _guess_h(s[todo], q[todo], T[todo], d[todo])
         res[todo] = _cpu_map(s[todo], q[todo], T[todo], d[todo], hh, device, workers)
-    bad = [int(i) for i in todo if not np.isfinite(res[i])] + [int(i) for i in np.nonzero(easy & (T > 0))[0]]
+    bad = np.nonzero((~easy & ~np.isfinite(res)) | (easy & (T > 0)))[0]
     eps[todo] = res[todo]
-    for b in sorted(set(bad)):  # q = 1 (exact Gaussian path) or no answer inside the window: single accountant
+    for b in bad:  # q = 1 (exact Gaussian path) or no answer inside the window: single accountant
         eps[b] = float(_api.epsilon(noise_multiplier=float(s[b]), sample_rate=float(q[b]), steps=int(T[b]),
                                     delta=float(d[b]), accountant="tight").epsilon)
-    return BatchResult(eps.reshape(shape), d.reshape(shape), True, str(device), len(set(bad)),
+    return BatchResult(eps.reshape(shape), d.reshape(shape), True, str(device), len(bad),
                        {"method": "PLD, connect-the-dots (pessimistic), batched FFT composition"})
 
 
