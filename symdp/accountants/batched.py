@@ -285,8 +285,8 @@ def _block_log_mgf(pm: Any, lam: Any, h: Any, j0: Any) -> Any:
     e^{lam h (b - 1 - c)}``: every exponent inside a block in ``[0, 64]`` (no overflow; the inner sums of nonnegative
     terms have relative rounding at most ``(b + 2) u``), the inner sums one batched matrix product (B, 2L, b) @ (B, b, A),
     the blocks combined by a log-sum-exp over ``A = K / b``.  Allowance: the computed value is at most
-    ``(K + b + 16) u (1 + max |lam ell|)`` below the true one (the sums' and exponentials' relative rounding, the
-    offsets' absolute rounding); ``1e-12 (1 + |x|) + 8 (K + b + 16) u (1 + max |lam ell|)`` is added."""
+    ``(K + b + 16) u (1 + max_j |lam ell_j|)`` below the true one (the sums' and exponentials' relative rounding, the
+    offsets' absolute rounding); ``1e-12 (1 + |x|) + 8 (K + b + 16) u (1 + max_j |lam ell_j|)`` is added."""
     import torch
 
     f64 = torch.float64
@@ -310,9 +310,8 @@ def _block_log_mgf(pm: Any, lam: Any, h: Any, j0: Any) -> Any:
     S.log_().add_(torch.cat([off_p, off_n], 1))
     out = torch.logsumexp(S, dim=2)
     # rounding allowance (see above): max |lam ell| over the row's grid
-    ends = torch.maximum(j0.abs(), (j0 + (K - 1)).abs())
-    big = lh.max(1).values * ends
-    allow = 1e-12 * (1 + out.abs()) + 8 * (K + b + 16) * _U * (1 + big)[:, None]
+    big = lh * torch.maximum(j0.abs(), (j0 + (K - 1)).abs())[:, None]  # (B, L)
+    allow = 1e-12 * (1 + out.abs()) + 8 * (K + b + 16) * _U * (1 + torch.cat([big, big], 1))
     return out + torch.where(torch.isfinite(out), allow, torch.zeros_like(allow))  # no mass at all: -inf stays
 
 
