@@ -8,8 +8,11 @@ configurations at once, every stage a batched tensor operation on ``device``:
    :func:`symdp.accountants.pld.discretize_step` does it (same ranges, grid, connect-the-dots split,
    tails, rounding estimate), with the loss and its inverse from the generated torch kernels of the
    library entries, on the grid the tight accountant starts from (``api._initial_h`` from a vectorised
-   RDP guess);
-2. the Chernoff window of :func:`symdp.accountants.pld.compose` (its lambda grid and formulas);
+   RDP guess); the inverse and the normal tails evaluated once per row for both directions
+   (:func:`_discretize_pair`: the 'add' grid is the negated 'remove' lattice);
+2. the Chernoff window of :func:`symdp.accountants.pld.compose` (its lambda grid and formulas), the log-MGFs in
+   blocks of atoms (:func:`_block_log_mgf`: a batched matrix product, then a log-sum-exp over the blocks), raised
+   by a rounding allowance;
 3. composition.  The usual row (a long run: only a few dozen of the window's n/2 frequencies survive the power)
    takes the direct path: :func:`_cutoff` bounds every frequency of the window's transform past a cut ``k_c``
    rigorously (|P|^2 sampled by an FFT of length ``M ~ n / 13`` of the one-step PMF, a second-derivative bound
