@@ -8,8 +8,11 @@ configurations at once, every stage a batched tensor operation on ``device``:
    :func:`symdp.accountants.pld.discretize_step` does it (same ranges, grid, connect-the-dots split,
    tails, rounding estimate), with the loss and its inverse from the generated torch kernels of the
    library entries, on the grid the tight accountant starts from (``api._initial_h`` from a vectorised
-   RDP guess);
-2. the Chernoff window of :func:`symdp.accountants.pld.compose` (its lambda grid and formulas);
+   RDP guess); the inverse and the normal tails evaluated once per row for both directions
+   (:func:`_discretize_pair`: the 'add' grid is the negated 'remove' lattice);
+2. the Chernoff window of :func:`symdp.accountants.pld.compose` (its lambda grid and formulas), the log-MGFs in
+   blocks of atoms (:func:`_block_log_mgf`: a batched matrix product, then a log-sum-exp over the blocks), raised
+   by a rounding allowance;
 3. composition.  The usual row (a long run: only a few dozen of the window's n/2 frequencies survive the power)
    takes the direct path: :func:`_cutoff` bounds every frequency of the window's transform past a cut ``k_c``
    rigorously (|P|^2 sampled by an FFT of length ``M ~ n / 13`` of the one-step PMF, a second-derivative bound
@@ -104,47 +107,93 @@ def _bucket(need: Any) -> Any:
     return np.where(five >= need, five, np.where(three >= need, three, n))
 
 
-def _discretize_torch(direction: str, sigma: Any, q: Any, h: Any, tail: Any) -> dict[str, Any]:
-    """:func:`symdp.accountants.pld.discretize_step` (pessimistic) for a batch of configurations, padded.
-
-    The same ranges, grid, CDF differences (``pld._between``), connect-the-dots split
-    (``pld._pmf_from_masses``), tail placement and rounding estimate, evaluated with torch on the device
-    of the inputs; the loss and its inverse are the generated torch kernels of the library entries
-    ``accounting.sgm_loss_remove`` and ``accounting.sgm_loss_remove_inverse``.  Returns the padded PMFs
-    ``pmf`` (B, K), the first grid index ``j0``, the number of atoms ``K``, ``inf_mass`` and ``roundoff``.
-    """
+def _ranges_torch(sigma: Any, q: Any, h: Any, tail: Any) -> dict[str, Any]:
+    """Grid ranges of both directions (:func:`symdp.accountants.pld.discretize_step`'s): ``(j0, j1)`` of 'remove'
+    and of 'add', ``l1q = log(1 - q)``, and the lattice ``m h``, ``m in [mlo, mlo + L)``, that holds both: the
+    'remove' grid at ``m = j0_r + k`` and the 'add' grid (whose loss is the negated loss of the same inverse) at
+    ``m = -(j0_a + k)`` (each row's ``L`` the number of lattice points)."""
     import torch
 
     from ._kernels import _kernel
 
     loss = _kernel("accounting.sgm_loss_remove", "torch")
-    xinv = _kernel("accounting.sgm_loss_remove_inverse", "torch")
     nd = torch.special.ndtri
     z = -nd(tail)
     l1q = torch.log1p(-q)
-    if direction == "remove":
-        z_half = -nd(tail / 2)
-        z_q = -nd(torch.clamp(tail / (2 * q), max=0.5))
-        x_hi = torch.maximum(z_half * sigma, 1 + z_q * sigma)
-        lo_val, hi_val = l1q, loss(x=x_hi, q=q, sigma=sigma)
-    else:
-        lo_val, hi_val = -loss(x=z * sigma, q=q, sigma=sigma), -l1q
-    j0 = torch.floor(lo_val / h)
-    j1 = torch.maximum(torch.ceil(hi_val / h), j0 + 1)
-    K = (j1 - j0 + 1).to(torch.int64)
-    Kmax = int(K.max())
-    kk = torch.arange(Kmax, dtype=torch.float64, device=sigma.device)[None, :]
-    valid = kk < K[:, None]
-    ell = (j0[:, None] + kk) * h[:, None]
-    arg = ell if direction == "remove" else -ell
+    z_half = -nd(tail / 2)
+    z_q = -nd(torch.clamp(tail / (2 * q), max=0.5))
+    x_hi = torch.maximum(z_half * sigma, 1 + z_q * sigma)
+    j0r = torch.floor(l1q / h)
+    j1r = torch.maximum(torch.ceil(loss(x=x_hi, q=q, sigma=sigma) / h), j0r + 1)
+    j0a = torch.floor(-loss(x=z * sigma, q=q, sigma=sigma) / h)
+    j1a = torch.maximum(torch.ceil(-l1q / h), j0a + 1)
+    mlo = torch.minimum(j0r, -j1a)
+    L = (torch.maximum(j1r, -j0a) - mlo + 1).to(torch.int64)
+    return {"l1q": l1q, "j0r": j0r, "j1r": j1r, "j0a": j0a, "j1a": j1a, "mlo": mlo, "L": L}
+
+
+def _discretize_torch(direction: str, sigma: Any, q: Any, h: Any, tail: Any) -> dict[str, Any]:
+    """:func:`symdp.accountants.pld.discretize_step` (pessimistic) for a batch of configurations, padded (one direction
+    of :func:`_discretize_pair`)."""
+    return _discretize_pair(sigma, q, h, _ranges_torch(sigma, q, h, tail))[0 if direction == "remove" else 1]
+
+
+def _discretize_pair(sigma: Any, q: Any, h: Any, rg: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """:func:`symdp.accountants.pld.discretize_step` (pessimistic) of both directions ('remove', 'add') for a batch of
+    configurations, padded; ``rg``: their :func:`_ranges_torch`.
+
+    The same ranges, grid, CDF differences (``pld._between``), connect-the-dots split
+    (``pld._pmf_from_masses``), tail placement and rounding estimate, evaluated with torch on the device
+    of the inputs; the loss inverse is the generated torch kernel of the library entry
+    ``accounting.sgm_loss_remove_inverse`` (the range ends: ``accounting.sgm_loss_remove``), evaluated once on the
+    lattice of :func:`_ranges_torch` for both directions (the 'add' grid point ``ell`` is the 'remove' lattice point
+    ``-ell``: the same floating-point numbers as evaluating each direction on its own grid).  Returns, per direction,
+    the padded PMFs ``pmf`` (B, K), the first grid index ``j0``, the number of atoms ``K``, ``inf_mass`` and
+    ``roundoff``.
+    """
+    import torch
+
+    from ._kernels import _kernel
+
+    xinv = _kernel("accounting.sgm_loss_remove_inverse", "torch")
+    f64 = torch.float64
+    dev = sigma.device
+    l1q = rg["l1q"]
+    Lmax = int(rg["L"].max())
+    ll = (rg["mlo"][:, None] + torch.arange(Lmax, dtype=f64, device=dev)[None, :]) * h[:, None]
     with torch.no_grad():
-        xb = xinv(ell=arg, q=q[:, None], sigma=sigma[:, None])
-    xb = torch.where(arg <= l1q[:, None], torch.full_like(xb, -math.inf), xb)
+        xb = xinv(ell=ll, q=q[:, None], sigma=sigma[:, None])
+    xb = torch.where(ll <= l1q[:, None], torch.full_like(xb, -math.inf), xb)
     xs = xb / sigma[:, None]
     x1 = (xb - 1) / sigma[:, None]
-    # Phi(-|x|) as erfc(|x| / sqrt 2) / 2: torch.special.ndtr loses the lower tail (ndtr(-9.9) == 0)
-    t0, u0 = 0.5 * torch.special.erfc(xs.abs() / math.sqrt(2)), xs > 0
-    t1, u1 = 0.5 * torch.special.erfc(x1.abs() / math.sqrt(2)), x1 > 0
+    # Phi(-|x|) as erfc(|x| / sqrt 2) / 2: torch.special.ndtr loses the lower tail (ndtr(-9.9) == 0); the signs as
+    # 0 / 1 beside them, so that one gather serves each direction
+    lat = torch.stack([0.5 * torch.special.erfc(xs.abs() / math.sqrt(2)), (xs > 0).to(f64),
+                       0.5 * torch.special.erfc(x1.abs() / math.sqrt(2)), (x1 > 0).to(f64)], 1)  # (B, 4, Lmax)
+    out = []
+    for direction in ("remove", "add"):
+        if direction == "remove":
+            j0, j1 = rg["j0r"], rg["j1r"]
+        else:
+            j0, j1 = rg["j0a"], rg["j1a"]
+        K = (j1 - j0 + 1).to(torch.int64)
+        kk = torch.arange(int(K.max()), dtype=f64, device=dev)[None, :]
+        # lattice index of grid point k: m - mlo with m = j0 + k ('remove') or -(j0 + k) ('add')
+        li = (j0 - rg["mlo"])[:, None] + kk if direction == "remove" else (-j0 - rg["mlo"])[:, None] - kk
+        li = li.clamp(0, Lmax - 1).to(torch.int64)  # padding (k >= K) clamped: masked below
+        g = torch.gather(lat, 2, li[:, None, :].expand(-1, 4, -1))
+        out.append(_assemble(direction, q, h, l1q, j0, K, kk, g[:, 0], g[:, 1] > 0.5, g[:, 2], g[:, 3] > 0.5))
+    return out[0], out[1]
+
+
+def _assemble(direction: str, q: Any, h: Any, l1q: Any, j0: Any, K: Any, kk: Any, t0: Any, u0: Any, t1: Any,
+              u1: Any) -> dict[str, Any]:
+    """One direction's padded PMFs from ``Phi(-|x|)`` and the signs of ``x`` at its grid points (see
+    :func:`_discretize_pair`)."""
+    import torch
+
+    valid = kk < K[:, None]
+    ell = (j0[:, None] + kk) * h[:, None]
 
     def between(ta: Any, ua: Any, tb: Any, ub: Any) -> Any:
         return torch.where(ua, ta - tb, torch.where(ub, 1.0 - ta - tb, tb - ta)).clamp_min(0.0)
@@ -200,33 +249,73 @@ def _discretize_torch(direction: str, sigma: Any, q: Any, h: Any, tail: Any) -> 
 
 
 def _windows_t(pm: Any, h: Any, j0: Any, T: Any, tail_tol: Any) -> Any:
-    """``(lo, up, upper_tail, sum p, sum p (j - m)^2)`` rows for padded PMFs on the device (see :func:`_windows`; the
-    last two, ``m`` the mean atom, for :func:`_cutoff`)."""
+    """``(lo, up, upper_tail, sum p, sum p (j - m)^2, m)`` rows for padded PMFs on the device: the Chernoff window of
+    :func:`symdp.accountants.pld.compose` (its lambda grid, ``lam = grid / sqrt(T var)``), the last three (``m`` the
+    mean atom) for :func:`_cutoff` and :func:`_direct_sums`.
+
+    ``log M(+-lam) = log sum_j p_j e^{+-lam ell_j}`` in blocks of ``b`` atoms (:func:`_block_log_mgf`: one batched
+    matrix product and a log-sum-exp over the blocks, about ``b`` times fewer exponentials than over the atoms),
+    raised by a rounding allowance, so that ``up`` and the tail bound stay upper bounds."""
     import torch
 
     dev = pm.device
     K = pm.shape[1]
     lam_grid = torch.as_tensor(_pld._LAM_GRID, dtype=torch.float64, device=dev)
-    out = []
-    step = max(1, (1 << 25) // (K * 2 * len(_pld._LAM_GRID)))
-    for a in range(0, pm.shape[0], step):
-        p_, h_, j_, T_ = pm[a:a + step], h[a:a + step], j0[a:a + step], T[a:a + step]
-        jj = torch.arange(K, dtype=torch.float64, device=dev)[None, :]
-        tot = p_.sum(1).clamp_min(1e-300)
-        m1 = (p_ * jj).sum(1) / tot
-        s2 = (p_ * (jj - m1[:, None]) ** 2).sum(1)
-        var = torch.maximum(s2 / tot * h_**2, h_**2)
-        lam = lam_grid[None, :] / torch.sqrt(T_ * var)[:, None]
-        lams = torch.cat([lam, -lam], 1)
-        ell = (j_[:, None] + jj) * h_[:, None]
-        lm = T_[:, None] * torch.logsumexp(lams[:, :, None] * ell[:, None, :] + torch.log(p_)[:, None, :], dim=2)
-        L = lam.shape[1]
-        log_tol = torch.log(tail_tol[a:a + step])
-        up = torch.min((lm[:, :L] - log_tol[:, None]) / lam, dim=1).values
-        lo = torch.max((log_tol[:, None] - lm[:, L:]) / lam, dim=1).values
-        upper_tail = torch.min(torch.exp(torch.clamp(lm[:, :L] - lam * up[:, None], max=0.0)), dim=1).values
-        out.append(torch.stack([lo, up, upper_tail, tot, s2], 1))
-    return torch.cat(out, 0)
+    jj = torch.arange(K, dtype=torch.float64, device=dev)[None, :]
+    tot = pm.sum(1).clamp_min(1e-300)
+    m1 = (pm * jj).sum(1) / tot
+    s2 = (pm * (jj - m1[:, None]).square_()).sum(1)
+    var = torch.maximum(s2 / tot * h**2, h**2)
+    lam = lam_grid[None, :] / torch.sqrt(T * var)[:, None]
+    lm = T[:, None] * _block_log_mgf(pm, lam, h, j0)
+    L = lam.shape[1]
+    log_tol = torch.log(tail_tol)
+    up = torch.min((lm[:, :L] - log_tol[:, None]) / lam, dim=1).values
+    lo = torch.max((log_tol[:, None] - lm[:, L:]) / lam, dim=1).values
+    upper_tail = torch.min(torch.exp(torch.clamp(lm[:, :L] - lam * up[:, None], max=0.0)), dim=1).values
+    return torch.stack([lo, up, upper_tail, tot, s2, m1], 1)
+
+
+_MGF_BLOCK_NATS = 64.0  # the largest exponent inside a block of :func:`_block_log_mgf` (no overflow, no underflow)
+
+
+def _block_log_mgf(pm: Any, lam: Any, h: Any, j0: Any) -> Any:
+    r"""``log sum_j p_j e^{s lam ell_j}`` (B, 2L) for padded PMFs ``pm`` (B, K) on the grids ``ell_j = (j0 + j) h``, at
+    ``s lam`` for ``s = +1`` (first L columns) and ``-1`` (last L), ``lam > 0`` (B, L); raised by a rounding allowance.
+
+    Atoms in blocks of ``b`` (a power of two, ``b max(lam h) <= 64``): for ``+lam``, block ``a`` is
+    ``e^{lam h (j0 + a b)} sum_c p_{ab+c} e^{lam h c}``; for ``-lam``, ``e^{-lam h (j0 + ab + b - 1)} sum_c p_{ab+c}
+    e^{lam h (b - 1 - c)}``: every exponent inside a block in ``[0, 64]`` (no overflow; the inner sums of nonnegative
+    terms have relative rounding at most ``(b + 2) u``), the inner sums one batched matrix product (B, 2L, b) @ (B, b, A),
+    the blocks combined by a log-sum-exp over ``A = K / b``.  Allowance: the computed value is at most
+    ``(K + b + 16) u (1 + max_j |lam ell_j|)`` below the true one (the sums' and exponentials' relative rounding, the
+    offsets' absolute rounding); ``1e-12 (1 + |x|) + 8 (K + b + 16) u (1 + max_j |lam ell_j|)`` is added."""
+    import torch
+
+    f64 = torch.float64
+    dev = pm.device
+    B, K = pm.shape
+    lh = lam * h[:, None]  # (B, L)
+    lhm = float(lh.max()) if B else 0.0
+    b = 1
+    while b < 32 and 2 * b * lhm <= _MGF_BLOCK_NATS and 4 * b * b <= K:
+        b *= 2
+    A = -(-K // b)
+    x = torch.nn.functional.pad(pm, (0, A * b - K)) if A * b > K else pm
+    cc = torch.arange(b, dtype=f64, device=dev)
+    z = torch.exp(lh[:, :, None] * cc[None, None, :])  # (B, L, b): e^{lam h c}
+    zz = torch.cat([z, z.flip(2)], 1)  # (B, 2L, b)
+    S = torch.bmm(zz, x.view(B, A, b).transpose(1, 2))  # (B, 2L, A)
+    aa = torch.arange(A, dtype=f64, device=dev) * b
+    base = j0[:, None] + aa[None, :]  # (B, A): first atom of each block
+    off_p = lh[:, :, None] * base[:, None, :]  # (B, L, A)
+    off_n = -lh[:, :, None] * (base[:, None, :] + (b - 1))
+    S.log_().add_(torch.cat([off_p, off_n], 1))
+    out = torch.logsumexp(S, dim=2)
+    # rounding allowance (see above): max |lam ell| over the row's grid
+    big = lh * torch.maximum(j0.abs(), (j0 + (K - 1)).abs())[:, None]  # (B, L)
+    allow = 1e-12 * (1 + out.abs()) + 8 * (K + b + 16) * _U * (1 + torch.cat([big, big], 1))
+    return out + torch.where(torch.isfinite(out), allow, torch.zeros_like(allow))  # no mass at all: -inf stays
 
 
 def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, h: np.ndarray, device: Any) -> np.ndarray:
@@ -245,18 +334,24 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
     fr_rows: list[int] = []
     fr_cols: list[tuple[np.ndarray, ...]] = []
     dq: list[tuple[Any, ...]] = []  # rows of the direct path (:func:`_direct_all`), per group
-    for di, direction in enumerate(("remove", "add")):
-        # rows sorted by their number of atoms and cut into groups of similar size: a padded batch costs the
-        # largest row's size per row, and the sizes span two orders of magnitude on a typical grid
-        Kest = _atoms_estimate(direction, s, q, h, step_tail)
-        order = np.argsort(Kest, kind="stable")
-        groups = _groups(Kest[order], 512 if dev.type == "cpu" else 1 << 14)  # a GPU wants few, large launches
-        parts = []
-        for a, b in groups:
-            r = order[a:b]
-            disc = _discretize_torch(direction, t(s[r]), t(q[r]), t(h[r]), t(step_tail[r]))
-            win = _windows_t(disc["pmf"], t(h[r]), disc["j0"], t(T[r].astype(float)), t(budget[r] / 4)).cpu().numpy()
-            parts.append((r, disc, win))
+    # rows sorted by their number of lattice points (both directions' grids) and cut into groups of similar size: a
+    # padded batch costs the largest row's size per row, and the sizes span two orders of magnitude on a typical grid
+    st_, qt_, ht_ = t(s), t(q), t(h)
+    rg_all = _ranges_torch(st_, qt_, ht_, t(step_tail))
+    Lrow = rg_all["L"].cpu().numpy()
+    order = np.argsort(Lrow, kind="stable")
+    groups = _groups(Lrow[order].astype(float), 512 if dev.type == "cpu" else 1 << 14)  # a GPU: few, large launches
+    Tt, tolt = t(T.astype(float)), t(budget / 4)
+    both: list[list[tuple[np.ndarray, dict[str, Any], np.ndarray]]] = [[], []]
+    for a, b in groups:
+        r = order[a:b]
+        rt = torch.as_tensor(r, device=dev)
+        discs = _discretize_pair(st_[rt], qt_[rt], ht_[rt], {k: v[rt] for k, v in rg_all.items()})
+        for di, disc in enumerate(discs):
+            win = _windows_t(disc["pmf"], ht_[rt], disc["j0"], Tt[rt], tolt[rt]).cpu().numpy()
+            both[di].append((r, disc, win))
+    for di in range(2):
+        parts = both[di]
         inv = np.empty(len(s), dtype=np.int64)
         inv[order] = np.arange(len(s))
         j0n = np.concatenate([p[1]["j0"].cpu().numpy() for p in parts])[inv]
@@ -292,7 +387,7 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
                     rows = rg[sel[spg]]
                     dq.append((disc["pmf"], sel[spg], disc["j0"].cpu().numpy()[sel[spg]].astype(np.int64), kg[spg],
                                eg[spg], n[rows], s0[rows].astype(np.int64), T[rows], h[rows], const[rows], d[rows],
-                               di * len(s) + rows))
+                               di * len(s) + rows, np.rint(win[rows, 5]).astype(np.int64), di))  # see _direct_all
                     direct[rows] = True
         ok &= ~direct
         for nn in np.unique(n[ok]):
@@ -494,29 +589,42 @@ def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndar
     kc = np.zeros(B, dtype=np.int64)
     E0 = np.zeros(B)
     cand = np.isfinite(M) & (M * 8 <= n_)
-    starts = np.cumsum([0] + [len(b[1]) for b in blocks])
-    for MMf in np.unique(M[cand]):
-        MM = int(MMf)
-        idx = np.nonzero(cand & (M == MMf))[0]
-        xs, nbs = [], []
-        for (pm, sel), a in zip(blocks, starts[:-1]):
-            loc = idx[(idx >= a) & (idx < a + len(sel))] - a
-            if not len(loc):
-                continue
-            x = pm[torch.as_tensor(sel[loc], device=dev)]
+    # each block's candidate rows gathered once, sorted by M: the rows of one M are a slice
+    by_M: dict[int, list[tuple[Any, np.ndarray]]] = {}
+    at = 0
+    for pm, sel in blocks:
+        rows = np.nonzero(cand[at:at + len(sel)])[0]
+        if len(rows):
+            o = rows[np.argsort(M[at + rows], kind="stable")]
+            pmd = pm.index_select(0, torch.as_tensor(sel[o], device=dev))
+            um, st = np.unique(M[at + o], return_index=True)
+            for MMf, a0, b0 in zip(um, st, [*st[1:], len(o)]):
+                by_M.setdefault(int(MMf), []).append((pmd[a0:b0], at + o[a0:b0]))
+        at += len(sel)
+    for MM in sorted(by_M):
+        xs, nbs, ids = [], [], []
+        for x, rr in by_M[MM]:
             K = x.shape[1]
             nb = -(-K // MM)
             # wrapped onto the cycle of length M (the same samples of P)
-            x = torch.nn.functional.pad(x, (0, nb * MM - K))
-            xs.append(x.reshape(len(loc), nb, MM).sum(1) if nb > 1 else x)
-            nbs.append(np.full(len(loc), nb))
-        a_ = torch.fft.rfft(torch.cat(xs), n=MM, dim=1).abs()  # |P(2 pi t / M)|, t = 0 .. M/2
+            if nb > 1:
+                x = torch.nn.functional.pad(x, (0, nb * MM - K)).reshape(len(rr), nb, MM).sum(1)
+            xs.append(x)
+            nbs.append(np.full(len(rr), nb))
+            ids.append(rr)
+        idx = np.concatenate(ids)
+        xw = xs[0] if len(xs) == 1 and xs[0].shape[1] == MM else torch.cat(
+            [torch.nn.functional.pad(x, (0, MM - x.shape[1])) for x in xs])
+        a_ = torch.fft.rfft(xw, n=MM, dim=1).abs()  # |P(2 pi t / M)|, t = 0 .. M/2
         eM = torch.as_tensor(4.04 * u * (math.log2(MM) + np.concatenate(nbs)) * tot_[idx], dtype=f64, device=dev)
         slack = torch.as_tensor(math.pi**2 * G[idx] / (2.0 * MM * MM), dtype=f64, device=dev)
-        cb = ((torch.maximum(a_[:, :-1], a_[:, 1:]) + eM[:, None]).square() + slack[:, None]) * (1 + 8 * u)  # cells
         thr = torch.as_tensor(np.exp(-2 * Lc[idx] / Tn[idx]), dtype=f64, device=dev)
-        tt = torch.arange(1, MM // 2 + 1, dtype=torch.int64, device=dev)
-        t1 = torch.where(cb > thr[:, None], tt[None, :], torch.zeros_like(tt)[None, :]).max(1).values  # last bad + 1
+        # a cell's bound ((max(a_t, a_t+1) + eM)^2 + slack)(1 + 8u) exceeds thr only where a sample exceeds athr (its
+        # rounding taken the safe way: a cell flagged in excess only raises k_c); t1 = one past the last such cell
+        athr = torch.sqrt((thr * (1 - 16 * u) - slack * (1 + 4 * u)).clamp_min(0.0)) * (1 - 4 * u) - eM * (1 + 4 * u)
+        ii = torch.arange(MM // 2 + 1, dtype=torch.int64, device=dev)
+        i_last = torch.where(a_ > athr[:, None], ii[None, :], torch.full_like(ii, -1)[None, :]).amax(1)
+        t1 = torch.minimum(i_last + 1, torch.full_like(i_last, MM // 2))
         # inside the last cell over the bound, [a, b] = 2 pi [t1 - 1, t1] / M, the pointwise bound (chord plus
         # G (theta - a)(b - theta) / 2) at each frequency 2 pi k / n of the window: k_c is one past the last over thr
         nr = torch.as_tensor(n_[idx], device=dev)
@@ -547,27 +655,39 @@ def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: 
     if not dq:
         return
     out = []  # (spec, keep, n, s0', T, E0) per chunk
-    ns = np.unique(np.concatenate([e[5] for e in dq]))
-    for nn in ns:
-        subs = []  # (width, pmf rows, per-row arrays) of each group with rows of length nn
-        for pm, loc, j0, kc, E0, n_, s0, T_, h_, c_, d_, gid in dq:
-            m = n_ == nn
-            if np.any(m):
-                subs.append((pm.shape[1], pm[torch.as_tensor(loc[m], device=dev)],
-                             [a[m] for a in (j0, kc, E0, s0, T_, h_, c_, d_, gid)]))
-        subs.sort(key=lambda e: e[0])
-        tabs = _twiddles(int(nn), dev)
+    # each group's direct rows gathered once, sorted by window length: the rows of one length are a slice
+    by_n: dict[int, list[tuple[int, Any, list[np.ndarray], int]]] = {}
+    for pm, loc, *cols, di in dq:
+        o = np.argsort(cols[3], kind="stable")  # cols: j0, kc, E0, n, s0, T, h, const, delta, gid, centre
+        cols = [c[o] for c in cols]
+        pmd = pm.index_select(0, torch.as_tensor(loc[o], device=dev))
+        un, at = np.unique(cols[3], return_index=True)
+        ends = list(at[1:]) + [len(o)]
+        for nn, a0, b0 in zip(un, at, ends):
+            by_n.setdefault(int(nn), []).append((pm.shape[1], pmd[a0:b0], [c[a0:b0] for c in cols], di))
+    for nn in sorted(by_n):
+        subs = sorted(by_n[nn], key=lambda e: e[0])
+        tabs = _twiddles(nn, dev)
         a = 0
-        while a < len(subs):  # chunks whose widths are within 3x (padding: a matrix product is cheap)
+        # chunks whose widths are within 3x (a matrix product is cheap; splitting the directions, whose mean atoms sit
+        # at opposite ends, measured no faster)
+        while a < len(subs):
             b = a + 1
             rows_in = subs[a][1].shape[0]
-            while b < len(subs) and subs[b][0] <= 3 * subs[a][0] and rows_in + subs[b][1].shape[0] <= 4096:
+            while (b < len(subs) and subs[b][0] <= 3 * subs[a][0]
+                   and rows_in + subs[b][1].shape[0] <= 4096):
                 rows_in += subs[b][1].shape[0]
                 b += 1
-            W = subs[b - 1][0]
-            x = torch.cat([torch.nn.functional.pad(e[1], (0, W - e[0])) for e in subs[a:b]])
-            j0, kc, E0, s0, T_, h_, c_, d_, gid = (np.concatenate([e[2][i] for e in subs[a:b]]) for i in range(9))
-            spec, keep, s0p = _direct_sums(x, j0, kc, int(nn), s0, T_, dev, tabs)
+            if b == a + 1:
+                x = subs[a][1]
+            else:
+                x = torch.zeros((rows_in, max(e[0] for e in subs[a:b])), dtype=torch.float64, device=dev)
+                r0 = 0
+                for e in subs[a:b]:
+                    x[r0:r0 + e[1].shape[0], :e[0]] = e[1]
+                    r0 += e[1].shape[0]
+            j0, kc, E0, _n, s0, T_, h_, c_, d_, gid, cr = (np.concatenate([e[2][i] for e in subs[a:b]]) for i in range(11))
+            spec, keep, s0p = _direct_sums(x, j0, kc, nn, s0, T_, dev, tabs, cr)
             out.append((spec, keep, np.full(len(gid), nn), s0p, T_, E0))
             fr_rows.extend(gid)
             fr_cols.append((s0, h_, c_, d_))
@@ -583,22 +703,25 @@ def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: 
 
 
 def _twiddles(n: int, dev: Any) -> tuple[Any, Any]:
-    """``(2 sin^2(pi m / n), sin(2 pi m / n))`` for ``m = -n/2 .. n/2`` (entry ``m + n/2``; ``n`` even)."""
+    """``(2 sin^2(pi m' / n), sin(2 pi m' / n))`` for ``m = 0 .. n - 1``, ``m' = m`` up to ``n/2`` and ``m - n``
+    above (the angle reduced to ``[-pi, pi]`` before the sine: small angles for ``m`` near ``n``)."""
     import torch
 
-    mm = torch.arange(-(n // 2), n // 2 + 1, dtype=torch.float64, device=dev) * (math.pi / n)
+    mi = torch.arange(n, dtype=torch.int64, device=dev)
+    mm = torch.where(2 * mi > n, mi - n, mi).to(torch.float64) * (math.pi / n)
     return 2 * torch.sin(mm).square(), torch.sin(2 * mm)
 
 
 def _direct_sums(x: Any, j0_: np.ndarray, kc_: np.ndarray, n: int, s0_: np.ndarray, T_: np.ndarray, dev: Any,
-                 tabs: tuple[Any, Any] | None = None) -> tuple[Any, Any, np.ndarray]:
+                 tabs: Any = None, centre: np.ndarray | None = None) -> tuple[Any, Any, np.ndarray]:
     """``(spec, keep, s0')``: the frequencies ``k < k_c`` of rows (padded one-step PMFs ``x`` (B, K) at ``j0``, one
     window length ``n``) summed directly (matrix products; the others bounded by :func:`_cutoff`'s ``E0``), for
     :func:`_freq_terms` with ``s0'`` in place of ``s0``.
 
-    Each row is centred on its mean atom ``c`` (rows shifted so that the centres share a column), and the sum is
+    Each row is centred on its mean atom ``c`` (``centre``: the rounded mean where the caller has it; any integer
+    serves, the phase below uses the same ``c``) (rows shifted so that the centres share a column), and the sum is
     taken as ``P_k = sum p - sum_j p_j 2 sin^2(phi_j / 2) - i sum_j p_j sin(phi_j)``, ``phi_j = 2 pi ((j - c) k mod n)
-    / n`` reduced to ``[-pi, pi]`` (exactly, in integers held as floats): for the low frequencies that carry weight the
+    / n`` reduced to ``[-pi, pi]`` (exactly, in integers): for the low frequencies that carry weight the
     two sums are small, so their rounding is far below that of the total, which is summed once.  The transform's
     phase ``e^{-2 pi i (j0 + c) k / n}`` is raised to ``T`` exactly, in integers (folded into ``s0``).  The rounding
     allowance is :func:`_freq_read`'s model with the FFT's ``4 log2 n`` for the forward transform (these sums are
@@ -611,23 +734,27 @@ def _direct_sums(x: Any, j0_: np.ndarray, kc_: np.ndarray, n: int, s0_: np.ndarr
     kcm = int(kc_.max())
     jj = torch.arange(K, dtype=i64, device=dev)
     tot = x.sum(1)
-    cr = torch.round((x * jj.to(f64)[None, :]).sum(1) / tot.clamp_min(1e-300)).clamp(0, K - 1).to(i64)
+    if centre is None:
+        cr = torch.round((x * jj.to(f64)[None, :]).sum(1) / tot.clamp_min(1e-300)).clamp(0, K - 1).to(i64)
+    else:
+        cr = torch.as_tensor(np.clip(centre, 0, K - 1), dtype=i64, device=dev)
     cmax = int(cr.max())
-    K2 = K + cmax - int(cr.min())
-    xs = torch.zeros((B, K2), dtype=f64, device=dev).scatter_(1, jj[None, :] + (cmax - cr)[:, None], x)
+    # the shifted rows need the columns up to the last atom with mass of any row only (not the group's padding)
+    nzl = torch.where(x > 0, jj[None, :], torch.zeros_like(jj)[None, :]).amax(1)
+    K2 = cmax + int((nzl - cr).max()) + 1
+    xs = torch.zeros((B, K + cmax - int(cr.min())), dtype=f64, device=dev).scatter_(1, jj[None, :] + (cmax - cr)[:, None], x)
+    xs = xs[:, :K2]
     kk = torch.arange(kcm, dtype=i64, device=dev)
     vt, st = tabs if tabs is not None else _twiddles(n, dev)
-    if max(cmax, K2 - 1 - cmax) * (kcm - 1) <= n // 2:  # every (j - c) k already in [-n/2, n/2]
-        idx = (torch.arange(K2, dtype=i64, device=dev) - cmax)[:, None] * kk[None, :] + n // 2
-    else:
-        m = (torch.arange(K2, dtype=f64, device=dev) - cmax)[:, None] * kk.to(f64)[None, :]  # integers < 2^53: exact
-        m -= n * torch.round(m / n)  # (j - c) k reduced mod n to [-n/2, n/2], exactly (a multiple of n removed)
-        idx = (m + n // 2).to(i64)
-    fr = tot[:, None] - xs @ vt[idx]
-    fi = -(xs @ st[idx])
+    # (j - c) k reduced mod n to [0, n) in integers (exact); the tables hold the angle reduced to [-pi, pi]
+    idx = torch.remainder((torch.arange(K2, dtype=i64, device=dev) - cmax)[:, None] * kk[None, :], n).view(-1)
+    W = torch.cat([vt.index_select(0, idx).view(K2, kcm), st.index_select(0, idx).view(K2, kcm)], 1)
+    prod = xs @ W  # one product for both sums
+    fr = tot[:, None] - prod[:, :kcm]
+    fi = -prod[:, kcm:]
     keep = kk[None, :] < torch.as_tensor(kc_, device=dev)[:, None]
     Tn = np.asarray(T_, dtype=np.int64)
-    J = j0_ + cr.cpu().numpy()
+    J = j0_ + (cr.cpu().numpy() if centre is None else np.clip(centre, 0, K - 1))
     s0p = (s0_ - ((Tn % n) * (J % n)) % n) % n  # the phase e^{-2 pi i J k / n} raised to T, folded into s0
     return torch.complex(fr, fi), keep, s0p
 
@@ -986,12 +1113,12 @@ def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta:
     if len(todo):
         hh = _guess_h(s[todo], q[todo], T[todo], d[todo])
         res[todo] = _cpu_map(s[todo], q[todo], T[todo], d[todo], hh, device, workers)
-    bad = [int(i) for i in todo if not np.isfinite(res[i])] + [int(i) for i in np.nonzero(easy & (T > 0))[0]]
+    bad = np.nonzero((~easy & ~np.isfinite(res)) | (easy & (T > 0)))[0]
     eps[todo] = res[todo]
-    for b in sorted(set(bad)):  # q = 1 (exact Gaussian path) or no answer inside the window: single accountant
+    for b in bad:  # q = 1 (exact Gaussian path) or no answer inside the window: single accountant
         eps[b] = float(_api.epsilon(noise_multiplier=float(s[b]), sample_rate=float(q[b]), steps=int(T[b]),
                                     delta=float(d[b]), accountant="tight").epsilon)
-    return BatchResult(eps.reshape(shape), d.reshape(shape), True, str(device), len(set(bad)),
+    return BatchResult(eps.reshape(shape), d.reshape(shape), True, str(device), len(bad),
                        {"method": "PLD, connect-the-dots (pessimistic), batched FFT composition"})
 
 
