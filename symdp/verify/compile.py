@@ -121,6 +121,8 @@ def _compile_with_symbolic_limits(expr: sp.Basic, syms, limit_syms, cache: dict 
             key.append(int(v))
         key_t = tuple(key)
         if key_t not in cache:
+            if len(cache) >= COMPILED_MAX:  # shared by the claims of the process: bounded like the memo itself
+                cache.clear()
             e = expr.xreplace({s: sp.Integer(k) for s, k in zip(limit_syms, key_t)})
             rest = sorted(e.free_symbols, key=lambda s: s.name)
             cache[key_t] = (_lambdify(rest, e), [s.name for s in rest], e)
