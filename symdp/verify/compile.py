@@ -24,21 +24,66 @@ def elementary(expr: sp.Basic) -> sp.Basic:
         return expr
 
 
+#: lambdified callables per expression, shared by every claim of this process (a worker audits many claims; several
+#: compile the same expression, and a mapper may compile the same hypotheses at every point).  A key is the SymPy
+#: expression itself (structural equality, symbol assumptions included); a value is pure (the generated code reads
+#: the working precision at each call), so a hit returns exactly what a fresh lambdify would compute.
+_COMPILED: dict[Any, Any] = {}
+#: entries kept (then the memo starts again empty)
+COMPILED_MAX = 4096
+#: hits and misses since the process started (tests read them)
+COMPILED_STATS = {"hits": 0, "misses": 0}
+
+
+def _memo(key: Any, build: Callable[[], Any]) -> Any:
+    """``build()``, once per ``key`` in this process (see :data:`_COMPILED`); an unhashable key is built every time."""
+    try:
+        got = _COMPILED.get(key, _MISS)
+    except TypeError:
+        return build()
+    if got is not _MISS:
+        COMPILED_STATS["hits"] += 1
+        return got
+    COMPILED_STATS["misses"] += 1
+    val = build()
+    if len(_COMPILED) >= COMPILED_MAX:
+        _COMPILED.clear()
+    _COMPILED[key] = val
+    return val
+
+
+_MISS = object()
+
+
+def _lambdify(syms: Any, expr: sp.Basic) -> Callable | None:
+    try:
+        return sp.lambdify(syms, expr, modules=["mpmath"])
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _compiled_parts(expr: sp.Basic) -> tuple[sp.Basic, list, list[str], list, Callable | None, dict]:
+    """(elementary form, symbols, their names, summation-limit symbols, lambdified callable or None, cache of the
+    per-limit-value callables): what :func:`compile_expr` builds for ``expr``, memoised per expression."""
+
+    def build() -> tuple[sp.Basic, list, list[str], list, Callable | None, dict]:
+        e = elementary(sp.sympify(expr))
+        syms = sorted(e.free_symbols, key=lambda s: s.name)
+        limit_syms = sorted({s for S in e.atoms(sp.Sum, sp.Product) for lim in S.limits for b in lim[1:]
+                             for s in sp.sympify(b).free_symbols}, key=lambda s: s.name)
+        f = None if limit_syms else _lambdify(syms, e)
+        return e, syms, [s.name for s in syms], limit_syms, f, {}
+
+    return _memo(("expr", expr), build)
+
+
 def compile_expr(expr: sp.Basic) -> Callable[[Mapping[str, Any]], Any]:
     """Callable ``point -> mpf`` (mpmath at the ambient precision); falls back to evalf for unknown functions."""
-    expr = elementary(sp.sympify(expr))
-    syms = sorted(expr.free_symbols, key=lambda s: s.name)
-    names = [s.name for s in syms]
-    limit_syms = sorted({s for S in expr.atoms(sp.Sum, sp.Product) for lim in S.limits for b in lim[1:] for s in sp.sympify(b).free_symbols},
-                        key=lambda s: s.name)
+    expr, syms, names, limit_syms, f, per_limit = _compiled_parts(expr)
     if limit_syms:
         # a Sum/Product whose limits are symbols (e.g. sum_{l=0}^{T}): lambdify once per integer value of the
         # limit symbols (finite Python sums evaluated in mpmath) instead of SymPy's slow evalf
-        return _compile_with_symbolic_limits(expr, syms, limit_syms)
-    try:
-        f = sp.lambdify(syms, expr, modules=["mpmath"])
-    except Exception:  # noqa: BLE001
-        f = None
+        return _compile_with_symbolic_limits(expr, syms, limit_syms, per_limit)
 
     def slow(pt):
         v = expr.subs({s: sp.Float(str(pt[s.name]), mpmath.mp.dps + 5) for s in syms}).evalf(mpmath.mp.dps)
@@ -47,7 +92,7 @@ def compile_expr(expr: sp.Basic) -> Callable[[Mapping[str, Any]], Any]:
     state = {"fast": f is not None}
 
     def call(pt):
-        if state["fast"]:
+        if state["fast"] and f is not None:
             try:
                 v = f(*[pt[nm] for nm in names])
                 if isinstance(v, mpmath.mpc):
@@ -60,10 +105,12 @@ def compile_expr(expr: sp.Basic) -> Callable[[Mapping[str, Any]], Any]:
     return call
 
 
-def _compile_with_symbolic_limits(expr: sp.Basic, syms, limit_syms) -> Callable[[Mapping[str, Any]], Any]:
+def _compile_with_symbolic_limits(expr: sp.Basic, syms, limit_syms, cache: dict | None = None) -> Callable[[Mapping[str, Any]], Any]:
     """:func:`compile_expr` for expressions with Sum/Product limits depending on symbols: at each point the limit
-    symbols must be integers; the expression with those integers substituted is lambdified (cached per value)."""
-    cache: dict[tuple[int, ...], tuple[Callable | None, list[str], sp.Basic]] = {}
+    symbols must be integers; the expression with those integers substituted is lambdified (cached per value, in
+    ``cache``: the memoised one of ``expr`` when given)."""
+    if cache is None:
+        cache = {}
 
     def call(pt):
         key = []
@@ -74,13 +121,11 @@ def _compile_with_symbolic_limits(expr: sp.Basic, syms, limit_syms) -> Callable[
             key.append(int(v))
         key_t = tuple(key)
         if key_t not in cache:
+            if len(cache) >= COMPILED_MAX:  # shared by the claims of the process: bounded like the memo itself
+                cache.clear()
             e = expr.xreplace({s: sp.Integer(k) for s, k in zip(limit_syms, key_t)})
             rest = sorted(e.free_symbols, key=lambda s: s.name)
-            try:
-                f = sp.lambdify(rest, e, modules=["mpmath"])
-            except Exception:  # noqa: BLE001
-                f = None
-            cache[key_t] = (f, [s.name for s in rest], e)
+            cache[key_t] = (_lambdify(rest, e), [s.name for s in rest], e)
         f, nms, e = cache[key_t]
         if f is not None:
             try:
@@ -97,18 +142,24 @@ def _compile_with_symbolic_limits(expr: sp.Basic, syms, limit_syms) -> Callable[
     return call
 
 
+def _hyp_checks(hyps: tuple[sp.Basic, ...]) -> list[tuple[sp.Basic, list, Callable | None]]:
+    """(hypothesis, its symbols, lambdified test or None) per hypothesis that is not ``True``, memoised per tuple."""
+
+    def build() -> list[tuple[sp.Basic, list, Callable | None]]:
+        checks = []
+        for h in hyps:
+            h = sp.sympify(h)
+            if h is sp.true:
+                continue
+            syms = sorted(h.free_symbols, key=lambda s: s.name)
+            checks.append((h, syms, _lambdify(syms, h)))
+        return checks
+
+    return _memo(("hyps", tuple(hyps)), build)
+
+
 def hyp_checker(hyps: tuple[sp.Basic, ...]) -> Callable[[dict[str, str]], bool]:
-    checks = []
-    for h in hyps:
-        h = sp.sympify(h)
-        if h is sp.true:
-            continue
-        syms = sorted(h.free_symbols, key=lambda s: s.name)
-        try:
-            f = sp.lambdify(syms, h, modules=["mpmath"])
-        except Exception:  # noqa: BLE001
-            f = None
-        checks.append((h, syms, f))
+    checks = _hyp_checks(hyps)
 
     def ok(pt: dict[str, str]) -> bool:
         with mpmath.workdps(40):

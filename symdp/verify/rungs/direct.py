@@ -1,5 +1,6 @@
-r"""A closed-form claim ``lhs rel rhs`` (no oracle) up the ladder: symbolic, then the numerical search (cheap;
-finds counterexamples before proofs of false claims are tried), exact equality for strict claims, Z3, interval."""
+r"""A closed-form claim ``lhs rel rhs`` (no oracle) up the ladder: the numerical search (cheap; finds
+counterexamples before proofs of false claims are tried), the symbolic sign where it confirmed none (an identity
+``==`` is tried symbolically and by Z3 before the search), exact equality for strict claims, Z3, interval."""
 
 from __future__ import annotations
 
@@ -23,8 +24,23 @@ def verify_direct(th: Theorem, res: VerificationResult, deep: bool, seed: int) -
         res.attempts.append("symbolic: difference did not simplify to 0")
         if z3_rung(th, lhs, "==", rhs, res):
             return
-    else:
-        if symbolic_sign(lhs, rel, rhs):
+    # numerical search first (cheap, finds counterexamples before trying proofs of false claims)
+    syms = set(lhs.free_symbols) | set(rhs.free_symbols) | {s for h in th.hypotheses for s in h.free_symbols}
+    failed: Exception | None = None
+    try:
+        box, own = sampling_box(th, syms)
+        n = BUDGET["default"][1 if deep else 0]
+        fc, ft, hc = compile_expr(rhs), compile_expr(lhs), hyp_checker(th.hypotheses)
+        sr = find_counterexample(fc, ft, box, relation=rel, n=n, seed=seed, constraint=hc, refine=REFINE["default"][1 if deep else 0])
+    except Exception as exc:  # noqa: BLE001 - raised again below, after the symbolic rung had its chance (as before)
+        failed = exc
+    if rel != "==":
+        # the sign proof only where the search found no confirmed counterexample (a counterexample re-confirmed at
+        # >= 50 digits means the claim has no proof: SymPy's assumptions, simplify and factor spent seconds failing
+        # on each refuted comparison claim).  The search leaves ``res`` untouched until fill_from_search below.
+        if failed is None and sr.counterexample is not None and sr.confirmed:
+            res.attempts.append("symbolic: sign not tried (the numerical search re-confirmed a counterexample first)")
+        elif symbolic_sign(lhs, rel, rhs):
             detail = f"SymPy: the sign of the difference follows from the symbols' assumptions ({rel})"
             cert = None
             if z3_rung(th, lhs, rel, rhs, res, timeout_s=5.0):  # a replayable certificate as well
@@ -32,13 +48,10 @@ def verify_direct(th: Theorem, res: VerificationResult, deep: bool, seed: int) -
                 detail += "; also " + res.evidence.detail
             res.evidence = Evidence(Verdict.PROVED, "symbolic", detail, cert)
             return
-        res.attempts.append("symbolic: sign not decided")
-    # numerical search first (cheap, finds counterexamples before trying proofs of false claims)
-    syms = set(lhs.free_symbols) | set(rhs.free_symbols) | {s for h in th.hypotheses for s in h.free_symbols}
-    box, own = sampling_box(th, syms)
-    n = BUDGET["default"][1 if deep else 0]
-    fc, ft, hc = compile_expr(rhs), compile_expr(lhs), hyp_checker(th.hypotheses)
-    sr = find_counterexample(fc, ft, box, relation=rel, n=n, seed=seed, constraint=hc, refine=REFINE["default"][1 if deep else 0])
+        else:
+            res.attempts.append("symbolic: sign not decided")
+    if failed is not None:
+        raise failed
     fill_from_search(res, sr, box, "lhs", None, own, region_fns=(fc, ft, rel, hc), searched=describe_box(th, box))
     if res.evidence.verdict is not Verdict.SUPPORTED or rel == "==":
         return
