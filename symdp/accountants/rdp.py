@@ -747,12 +747,13 @@ def _default_grid_pruned(kind: str, curve: CurveFn, target: np.ndarray, n: int) 
         o = DEFAULT_ORDERS[k]
     else:
         r_int, v, o = _ladder(values, curve, target, n)
-    cand = values(_frac_lower(r_int, exact), FRAC_ORDERS, target) < v[:, None]
+    low_conv = values(_frac_lower(r_int, exact), FRAC_ORDERS, target)
+    cand = low_conv < v[:, None]
     if cand.any():
         if exact and hasattr(curve, "rows_at"):
             for c0 in range(0, n, _BNB_CHUNK):  # bounded memory: ~2 KiB of search state per configuration
                 sl = slice(c0, c0 + _BNB_CHUNK)
-                _refine_bnb(values, _Shifted(curve, c0), target[sl], cand[sl], v[sl], o[sl], r_int[sl])
+                _refine_bnb(values, _Shifted(curve, c0), target[sl], cand[sl], v[sl], o[sl], r_int[sl], low_conv[sl])
         else:
             _refine_fractional(values, curve, target, cand, v, o)
     return _clamp(kind, v), o
@@ -834,117 +835,145 @@ class _Shifted:
 _BNB_X = np.array(sorted({1.0, *FRAC_ORDERS.tolist(), *_DEFAULT_INTS[_INT_GROUPS[0]].tolist()}))
 _BNB_FRAC = np.searchsorted(_BNB_X, FRAC_ORDERS)
 _BNB_INT = np.searchsorted(_BNB_X, _DEFAULT_INTS[_INT_GROUPS[0]])
+_BNB_XP = np.append(_BNB_X, np.nan)  # x of a column; index -1 and len(_BNB_X) (no column): NaN
 
 
-def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarray, ri: np.ndarray,
-                  at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""(lower bound, chord) of a convex nondecreasing ``g`` (``g(x) = (x - 1) eps_x``) at the cells ``(ri, at)`` of rows of
-    known brackets ``gl <= g(x_k) <= gu`` (where ``known``): with ``p2 < p1 < alpha < n1 < n2`` the nearest known
-    points, ``g(alpha) >= g(p1) + (alpha - p1) (g(p1) - g(p2)) / (p1 - p2)`` (a secant extended beyond its
-    interval lies below a convex function), ``g(alpha) >= g(n1) - (n1 - alpha) (g(n2) - g(n1)) / (n2 - n1)``,
-    and ``eps_alpha >= eps_p1`` (RDP is nondecreasing in the order); each rounded the safe way (a relative
-    ``1e-12`` of the largest value involved taken off).  The chord of the known upper values through ``p1`` and
-    ``n1`` lies above ``g`` (convexity); it only orders the search (:func:`_refine_bnb`)."""
-    m, k = known.shape
-    it = np.int16 if k < 1 << 14 else np.intp  # column indices: small integers (less memory traffic)
-    idx = np.arange(k, dtype=it)
-    # last known column < each column, first known column > each column (-1 / k: none)
-    prv = np.empty((m, k), dtype=it)
-    prv[:, 0] = -1
-    np.maximum.accumulate(np.where(known[:, :-1], idx[:-1], it(-1)), axis=1, out=prv[:, 1:])
-    nxt = np.empty((m, k), dtype=it)
-    nxt[:, -1] = k
-    np.minimum.accumulate(np.where(known[:, :0:-1], idx[:0:-1], it(k)), axis=1, out=nxt[:, -2::-1])
-    base = ri * k  # flat positions of the rows: g.ravel()[base + j] is g[ri, j], without 2-D fancy indexing
-    p1, n1 = prv.ravel().take(base + at).astype(np.intp), nxt.ravel().take(base + at).astype(np.intp)
-    p2 = np.where(p1 < 0, -1, prv.ravel().take(base + np.maximum(p1, 0)))
-    n2 = np.where(n1 >= k, k, nxt.ravel().take(base + np.minimum(n1, k - 1)))
-    xp = np.append(x, np.nan)
-    cl = lambda j: np.where((j < 0) | (j >= k), k, j)  # noqa: E731
+def _fill(a: np.ndarray, start: np.ndarray, length: np.ndarray, value: np.ndarray) -> None:
+    """``a[start[i] + t] = value[i]`` for ``0 <= t < length[i]`` (flat ``a``; the runs do not overlap)."""
+    tot = int(length.sum())
+    if tot:
+        off = np.arange(tot) - np.repeat(np.cumsum(length) - length, length)
+        a[np.repeat(start, length) + off] = np.repeat(value, length)
 
-    def pick(g: np.ndarray, j: np.ndarray) -> np.ndarray:  # g[ri, j], NaN where j is no column
-        out = np.ascontiguousarray(g).ravel().take(base + np.clip(j, 0, k - 1))
-        out[(j < 0) | (j >= k)] = np.nan
-        return out
 
-    xa = x[at]
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        gp1, gp2u, gn1, gn2u = pick(gl, p1), pick(gu, p2), pick(gl, n1), pick(gu, n2)
-        xp1, xp2, xn1, xn2 = xp[cl(p1)], xp[cl(p2)], xp[cl(n1)], xp[cl(n2)]
-        left = gp1 + (xa - xp1) * np.maximum(gp1 - gp2u, 0.0) / (xp1 - xp2)
-        right = gn1 - (xn1 - xa) * (gn2u - gn1) / (xn2 - xn1)
-        mono = np.where(xp1 > 1.0, (xa - 1) * gp1 / (xp1 - 1), 0.0)
-        fin = lambda v: np.where(np.isfinite(v), v, 0.0)  # noqa: E731
-        b = np.maximum(np.maximum(fin(left), fin(right)), fin(mono))
-        scale = np.maximum(np.maximum(fin(gn2u), fin(gn1)), b)
-        gp1u, gn1u = pick(gu, p1), pick(gu, n1)
-        chord = gp1u + (xa - xp1) * (gn1u - gp1u) / (xn1 - xp1)
-        return np.maximum(b - 1e-12 * scale, 0.0), chord
+class _Known:
+    r"""Known brackets ``gl <= g(x_k) <= gu`` of the convex nondecreasing ``g(x) = (x - 1) eps_x`` on the columns
+    :data:`_BNB_X` of ``m`` rows (configurations): ``x = 1`` (``g = 0``) and the integers 2..12 from the start, the
+    fractional orders as the search evaluates them (:meth:`add`).  ``prv`` / ``nxt`` (flat, row-major): per column, the
+    last known column before it and the first after it (-1 / k: none), updated in place as points are added (only
+    the columns between the new point's neighbours change)."""
+
+    def __init__(self, g_int: np.ndarray) -> None:
+        m, k = g_int.shape[0], len(_BNB_X)
+        self.k = k
+        self.gl, self.gu = np.zeros((m, k)), np.zeros((m, k))
+        self.gu[:, _BNB_INT] = g_int
+        self.gl[:, _BNB_INT] = g_int / (1 + _LOWER_SLACK)
+        known = np.zeros(k, dtype=bool)
+        known[0] = True
+        known[_BNB_INT] = True
+        idx = np.arange(k)
+        prv = np.maximum.accumulate(np.r_[-1, np.where(known[:-1], idx[:-1], -1)])
+        nxt = np.minimum.accumulate(np.r_[np.where(known[1:], idx[1:], k), k][::-1])[::-1]
+        it = np.int16 if k < 1 << 14 else np.intp
+        self.prv, self.nxt = np.tile(prv.astype(it), m), np.tile(nxt.astype(it), m)
+
+    def add(self, r: np.ndarray, c: np.ndarray, gl: np.ndarray, gu: np.ndarray) -> None:
+        """Columns ``c`` (unknown until now, one per row) of the distinct rows ``r`` become known."""
+        k = self.k
+        base = r * k
+        p, n = self.prv[base + c].astype(np.intp), self.nxt[base + c].astype(np.intp)
+        _fill(self.prv, base + c + 1, n - c, c)  # columns c+1..n: the last known column before them is now c
+        _fill(self.nxt, base + p, c - p, c)  # columns p..c-1: the first known column after them is now c
+        self.gl[r, c], self.gu[r, c] = gl, gu
+
+    def bounds(self, ri: np.ndarray, at: np.ndarray, lower: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+        r"""(lower bound, chord) of ``g`` at the unknown cells ``(ri, at)``: with ``p2 < p1 < alpha < n1 < n2`` the nearest
+        known points, ``g(alpha) >= g(p1) + (alpha - p1) (g(p1) - g(p2)) / (p1 - p2)`` (a secant extended beyond its
+        interval lies below a convex function), ``g(alpha) >= g(n1) - (n1 - alpha) (g(n2) - g(n1)) / (n2 - n1)``, and
+        ``eps_alpha >= eps_p1`` (RDP is nondecreasing in the order); each rounded the safe way (a relative ``1e-12``
+        of the largest value involved taken off).  The chord of the known upper values through ``p1`` and ``n1`` lies
+        above ``g`` (convexity); it only orders the search (:func:`_refine_bnb`).  ``lower=False``: the chord only."""
+        k = self.k
+        base = ri * k
+        p1, n1 = self.prv[base + at].astype(np.intp), self.nxt[base + at].astype(np.intp)  # x = 1 and 12 are known
+        glf, guf = self.gl.ravel(), self.gu.ravel()
+        xa, xp1, xn1 = _BNB_X[at], _BNB_X[p1], _BNB_X[n1]
+        gp1u, gn1u = guf[base + p1], guf[base + n1]
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            chord = gp1u + (xa - xp1) * (gn1u - gp1u) / (xn1 - xp1)
+            if not lower:
+                return None, chord
+            p2, n2 = self.prv[base + p1].astype(np.intp), self.nxt[base + n1].astype(np.intp)
+            gp1, gn1 = glf[base + p1], glf[base + n1]
+            gp2u = guf[base + np.maximum(p2, 0)]
+            gp2u[p2 < 0] = np.nan
+            gn2u = guf[base + np.minimum(n2, k - 1)]
+            gn2u[n2 >= k] = np.nan
+            xp2, xn2 = _BNB_XP[p2], _BNB_XP[n2]
+            left = gp1 + (xa - xp1) * np.maximum(gp1 - gp2u, 0.0) / (xp1 - xp2)
+            right = gn1 - (xn1 - xa) * (gn2u - gn1) / (xn2 - xn1)
+            mono = np.where(xp1 > 1.0, (xa - 1) * gp1 / (xp1 - 1), 0.0)
+            fin = lambda v: np.where(np.isfinite(v), v, 0.0)  # noqa: E731
+            b = np.maximum(np.maximum(fin(left), fin(right)), fin(mono))
+            scale = np.maximum(np.maximum(fin(gn2u), fin(gn1)), b)
+            return np.maximum(b - 1e-12 * scale, 0.0), chord
 
 
 def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarray, cand: np.ndarray,
-                v: np.ndarray, o: np.ndarray, r_int: np.ndarray) -> None:
+                v: np.ndarray, o: np.ndarray, r_int: np.ndarray, low_conv: np.ndarray | None = None) -> None:
     """Stage 3 of :func:`_default_grid_pruned`, best first (in place): each configuration evaluates the candidate
-    fractional order whose lower bound converts lowest, one vectorised ``curve.rows_at`` call per round for all
-    configurations (each at its own order); the exact values (upper and lower) join the integer ones as known
-    points of the convex ``g(alpha) = (alpha - 1) eps_alpha``, which tightens the lower bounds of the orders
-    left (:func:`_convex_lower`), and a configuration stops when no order left converts below its best value.
+    fractional order of lowest estimate, one vectorised ``curve.rows_at`` call per round for all configurations
+    (each at its own order); the exact values (upper and lower) join the integer ones as known points of the
+    convex ``g(alpha) = (alpha - 1) eps_alpha`` (:class:`_Known`), which tightens the lower bounds of the orders left,
+    and a configuration stops when no order left converts below its best value.  ``low_conv``: lower bounds on the
+    converted value at every (configuration, fractional order) already known (those of :func:`_frac_lower`).
+
+    The candidates (configuration, order) left are kept as a list with the best converted lower bound met so far
+    (every bound met stays valid, and the best value only decreases): after each round a candidate is first
+    dropped by that bound, and the convexity bounds are computed again only for the candidates it leaves.
 
     The answer is that of :func:`_refine_fractional` (every candidate in increasing order) to the bit: an order
     skipped has a lower bound converting at or above the final value, so its exact value does too; ties go
     to the smallest order, as there.
     """
-    steps = np.asarray(curve.steps(np.arange(len(v))), dtype=float)
     act = np.nonzero(cand.any(axis=1))[0]
-    m = len(act)
-    kx = len(_BNB_X)
-    known = np.zeros((m, kx), dtype=bool)
-    gl, gu = np.zeros((m, kx)), np.zeros((m, kx))
-    known[:, 0] = True  # g(1) = 0
-    gi = r_int[act][:, _INT_GROUPS[0]] * (_DEFAULT_INTS[_INT_GROUPS[0]] - 1)
-    gu[:, _BNB_INT], gl[:, _BNB_INT], known[:, _BNB_INT] = gi, gi / (1 + _LOWER_SLACK), True
-    left = cand[act].copy()
-    refined = np.zeros(m, dtype=bool)
-    a_all = FRAC_ORDERS
-    while m:
-        ri, cj = np.nonzero(left)  # the cells still open
-        a = a_all[cj]
-        rows_c = act[ri]
-        lb, chord = _convex_lower(_BNB_X, gl, gu, known, ri, _BNB_FRAC[cj])
-        c = values((lb / (a - 1))[:, None], a[:, None], target[rows_c])[:, 0]
-        vr, orr = v[rows_c], o[rows_c]
-        keep = (c < vr) | ((c == vr) & refined[ri] & (a < orr))
-        left[ri[~keep], cj[~keep]] = False
-        # the order evaluated next: the lowest estimate 3/4 chord + 1/4 lower bound (converted); 3.0 series rows per
-        # configuration on the benchmark's distinct shape, against 4.3 by the lower bound alone
+    if not len(act):
+        return
+    steps = np.asarray(curve.steps(act), dtype=float)
+    tg, vl, ol = target[act], v[act].copy(), o[act].copy()
+    ri, cj = np.nonzero(cand[act])  # the open cells, row by row, orders increasing
+    cb = np.full(len(ri), -np.inf) if low_conv is None else low_conv[act[ri], cj]
+    kn = _Known(r_int[act][:, _INT_GROUPS[0]] * (_DEFAULT_INTS[_INT_GROUPS[0]] - 1))
+    refined = np.zeros(len(act), dtype=bool)
+    a = FRAC_ORDERS[cj]
+    _, chord = kn.bounds(ri, _BNB_FRAC[cj], lower=False)
+
+    def conv(g: np.ndarray) -> np.ndarray:
+        return values((g / (a - 1))[:, None], a[:, None], tg[ri])[:, 0]
+
+    with np.errstate(invalid="ignore"):
+        est = 0.75 * conv(chord) + 0.25 * cb
+    while len(ri):
+        # per row, the open cell of lowest estimate 3/4 chord + 1/4 lower bound (converted; ties: the smallest order):
+        # the cells come row by row, orders increasing, so the first cell equal to its row's minimum
+        ek = np.where(np.isfinite(est), est, np.finfo(float).max)
+        starts = np.flatnonzero(np.r_[True, ri[1:] != ri[:-1]])
+        at_min = np.flatnonzero(ek == np.repeat(np.minimum.reduceat(ek, starts), np.diff(np.r_[starts, len(ri)])))
+        pick = at_min[np.r_[True, ri[at_min[1:]] != ri[at_min[:-1]]]]
+        r, j = ri[pick], cj[pick]
+        alpha = FRAC_ORDERS[j]
+        up, lo = curve.rows_at(alpha, act[r])
+        vv = values(up[:, None], alpha[:, None], tg[r])[:, 0]
+        better = (vv < vl[r]) | ((vv == vl[r]) & refined[r] & (alpha < ol[r]))
+        vl[r[better]], ol[r[better]] = vv[better], alpha[better]
+        refined[r] |= better
+        kn.add(r, _BNB_FRAC[j], np.maximum((alpha - 1) * lo * (1 - 1e-12) - steps[r] * _FRAC_G_SLACK, 0.0), (alpha - 1) * up)
+        # drop the evaluated cells, then those whose best lower bound so far converts at or above the best value
+        keep = np.ones(len(ri), dtype=bool)
+        keep[pick] = False
+        keep &= (cb < vl[ri]) | ((cb == vl[ri]) & refined[ri] & (a < ol[ri]))
+        ri, cj, cb, a = ri[keep], cj[keep], cb[keep], a[keep]
+        if not len(ri):
+            break
+        lb, chord = kn.bounds(ri, _BNB_FRAC[cj])
+        assert lb is not None
+        cb = np.maximum(cb, conv(lb))
+        keep = (cb < vl[ri]) | ((cb == vl[ri]) & refined[ri] & (a < ol[ri]))
+        ri, cj, cb, a, chord = ri[keep], cj[keep], cb[keep], a[keep], chord[keep]
         with np.errstate(invalid="ignore"):
-            est = 0.75 * values((chord / (a - 1))[:, None], a[:, None], target[rows_c])[:, 0] + 0.25 * c
-        # per row, the kept cell of lowest estimate (ties: the smallest order), over the kept cells only: they come
-        # row by row, orders increasing (np.nonzero's order), so the first cell equal to its row's minimum
-        rk, ck, ek = ri[keep], cj[keep], est[keep]
-        ek = np.where(np.isfinite(ek), ek, np.finfo(float).max)
-        go = left.any(axis=1)
-        if not go.all():
-            act, known, gl, gu, left, refined = act[go], known[go], gl[go], gu[go], left[go], refined[go]
-            m = int(go.sum())
-            if not m:
-                break
-        rows = act
-        starts = np.flatnonzero(np.r_[True, rk[1:] != rk[:-1]])  # one group per row left, in the rows' order
-        at_min = np.flatnonzero(ek == np.repeat(np.minimum.reduceat(ek, starts), np.diff(np.r_[starts, len(rk)])))
-        j = ck[at_min[np.r_[True, rk[at_min[1:]] != rk[at_min[:-1]]]]]
-        alpha = a_all[j]
-        up, lo = curve.rows_at(alpha, rows)
-        vv = values(up[:, None], alpha[:, None], target[rows])[:, 0]
-        better = (vv < v[rows]) | ((vv == v[rows]) & refined & (alpha < o[rows]))
-        v[rows[better]], o[rows[better]] = vv[better], alpha[better]
-        refined |= better
-        col = _BNB_FRAC[j]
-        r = np.arange(m)
-        known[r, col] = True
-        gu[r, col] = (alpha - 1) * up
-        gl[r, col] = np.maximum((alpha - 1) * lo * (1 - 1e-12) - steps[rows] * _FRAC_G_SLACK, 0.0)
-        left[r, j] = False
+            est = 0.75 * conv(chord) + 0.25 * cb
+    v[act], o[act] = vl, ol
 
 
 #: absolute slack per step on a fractional order's lower bound ``g = (alpha - 1) eps_alpha`` (the series' lower
