@@ -186,8 +186,8 @@ def test_best_first_orders_equal_every_candidate_order(kind):
     orig = R._refine_bnb
     calls = []
     orig_loop = R._refine_fractional
-    R._refine_bnb = lambda values, curve, target, cand, v, o, r_int: (calls.append(int(cand.sum())),
-                                                                       orig_loop(values, curve, target, cand, v, o))
+    R._refine_bnb = lambda values, curve, target, cand, v, o, r_int, *rest: (calls.append(int(cand.sum())),
+                                                                              orig_loop(values, curve, target, cand, v, o))
     try:
         old_v, old_o = call()
     finally:

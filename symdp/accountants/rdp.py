@@ -105,6 +105,36 @@ def _sum_terms(fn: Callable[[float, np.ndarray], np.ndarray], a: float, shape: t
     return acc
 
 
+#: orders up to this are summed by :func:`_int_log_excess_flat` (their terms side by side, one kernel call)
+_FLAT_MAX_ORDER = 64
+#: elements (rows x terms) of one kernel evaluation there
+_FLAT_ELEMS = 1 << 15
+
+
+def _int_log_excess_flat(term: Callable[..., Any], s: np.ndarray, qq: np.ndarray, orders: np.ndarray) -> dict[int, np.ndarray]:
+    """``{i: log(A_alpha - 1)}`` (rows of ``s``, ``qq``: (rows, 1)) for the orders ``alpha = orders[i]`` up to
+    :data:`_FLAT_MAX_ORDER` that :func:`_sum_terms` takes in one chunk: the terms ``j = 2..alpha`` of all of them
+    side by side in one kernel call (per block of rows), then each order's logsumexp over its own slice of columns,
+    the same elementwise terms and the same reduction as ``_sum_terms`` (so the same numbers)."""
+    rows = len(s)
+    pick = [i for i, a in enumerate(orders)
+            if 2 <= a <= _FLAT_MAX_ORDER and 2 + max(1, min(int(a) + 1, 4_000_000 // max(1, rows))) >= int(a) + 1]
+    if not pick or not rows:
+        return {}
+    sizes = [int(orders[i]) - 1 for i in pick]
+    alpha = np.concatenate([np.full(k, float(orders[i])) for i, k in zip(pick, sizes)])
+    jj = np.concatenate([np.arange(2, k + 2, dtype=float) for k in sizes])
+    cuts = np.cumsum([0, *sizes])
+    out = {i: np.empty(rows) for i in pick}
+    step = max(1, _FLAT_ELEMS // len(alpha))
+    for r0 in range(0, rows, step):
+        sl = slice(r0, r0 + step)
+        t = np.asarray(term(alpha=alpha, j=jj, q=qq[sl], sigma=s[sl]), dtype=float)
+        for k, i in enumerate(pick):
+            out[i][sl] = np.logaddexp(-np.inf, _lse(t[:, cuts[k]:cuts[k + 1]]))
+    return out
+
+
 def _sgm_rdp_int(sigma: np.ndarray, q: np.ndarray, orders: np.ndarray) -> np.ndarray:
     """RDP of one Poisson-subsampled Gaussian step at integer orders; shape ``sigma.shape + (len(orders),)``.
 
@@ -123,8 +153,12 @@ def _sgm_rdp_int(sigma: np.ndarray, q: np.ndarray, orders: np.ndarray) -> np.nda
         full = gauss(alpha=orders, sigma=sigma[..., None]) * np.ones(out.shape)
         if np.any(sub):
             lq, l1q = np.abs(np.log(qq[..., 0])), np.abs(np.log1p(-qq[..., 0]))
+            flat = _int_log_excess_flat(term, s.reshape(-1, 1), qq.reshape(-1, 1), orders)
             for i, a in enumerate(orders):
-                la = _sum_terms(lambda aa, jj: term(alpha=aa, j=jj, q=qq, sigma=s), float(a), sigma.shape, start=2)
+                if i in flat:
+                    la = flat[i].reshape(sigma.shape)
+                else:
+                    la = _sum_terms(lambda aa, jj: term(alpha=aa, j=jj, q=qq, sigma=s), float(a), sigma.shape, start=2)
                 mag = sps.gammaln(a + 1) + a * (lq + l1q) + a * a / (2 * sigma**2) + 2 * math.log(a + 1) + 1
                 err = 16 * _U * mag  # absolute error bound of log(A - 1)
                 log_a = np.logaddexp(0.0, la + err)
@@ -137,18 +171,26 @@ def _sgm_rdp_int(sigma: np.ndarray, q: np.ndarray, orders: np.ndarray) -> np.nda
 
 
 def _interpolate(orders: np.ndarray, int_orders: np.ndarray, rdp_int: np.ndarray) -> np.ndarray:
-    """Upper bound at ``orders`` from upper bounds at integer orders by convexity of (alpha-1) eps_alpha."""
-    idx = {float(a): i for i, a in enumerate(int_orders)}
-    out = np.empty(rdp_int.shape[:-1] + (len(orders),))
-    for i, a in enumerate(orders):
-        if float(a) in idx:
-            out[..., i] = rdp_int[..., idx[float(a)]]
-            continue
-        lo, hi = float(np.floor(a)), float(np.ceil(a))
-        g_hi = (hi - 1) * rdp_int[..., idx[max(hi, 2.0)]]
-        g_lo = (lo - 1) * rdp_int[..., idx[lo]] if lo >= 2 else 0.0 * g_hi
-        th = (a - lo) / (hi - lo)
-        out[..., i] = ((1 - th) * g_lo + th * g_hi) / (a - 1)
+    """Upper bound at ``orders`` from upper bounds at integer orders by convexity of (alpha-1) eps_alpha.
+
+    Vectorised over the orders; each element is the same float expression as the per-order formula
+    ``((1 - th) (lo - 1) r_lo + th (hi - 1) r_hi) / (alpha - 1)`` (``0 * (hi - 1) r_hi`` for ``lo < 2``)."""
+    orders = np.asarray(orders, dtype=float)
+    lo, hi = np.floor(orders), np.ceil(orders)
+    pos = np.minimum(np.searchsorted(int_orders, orders), len(int_orders) - 1)
+    member = int_orders[pos] == orders
+    i_hi = np.minimum(np.searchsorted(int_orders, np.maximum(hi, 2.0)), len(int_orders) - 1)
+    i_lo = np.minimum(np.searchsorted(int_orders, lo), len(int_orders) - 1)
+    low2 = lo >= 2
+    if not (np.array_equal(int_orders[i_hi[~member]], np.maximum(hi, 2.0)[~member])
+            and np.array_equal(int_orders[i_lo[~member & low2]], lo[~member & low2])):
+        raise KeyError("_interpolate: the integer orders around every order are needed")
+    with np.errstate(invalid="ignore", over="ignore"):
+        g_hi = (hi - 1) * rdp_int[..., i_hi]
+        g_lo = np.where(low2, (lo - 1) * rdp_int[..., i_lo], 0.0 * g_hi)
+        th = (orders - lo) / (hi - lo)
+        out = ((1 - th) * g_lo + th * g_hi) / (orders - 1)
+    out[..., member] = rdp_int[..., pos[member]]
     return out * (1 + _REL_MARGIN)
 
 
@@ -164,6 +206,10 @@ _SERIES_FIRST_TERMS = 32
 _SERIES_BLOCK = 1 << 17
 #: the terms of the rows left are kept (a level only computes its new terms) while rows x terms stays below this
 _SERIES_KEEP = 1 << 22
+#: rows of the series summed together (:func:`_frac_series_bounds`): its (rows x terms) temporaries stay ~256 KiB,
+#: which the allocator reuses; on 9,500 rows at once (2.4 MB arrays) the page faults of fresh memory cost about as
+#: much CPU as the arithmetic (16,000 minor faults a call, 0 in blocks of 1,024)
+_SERIES_ROWS = 1024
 
 
 #: log|binom(alpha, i)| and sign(binom(alpha, i)), n0 <= i < n1, per (alpha, n0, n1) already met (bounded: cleared
@@ -417,6 +463,10 @@ def _frac_series_bounds(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) ->
     :func:`_refine_bnb`).
     """
     sigma, q, alphas = (np.asarray(v, dtype=float).ravel() for v in (sigma, q, alphas))
+    if len(alphas) > _SERIES_ROWS:  # in blocks of rows (the same row-wise numbers; small temporaries are reused)
+        blocks = [_frac_series_bounds(sigma[r:r + _SERIES_ROWS], q[r:r + _SERIES_ROWS], alphas[r:r + _SERIES_ROWS])
+                  for r in range(0, len(alphas), _SERIES_ROWS)]
+        return np.concatenate([u for u, _ in blocks]), np.concatenate([lw for _, lw in blocks])
     out = np.full(len(alphas), np.inf)
     low = np.zeros(len(alphas))
     todo = np.arange(len(alphas))
@@ -662,6 +712,16 @@ _LOWER_SLACK = 1e-9
 _INT_GROUPS = [g for g in np.split(np.arange(len(_DEFAULT_INTS)), np.searchsorted(
     _DEFAULT_INTS, [13, 21, 33, 49, 65, 129, 257, 513], side="left")) if len(g)]
 _FIRST_COLS = np.nonzero(DEFAULT_ORDERS < 12.5)[0]  # every fractional order and the integers of the first group
+_FIRST_X = DEFAULT_ORDERS[_FIRST_COLS]
+_FIRST_INT = np.nonzero(np.floor(_FIRST_X) == _FIRST_X)[0]
+_FIRST_INT_SRC = np.searchsorted(_DEFAULT_INTS, _FIRST_X[_FIRST_INT])
+#: rows (configurations) of the dense (rows x orders) stages of the order search computed together: temporaries of
+#: ~1 MiB, which the allocator reuses (fresh memory's page faults cost as much as the arithmetic on 10^4 rows at once)
+_DENSE_ROWS = 1024
+
+
+def _row_blocks(n: int) -> list[slice]:
+    return [slice(r, min(n, r + _DENSE_ROWS)) for r in range(0, n, _DENSE_ROWS)]
 _FRAC_LO = np.floor(FRAC_ORDERS)
 _FRAC_HI = _FRAC_LO + 1
 #: integer positions (in _DEFAULT_INTS) of lo - 1 (when >= 2), lo (>= 2), hi and hi + 1 of every fractional order
@@ -747,12 +807,23 @@ def _default_grid_pruned(kind: str, curve: CurveFn, target: np.ndarray, n: int) 
         o = DEFAULT_ORDERS[k]
     else:
         r_int, v, o = _ladder(values, curve, target, n)
-    cand = values(_frac_lower(r_int, exact), FRAC_ORDERS, target) < v[:, None]
+    # the candidates (configuration, fractional order): their lower bound converts below v; with those lower
+    # conversions as a list in np.nonzero(cand)'s order (row by row, orders increasing)
+    cand = np.empty((n, len(FRAC_ORDERS)), dtype=bool)
+    lows = []
+    for sl in _row_blocks(n):
+        lc = values(_frac_lower(r_int[sl], exact), FRAC_ORDERS, target[sl])
+        cand[sl] = lc < v[sl, None]
+        lows.append(lc[cand[sl]])
     if cand.any():
         if exact and hasattr(curve, "rows_at"):
+            low_cells = np.concatenate(lows)
+            first = np.r_[0, np.cumsum(np.count_nonzero(cand, axis=1))]  # each row's first cell in low_cells
             for c0 in range(0, n, _BNB_CHUNK):  # bounded memory: ~2 KiB of search state per configuration
                 sl = slice(c0, c0 + _BNB_CHUNK)
-                _refine_bnb(values, _Shifted(curve, c0), target[sl], cand[sl], v[sl], o[sl], r_int[sl])
+                c1 = min(n, c0 + _BNB_CHUNK)
+                _refine_bnb(values, _Shifted(curve, c0), target[sl], cand[sl], v[sl], o[sl], r_int[sl],
+                            low_cells[first[c0]:first[c1]])
         else:
             _refine_fractional(values, curve, target, cand, v, o)
     return _clamp(kind, v), o
@@ -760,42 +831,58 @@ def _default_grid_pruned(kind: str, curve: CurveFn, target: np.ndarray, n: int) 
 
 def _ladder(values: Callable[..., np.ndarray], curve: CurveFn, target: np.ndarray,
             n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Stage 1 of :func:`_default_grid_pruned` for an exact curve: (integer values, NaN where skipped; v; o)."""
+    """Stage 1 of :func:`_default_grid_pruned` for an exact curve: (values at the first group's integer orders; v; o).
+
+    The curve is called on every row (configuration) still active at once; the (rows x orders) arithmetic
+    around it goes in blocks of :data:`_DENSE_ROWS` rows (row-wise: the same numbers)."""
     rows = np.arange(n)
-    r_int = np.full((n, len(_DEFAULT_INTS)), np.nan)
     g0 = _INT_GROUPS[0]
-    r_int[:, g0] = np.asarray(curve(_DEFAULT_INTS[g0], rows), dtype=float).reshape(n, len(g0))
-    up = _interpolate(DEFAULT_ORDERS[_FIRST_COLS], _DEFAULT_INTS[g0], r_int[:, g0])
-    first_int = np.floor(DEFAULT_ORDERS[_FIRST_COLS]) == DEFAULT_ORDERS[_FIRST_COLS]
-    up[:, first_int] = r_int[:, np.searchsorted(_DEFAULT_INTS, DEFAULT_ORDERS[_FIRST_COLS][first_int])]
-    vals = values(up, DEFAULT_ORDERS[_FIRST_COLS], target)
-    k = np.argmin(vals, axis=-1)
-    v = vals[rows, k]
-    o = DEFAULT_ORDERS[_FIRST_COLS][k]
+    r0 = np.asarray(curve(_DEFAULT_INTS[g0], rows), dtype=float).reshape(n, len(g0))
+    v, o = np.empty(n), np.empty(n)
+    for sl in _row_blocks(n):
+        up = _interpolate(_FIRST_X, _DEFAULT_INTS[g0], r0[sl])
+        up[:, _FIRST_INT] = r0[sl][:, _FIRST_INT_SRC]
+        vals = values(up, _FIRST_X, target[sl])
+        k = np.argmin(vals, axis=-1)
+        v[sl] = vals[np.arange(len(k)), k]
+        o[sl] = _FIRST_X[k]
+    done = [(rows, g0, r0)]  # per group computed: its rows, its columns (indices in _DEFAULT_INTS), the values
+
+    def at(col: int, act: np.ndarray) -> np.ndarray:  # values of the rows ``act`` (all computed it) at column col
+        for rws, grp, r in done:
+            if grp[0] <= col <= grp[-1]:
+                return r[np.searchsorted(rws, act), col - grp[0]]
+        raise AssertionError(col)
+
     active = rows
     for gi in range(1, len(_INT_GROUPS)):
-        done = _INT_GROUPS[gi - 1]
-        b, c = done[-1], done[-2] if len(done) > 1 else _INT_GROUPS[gi - 2][-1]
+        prev = _INT_GROUPS[gi - 1]
+        b, c = prev[-1], prev[-2] if len(prev) > 1 else _INT_GROUPS[gi - 2][-1]
         ab, ac = _DEFAULT_INTS[b], _DEFAULT_INTS[c]
         rest = _DEFAULT_INTS[b + 1:]
-        gb = (ab - 1) * r_int[active, b] / (1 + _LOWER_SLACK)
-        slope = (gb - (ac - 1) * r_int[active, c]) / (ab - ac)
-        with np.errstate(invalid="ignore", over="ignore"):
-            g = np.maximum(gb[:, None] + (rest - ab)[None, :] * slope[:, None], (rest - 1)[None, :] * (gb / (ab - 1))[:, None])
-            lb = np.where(np.isfinite(g), g / (rest - 1), 0.0)
-        keep = np.any(values(lb, rest, target[active]) < v[active, None], axis=1)
+        rb, rc = at(b, active), at(c, active)
+        keep = np.empty(len(active), dtype=bool)
+        for sl in _row_blocks(len(active)):
+            gb = (ab - 1) * rb[sl] / (1 + _LOWER_SLACK)
+            slope = (gb - (ac - 1) * rc[sl]) / (ab - ac)
+            with np.errstate(invalid="ignore", over="ignore"):
+                g = np.maximum(gb[:, None] + (rest - ab)[None, :] * slope[:, None], (rest - 1)[None, :] * (gb / (ab - 1))[:, None])
+                lb = np.where(np.isfinite(g), g / (rest - 1), 0.0)
+            keep[sl] = np.any(values(lb, rest, target[active[sl]]) < v[active[sl], None], axis=1)
         active = active[keep]
         if not len(active):
             break
         grp = _INT_GROUPS[gi]
         r = np.asarray(curve(_DEFAULT_INTS[grp], active), dtype=float).reshape(len(active), len(grp))
-        r_int[np.ix_(active, grp)] = r
-        vv = values(r, _DEFAULT_INTS[grp], target[active])
-        kk = np.argmin(vv, axis=-1)
-        best = vv[np.arange(len(active)), kk]
-        better = best < v[active]
-        v[active[better]], o[active[better]] = best[better], _DEFAULT_INTS[grp][kk[better]]
-    return r_int, v, o
+        done.append((active, grp, r))
+        for sl in _row_blocks(len(active)):
+            vv = values(r[sl], _DEFAULT_INTS[grp], target[active[sl]])
+            kk = np.argmin(vv, axis=-1)
+            best = vv[np.arange(len(kk)), kk]
+            ra = active[sl]
+            better = best < v[ra]
+            v[ra[better]], o[ra[better]] = best[better], _DEFAULT_INTS[grp][kk[better]]
+    return r0, v, o
 
 
 def _refine_fractional(values: Callable[..., np.ndarray], curve: CurveFn, target: np.ndarray, cand: np.ndarray,
@@ -834,117 +921,134 @@ class _Shifted:
 _BNB_X = np.array(sorted({1.0, *FRAC_ORDERS.tolist(), *_DEFAULT_INTS[_INT_GROUPS[0]].tolist()}))
 _BNB_FRAC = np.searchsorted(_BNB_X, FRAC_ORDERS)
 _BNB_INT = np.searchsorted(_BNB_X, _DEFAULT_INTS[_INT_GROUPS[0]])
+_BNB_XP = np.append(_BNB_X, np.nan)  # x of a column; index -1 and len(_BNB_X) (no column): NaN
 
 
-def _convex_lower(x: np.ndarray, gl: np.ndarray, gu: np.ndarray, known: np.ndarray, ri: np.ndarray,
-                  at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""(lower bound, chord) of a convex nondecreasing ``g`` (``g(x) = (x - 1) eps_x``) at the cells ``(ri, at)`` of rows of
-    known brackets ``gl <= g(x_k) <= gu`` (where ``known``): with ``p2 < p1 < alpha < n1 < n2`` the nearest known
-    points, ``g(alpha) >= g(p1) + (alpha - p1) (g(p1) - g(p2)) / (p1 - p2)`` (a secant extended beyond its
-    interval lies below a convex function), ``g(alpha) >= g(n1) - (n1 - alpha) (g(n2) - g(n1)) / (n2 - n1)``,
-    and ``eps_alpha >= eps_p1`` (RDP is nondecreasing in the order); each rounded the safe way (a relative
-    ``1e-12`` of the largest value involved taken off).  The chord of the known upper values through ``p1`` and
-    ``n1`` lies above ``g`` (convexity); it only orders the search (:func:`_refine_bnb`)."""
-    m, k = known.shape
-    it = np.int16 if k < 1 << 14 else np.intp  # column indices: small integers (less memory traffic)
-    idx = np.arange(k, dtype=it)
-    # last known column < each column, first known column > each column (-1 / k: none)
-    prv = np.empty((m, k), dtype=it)
-    prv[:, 0] = -1
-    np.maximum.accumulate(np.where(known[:, :-1], idx[:-1], it(-1)), axis=1, out=prv[:, 1:])
-    nxt = np.empty((m, k), dtype=it)
-    nxt[:, -1] = k
-    np.minimum.accumulate(np.where(known[:, :0:-1], idx[:0:-1], it(k)), axis=1, out=nxt[:, -2::-1])
-    base = ri * k  # flat positions of the rows: g.ravel()[base + j] is g[ri, j], without 2-D fancy indexing
-    p1, n1 = prv.ravel().take(base + at).astype(np.intp), nxt.ravel().take(base + at).astype(np.intp)
-    p2 = np.where(p1 < 0, -1, prv.ravel().take(base + np.maximum(p1, 0)))
-    n2 = np.where(n1 >= k, k, nxt.ravel().take(base + np.minimum(n1, k - 1)))
-    xp = np.append(x, np.nan)
-    cl = lambda j: np.where((j < 0) | (j >= k), k, j)  # noqa: E731
+class _Known:
+    r"""Known brackets ``gl <= g(x_k) <= gu`` of the convex nondecreasing ``g(x) = (x - 1) eps_x`` at columns of
+    :data:`_BNB_X` for ``m`` rows (configurations): ``x = 1`` (``g = 0``) and the integers 2..12 from the start, the
+    fractional orders as the search evaluates them (:meth:`add`).  Stored as one sorted list of keys
+    ``row * k + column`` with the brackets alongside (a dozen points a row, not a dense rows x 117 matrix): a cell's
+    nearest known points are its neighbours in that list (``x = 1`` and ``x = 12`` are known in every row, so the
+    first ones are always in its own row)."""
 
-    def pick(g: np.ndarray, j: np.ndarray) -> np.ndarray:  # g[ri, j], NaN where j is no column
-        out = np.ascontiguousarray(g).ravel().take(base + np.clip(j, 0, k - 1))
-        out[(j < 0) | (j >= k)] = np.nan
-        return out
+    def __init__(self, g_int: np.ndarray) -> None:
+        m, k = g_int.shape[0], len(_BNB_X)
+        self.k = k
+        cols = np.r_[0, _BNB_INT]
+        self.keys = (np.arange(m)[:, None] * k + cols[None, :]).ravel()
+        z = np.zeros((m, 1))
+        self.gu = np.hstack([z, g_int]).ravel()
+        self.gl = np.hstack([z, g_int / (1 + _LOWER_SLACK)]).ravel()
 
-    xa = x[at]
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        gp1, gp2u, gn1, gn2u = pick(gl, p1), pick(gu, p2), pick(gl, n1), pick(gu, n2)
-        xp1, xp2, xn1, xn2 = xp[cl(p1)], xp[cl(p2)], xp[cl(n1)], xp[cl(n2)]
-        left = gp1 + (xa - xp1) * np.maximum(gp1 - gp2u, 0.0) / (xp1 - xp2)
-        right = gn1 - (xn1 - xa) * (gn2u - gn1) / (xn2 - xn1)
-        mono = np.where(xp1 > 1.0, (xa - 1) * gp1 / (xp1 - 1), 0.0)
-        fin = lambda v: np.where(np.isfinite(v), v, 0.0)  # noqa: E731
-        b = np.maximum(np.maximum(fin(left), fin(right)), fin(mono))
-        scale = np.maximum(np.maximum(fin(gn2u), fin(gn1)), b)
-        gp1u, gn1u = pick(gu, p1), pick(gu, n1)
-        chord = gp1u + (xa - xp1) * (gn1u - gp1u) / (xn1 - xp1)
-        return np.maximum(b - 1e-12 * scale, 0.0), chord
+    def add(self, r: np.ndarray, c: np.ndarray, gl: np.ndarray, gu: np.ndarray) -> None:
+        """Columns ``c`` (unknown until now, one per row) of the increasing rows ``r`` become known."""
+        nk = r * self.k + c
+        pos = np.searchsorted(self.keys, nk)
+        self.keys, self.gl, self.gu = np.insert(self.keys, pos, nk), np.insert(self.gl, pos, gl), np.insert(self.gu, pos, gu)
+
+    def bounds(self, ri: np.ndarray, at: np.ndarray, lower: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+        r"""(lower bound, chord) of ``g`` at the unknown cells ``(ri, at)``: with ``p2 < p1 < alpha < n1 < n2`` the nearest
+        known points, ``g(alpha) >= g(p1) + (alpha - p1) (g(p1) - g(p2)) / (p1 - p2)`` (a secant extended beyond its
+        interval lies below a convex function), ``g(alpha) >= g(n1) - (n1 - alpha) (g(n2) - g(n1)) / (n2 - n1)``, and
+        ``eps_alpha >= eps_p1`` (RDP is nondecreasing in the order); each rounded the safe way (a relative ``1e-12``
+        of the largest value involved taken off).  The chord of the known upper values through ``p1`` and ``n1`` lies
+        above ``g`` (convexity); it only orders the search (:func:`_refine_bnb`).  ``lower=False``: the chord only."""
+        k, keys = self.k, self.keys
+        base = ri * k
+        n1 = np.searchsorted(keys, base + at)  # the first known point after the cell (its row's x = 12 at the latest)
+        p1 = n1 - 1
+        xa, xp1, xn1 = _BNB_X[at], _BNB_X[keys[p1] - base], _BNB_X[keys[n1] - base]
+        gp1u, gn1u = self.gu[p1], self.gu[n1]
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            chord = gp1u + (xa - xp1) * (gn1u - gp1u) / (xn1 - xp1)
+            if not lower:
+                return None, chord
+            # p2 / n2: the known points before p1 / after n1 if in the same row (else none: NaN)
+            p2 = np.maximum(p1 - 1, 0)
+            n2 = np.minimum(n1 + 1, len(keys) - 1)
+            c2, d2 = keys[p2] - base, keys[n2] - base
+            p2ok = (p1 >= 1) & (c2 >= 0)
+            n2ok = (n1 + 1 < len(keys)) & (d2 < k)
+            gp1, gn1 = self.gl[p1], self.gl[n1]
+            gp2u, gn2u = self.gu[p2], self.gu[n2]
+            gp2u[~p2ok] = np.nan
+            gn2u[~n2ok] = np.nan
+            xp2, xn2 = _BNB_XP[np.where(p2ok, c2, -1)], _BNB_XP[np.where(n2ok, d2, k)]
+            left = gp1 + (xa - xp1) * np.maximum(gp1 - gp2u, 0.0) / (xp1 - xp2)
+            right = gn1 - (xn1 - xa) * (gn2u - gn1) / (xn2 - xn1)
+            mono = np.where(xp1 > 1.0, (xa - 1) * gp1 / (xp1 - 1), 0.0)
+            fin = lambda v: np.where(np.isfinite(v), v, 0.0)  # noqa: E731
+            b = np.maximum(np.maximum(fin(left), fin(right)), fin(mono))
+            scale = np.maximum(np.maximum(fin(gn2u), fin(gn1)), b)
+            return np.maximum(b - 1e-12 * scale, 0.0), chord
 
 
 def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarray, cand: np.ndarray,
-                v: np.ndarray, o: np.ndarray, r_int: np.ndarray) -> None:
+                v: np.ndarray, o: np.ndarray, r_int: np.ndarray, low_conv: np.ndarray | None = None) -> None:
     """Stage 3 of :func:`_default_grid_pruned`, best first (in place): each configuration evaluates the candidate
-    fractional order whose lower bound converts lowest, one vectorised ``curve.rows_at`` call per round for all
-    configurations (each at its own order); the exact values (upper and lower) join the integer ones as known
-    points of the convex ``g(alpha) = (alpha - 1) eps_alpha``, which tightens the lower bounds of the orders
-    left (:func:`_convex_lower`), and a configuration stops when no order left converts below its best value.
+    fractional order of lowest estimate, one vectorised ``curve.rows_at`` call per round for all configurations
+    (each at its own order); the exact values (upper and lower) join the integer ones as known points of the
+    convex ``g(alpha) = (alpha - 1) eps_alpha`` (:class:`_Known`), which tightens the lower bounds of the orders left,
+    and a configuration stops when no order left converts below its best value.  ``low_conv``: lower bounds on the
+    converted values of the candidates already known (those of :func:`_frac_lower`), in ``np.nonzero(cand)``'s order.
+
+    The candidates (configuration, order) left are kept as a list with the best converted lower bound met so far
+    (every bound met stays valid, and the best value only decreases): after each round a candidate is first
+    dropped by that bound, and the convexity bounds are computed again only for the candidates it leaves.
 
     The answer is that of :func:`_refine_fractional` (every candidate in increasing order) to the bit: an order
     skipped has a lower bound converting at or above the final value, so its exact value does too; ties go
     to the smallest order, as there.
     """
-    steps = np.asarray(curve.steps(np.arange(len(v))), dtype=float)
     act = np.nonzero(cand.any(axis=1))[0]
-    m = len(act)
-    kx = len(_BNB_X)
-    known = np.zeros((m, kx), dtype=bool)
-    gl, gu = np.zeros((m, kx)), np.zeros((m, kx))
-    known[:, 0] = True  # g(1) = 0
-    gi = r_int[act][:, _INT_GROUPS[0]] * (_DEFAULT_INTS[_INT_GROUPS[0]] - 1)
-    gu[:, _BNB_INT], gl[:, _BNB_INT], known[:, _BNB_INT] = gi, gi / (1 + _LOWER_SLACK), True
-    left = cand[act].copy()
-    refined = np.zeros(m, dtype=bool)
-    a_all = FRAC_ORDERS
-    while m:
-        ri, cj = np.nonzero(left)  # the cells still open
-        a = a_all[cj]
-        rows_c = act[ri]
-        lb, chord = _convex_lower(_BNB_X, gl, gu, known, ri, _BNB_FRAC[cj])
-        c = values((lb / (a - 1))[:, None], a[:, None], target[rows_c])[:, 0]
-        vr, orr = v[rows_c], o[rows_c]
-        keep = (c < vr) | ((c == vr) & refined[ri] & (a < orr))
-        left[ri[~keep], cj[~keep]] = False
-        # the order evaluated next: the lowest estimate 3/4 chord + 1/4 lower bound (converted); 3.0 series rows per
-        # configuration on the benchmark's distinct shape, against 4.3 by the lower bound alone
+    if not len(act):
+        return
+    steps = np.asarray(curve.steps(act), dtype=float)
+    tg, vl, ol = target[act], v[act].copy(), o[act].copy()
+    ri, cj = np.nonzero(cand[act])  # the open cells, row by row, orders increasing
+    cb = np.full(len(ri), -np.inf) if low_conv is None else np.asarray(low_conv, dtype=float)
+    assert len(cb) == len(ri)
+    kn = _Known(r_int[act][:, _INT_GROUPS[0]] * (_DEFAULT_INTS[_INT_GROUPS[0]] - 1))
+    refined = np.zeros(len(act), dtype=bool)
+    a = FRAC_ORDERS[cj]
+    _, chord = kn.bounds(ri, _BNB_FRAC[cj], lower=False)
+
+    def conv(g: np.ndarray) -> np.ndarray:
+        return values((g / (a - 1))[:, None], a[:, None], tg[ri])[:, 0]
+
+    with np.errstate(invalid="ignore"):
+        est = 0.75 * conv(chord) + 0.25 * cb
+    while len(ri):
+        # per row, the open cell of lowest estimate 3/4 chord + 1/4 lower bound (converted; ties: the smallest order):
+        # the cells come row by row, orders increasing, so the first cell equal to its row's minimum
+        ek = np.where(np.isfinite(est), est, np.finfo(float).max)
+        starts = np.flatnonzero(np.r_[True, ri[1:] != ri[:-1]])
+        at_min = np.flatnonzero(ek == np.repeat(np.minimum.reduceat(ek, starts), np.diff(np.r_[starts, len(ri)])))
+        pick = at_min[np.r_[True, ri[at_min[1:]] != ri[at_min[:-1]]]]
+        r, j = ri[pick], cj[pick]
+        alpha = FRAC_ORDERS[j]
+        up, lo = curve.rows_at(alpha, act[r])
+        vv = values(up[:, None], alpha[:, None], tg[r])[:, 0]
+        better = (vv < vl[r]) | ((vv == vl[r]) & refined[r] & (alpha < ol[r]))
+        vl[r[better]], ol[r[better]] = vv[better], alpha[better]
+        refined[r] |= better
+        kn.add(r, _BNB_FRAC[j], np.maximum((alpha - 1) * lo * (1 - 1e-12) - steps[r] * _FRAC_G_SLACK, 0.0), (alpha - 1) * up)
+        # drop the evaluated cells, then those whose best lower bound so far converts at or above the best value
+        keep = np.ones(len(ri), dtype=bool)
+        keep[pick] = False
+        keep &= (cb < vl[ri]) | ((cb == vl[ri]) & refined[ri] & (a < ol[ri]))
+        ri, cj, cb, a = ri[keep], cj[keep], cb[keep], a[keep]
+        if not len(ri):
+            break
+        lb, chord = kn.bounds(ri, _BNB_FRAC[cj])
+        assert lb is not None
+        cb = np.maximum(cb, conv(lb))
+        keep = (cb < vl[ri]) | ((cb == vl[ri]) & refined[ri] & (a < ol[ri]))
+        ri, cj, cb, a, chord = ri[keep], cj[keep], cb[keep], a[keep], chord[keep]
         with np.errstate(invalid="ignore"):
-            est = 0.75 * values((chord / (a - 1))[:, None], a[:, None], target[rows_c])[:, 0] + 0.25 * c
-        # per row, the kept cell of lowest estimate (ties: the smallest order), over the kept cells only: they come
-        # row by row, orders increasing (np.nonzero's order), so the first cell equal to its row's minimum
-        rk, ck, ek = ri[keep], cj[keep], est[keep]
-        ek = np.where(np.isfinite(ek), ek, np.finfo(float).max)
-        go = left.any(axis=1)
-        if not go.all():
-            act, known, gl, gu, left, refined = act[go], known[go], gl[go], gu[go], left[go], refined[go]
-            m = int(go.sum())
-            if not m:
-                break
-        rows = act
-        starts = np.flatnonzero(np.r_[True, rk[1:] != rk[:-1]])  # one group per row left, in the rows' order
-        at_min = np.flatnonzero(ek == np.repeat(np.minimum.reduceat(ek, starts), np.diff(np.r_[starts, len(rk)])))
-        j = ck[at_min[np.r_[True, rk[at_min[1:]] != rk[at_min[:-1]]]]]
-        alpha = a_all[j]
-        up, lo = curve.rows_at(alpha, rows)
-        vv = values(up[:, None], alpha[:, None], target[rows])[:, 0]
-        better = (vv < v[rows]) | ((vv == v[rows]) & refined & (alpha < o[rows]))
-        v[rows[better]], o[rows[better]] = vv[better], alpha[better]
-        refined |= better
-        col = _BNB_FRAC[j]
-        r = np.arange(m)
-        known[r, col] = True
-        gu[r, col] = (alpha - 1) * up
-        gl[r, col] = np.maximum((alpha - 1) * lo * (1 - 1e-12) - steps[rows] * _FRAC_G_SLACK, 0.0)
-        left[r, j] = False
+            est = 0.75 * conv(chord) + 0.25 * cb
+    v[act], o[act] = vl, ol
 
 
 #: absolute slack per step on a fractional order's lower bound ``g = (alpha - 1) eps_alpha`` (the series' lower
