@@ -47,16 +47,9 @@ losses beyond ``log(DBL_MAX) ~ 709`` (epsilon in the hundreds) neither
 overflow nor lose the upper bound.
 
 **What is bounded and what is estimated.**  ``delta`` returned is an upper
-bound for the composed mechanism; the floating-point rounding of the Gaussian
-CDF differences and of the FFT is bounded a posteriori (``roundoff``) and added.
-The FFT's share (``pld_compose._fft_allowance``) propagates the forward
-transform's error through the power ``T`` (``T |e| M^(T-1)``, large only at the
-lowest frequencies, which are therefore recomputed by direct sums in longdouble
-and used in place of the FFT's values), the power's own rounding, the products
-of the steps and the inverse transform, to delta by Parseval; it rests on a
-stated model of pocketfft's per-pass rounding (20u per factor 2 of the length,
-about 3x Higham's radix-2 constant), checked against 50-digit and longdouble
-compositions in ``tests/test_pld_fft_rounding.py``.  The accountant's ``error_bound`` is a Richardson
+bound for the composed mechanism up to floating-point rounding of the Gaussian
+CDF differences and of the FFT; the latter is estimated a posteriori
+(``roundoff``) and added.  The accountant's ``error_bound`` is a Richardson
 estimate of the discretisation error (grids ``h`` and ``2h``, the latter built
 from the same CDF values by :func:`discretize_step_pair`): an estimate of how
 far the upper bound is above the true value, not a proof.

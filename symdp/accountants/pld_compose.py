@@ -1,6 +1,6 @@
 """Composition of discretised privacy-loss distributions by FFT (:func:`compose`, :class:`ComposedPLD`):
-the window sized by a Chernoff bound on the mass above it, the wrap-around (alias) bound, the FFT's rounding
-bound (:func:`_fft_allowance`: the most amplified frequencies recomputed in longdouble), and epsilon(delta) / delta(epsilon) of the composition from scaled suffix sums.  The method is
+the window sized by a Chernoff bound on the mass above it, the wrap-around (alias) bound, the round-off
+estimate, and epsilon(delta) / delta(epsilon) of the composition from scaled suffix sums.  The method is
 described in :mod:`.pld`, which re-exports these names.
 """
 
@@ -52,7 +52,7 @@ class ComposedPLD:
     inf_mass: float
     upper_tail: float  # Chernoff bound on the mass above the window (added to delta)
     alias: float  # bound on the mass wrapped into the window (only over-estimates)
-    roundoff: float  # floating-point error on delta: the steps' T * roundoff plus the FFT's (:func:`_fft_allowance`)
+    roundoff: float  # estimated floating-point error on delta
     n_fft: int = 0
     certified: bool = True  # False: computed on a borrowed window, tails not bounded (error estimates only)
     window: tuple[float, float] = (0.0, 0.0)
@@ -338,17 +338,17 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     spec = None
     inf_keep = 0.0
     roundoff = 0.0
-    fs = []
     for p, T in steps:
         f = np.fft.rfft(_wrap(p, n))
-        fs.append(f.copy())
         f = _cpow(f, T, overwrite=True)
         spec = f if spec is None else spec * f
         inf_keep += T * math.log1p(-min(p.inf_mass, 1.0)) if p.inf_mass < 1 else -np.inf
         roundoff += T * p.roundoff
     assert spec is not None
-    fft_err = _fft_allowance(steps, n, fs, spec)  # replaces spec's most error-amplifying entries by accurate ones
     c = np.fft.irfft(spec, n)
+    T_total = sum(T for _, T in steps)
+    # FFT rounding model: per-entry error <= u (T + log2 n) * mean |spectrum| (Higham-style bound on the transforms)
+    fft_err = 4 * _U * (T_total + math.log2(n)) * float(np.abs(spec).sum() * 2 / n)
     r = s0 % n  # entry k of pmf is the atom at s0 + k: c rotated left by r, clipped at 0
     pmf = np.empty(n)
     np.maximum(c[r:], 0.0, out=pmf[:n - r])
@@ -356,213 +356,9 @@ def compose(steps: Sequence[tuple[DiscretePLD, int]], *, tail_tol: float = 1e-15
     inf_mass = -math.expm1(inf_keep)
     return ComposedPLD(
         h=h, s0=s0, pmf=pmf, inf_mass=inf_mass, upper_tail=upper_tail, alias=upper_tail + lower_tail,
-        roundoff=roundoff + fft_err, n_fft=n, certified=window is None, window=(lo, up),
+        roundoff=roundoff + fft_err * n, n_fft=n, certified=window is None, window=(lo, up),
         _round_loc=_localized(steps, inf_mass) if localized_roundoff else None,
     )
-
-
-#: unit roundoff of numpy's longdouble where it is the x87 80-bit format (64-bit significand), else 0: the accurate
-#: recomputation of :func:`_fft_allowance` is then skipped and every frequency keeps the float64 bound
-_ULD = float(np.finfo(np.longdouble).eps) / 2 if np.finfo(np.longdouble).nmant >= 63 else 0.0
-_PI_LD = np.longdouble("3.141592653589793238462643383279502884197")
-_ETA_FFT = 20 * _U  # per radix-2 level of pocketfft's transforms (model constant, see _fft_allowance)
-_EPS_MUL = 3 * _U  # one complex product: sqrt(2) gamma_2 = 2.83u (Higham (3.10)) plus gradual underflow
-_K_MAX = 96  # frequencies recomputed in longdouble at most
-_K_REL = 1e-6  # a frequency is recomputed where its bound would drop by more than this fraction of the largest drop
-_LD_WORK = 2.5e5  # (frequencies x atoms) of the longdouble direct sums at most
-
-
-def _fft_rel(n: int) -> float:
-    """Relative error (componentwise on sum|input|, or normwise) of one length-``n`` transform: ``1.01 L eta``,
-    ``L = ceil(log2 n)`` (``(1 + eta)^L - 1 <= 1.01 L eta`` as ``L eta < 1e-12``)."""
-    return 1.01 * math.ceil(math.log2(n)) * _ETA_FFT if n > 1 else 0.0
-
-
-def _log_up(x: np.ndarray) -> np.ndarray:
-    """An upper bound on ``log x`` (x > 0): numpy's log plus 8 ulp of the result."""
-    y = np.log(x)
-    return y + 8 * _U * np.abs(y)
-
-
-def _exp_up(z: np.ndarray) -> np.ndarray:
-    """An upper bound on ``exp z`` where ``z`` is a computed product ``T * (upper bound on log)`` (one rounding)."""
-    with np.errstate(under="ignore", over="ignore"):
-        return np.exp(z + 8 * _U * np.abs(z)) * (1 + 8 * _U)
-
-
-def _power_bounds(af: Sequence[np.ndarray], E: Sequence[float], P: Sequence[float],
-                  Ts: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """``(A, B)`` per frequency: ``B >= |prod_s f_s^T_s|`` and ``|prod_s g_s^T_s|``, ``A >= |prod f^T - prod g^T|``
-    for any ``f_s, g_s`` with ``|f_s - g_s| <= E_s``, ``|g_s| = af_s`` and ``|f_s| <= P_s`` (see :func:`_fft_allowance`)."""
-    lM = []
-    for a, e, p in zip(af, E, P):
-        M = np.maximum(np.minimum(a + e, p), a)
-        lM.append(_log_up(np.maximum(M, 1e-300)))
-    LB = sum(T * l for T, l in zip(Ts, lM))
-    assert isinstance(LB, np.ndarray)
-    A = np.zeros(len(LB))
-    for T, e, l in zip(Ts, E, lM):
-        A += T * e * _exp_up(LB - l)  # T E M_s^(T-1) prod_{r != s} M_r^T_r
-    return A * (1 + 4 * _U * len(Ts)), _exp_up(LB)
-
-
-def _twiddles(n: int) -> tuple[int, np.ndarray, np.ndarray]:
-    """``(B, Hi, Lo)``: ``exp(-2 pi i r / n) ~= Hi[r // B] * Lo[r % B]`` in longdouble, each table entry within
-    24 u_ld of the truth in modulus (angle reduced to [-pi, pi]: ``2 pi x / n`` rounded 3 times, <= 3.01 pi u_ld,
-    plus cosl/sinl within 4 u_ld absolute each), the product within 64 u_ld."""
-    B = math.isqrt(max(n - 1, 0)) + 1
-
-    def tw(x: np.ndarray) -> np.ndarray:
-        x = np.where(x > n // 2, x - n, x).astype(np.longdouble)
-        th = (2 * _PI_LD) * x / n
-        out = np.empty(len(x), dtype=np.clongdouble)
-        out.real = np.cos(th)
-        out.imag = -np.sin(th)
-        return out
-
-    return B, tw((np.arange(n // B + 1, dtype=np.int64) * B) % n), tw(np.arange(B, dtype=np.int64) % n)
-
-
-_BLOCK = 32  # :func:`_block_sum`'s groups
-
-
-def _block_sum(x: np.ndarray) -> np.ndarray:
-    """Row sums: groups of at most :data:`_BLOCK` consecutive terms summed by numpy (in whatever order: at most
-    ``_BLOCK - 1`` additions each, error <= gamma_31 of the group's sum of |terms|, Higham (4.4)), then the group
-    sums by a binary tree of depth ``ceil(log2 G)`` (zeros padded to a power of two): in all, each component's
-    error <= gamma_d sum |terms| with ``d = _BLOCK - 1 + ceil(log2 ceil(m / _BLOCK))`` (:func:`_sum_depth`)."""
-    rows, m = x.shape
-    q = m // _BLOCK
-    parts = []
-    if q:
-        parts.append(x[:, :q * _BLOCK].reshape(rows, q, _BLOCK).sum(axis=2))
-    if m % _BLOCK:
-        parts.append(x[:, q * _BLOCK:].sum(axis=1, keepdims=True))
-    y = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
-    g = y.shape[1]
-    w = 1 << max(g - 1, 0).bit_length()
-    if w != g:
-        y = np.concatenate([y, np.zeros((rows, w - g), dtype=y.dtype)], axis=1)
-    while y.shape[1] > 1:
-        h = y.shape[1] // 2
-        y = y[:, :h] + y[:, h:]
-    return y[:, 0]
-
-
-def _sum_depth(m: int) -> int:
-    """The ``d`` of :func:`_block_sum` for rows of ``m`` terms."""
-    g = -(-max(m, 1) // _BLOCK)
-    return _BLOCK - 1 + max(g - 1, 0).bit_length()
-
-
-def _dft_ld(p: DiscretePLD, n: int, K: np.ndarray, tw: tuple[int, np.ndarray, np.ndarray]) -> np.ndarray:
-    """``sum_j p_j exp(-2 pi i k (j0 + j) / n)`` for ``k`` in ``K`` in longdouble, by direct sums (the exact DFT of
-    :func:`_wrap`'s cyclic PMF, before its additions); error bound in :func:`_fft_allowance`."""
-    B, Hi, Lo = tw
-    m = len(p.pmf)
-    t = (p.j0 + np.arange(m, dtype=np.int64)) % n
-    pl = p.pmf.astype(np.longdouble)
-    out = np.empty(len(K), dtype=np.clongdouble)
-    rows = max(1, int(65536 // max(m, 1)))
-    for i in range(0, len(K), rows):
-        hi, lo = np.divmod((K[i:i + rows, None] * t[None, :]) % n, B)
-        w = Hi[hi]
-        w *= Lo[lo]
-        w *= pl[None, :]
-        out[i:i + rows] = _block_sum(w)
-    return out
-
-
-def _fft_allowance(steps: Sequence[tuple[DiscretePLD, int]], n: int, fs: list[np.ndarray], spec: np.ndarray) -> float:
-    r"""Rigorous bound (under the FFT model below) on the total error of ``irfft(spec)`` on the composed PMF, summed
-    over the ``n`` entries; ``spec`` (``prod_s rfft(p_s)^T_s`` in float64, ``fs`` the steps' ``rfft``) is updated in
-    place: its most error-amplifying entries are replaced by accurate ones.
-
-    Notation: ``u = 2^-53``, ``u_ld = 2^-64``; ``f_s`` the exact DFT of step ``s``'s (float64) PMF on Z/n,
-    ``P_s >= sum p_s >= |f_s|``, ``S = prod_s f_s^T_s`` the exact spectrum of the composition.
-
-    1. Delta from the spectrum: delta(eps) reads the PMF ``c`` with weights in [0, 1] (``(1 - e^{eps - ell})^+``),
-       and clipping ``c`` at 0 only moves it towards the truth (>= 0), so the error on delta is at most
-       ``sum_j |c^_j - c_j| <= sqrt(n) ||c^ - c||_2``.  With ``c~`` the exact inverse DFT of the computed ``S^``:
-       ``sqrt(n) ||c~ - c||_2 = ||S^ - S||_2`` (Parseval, the full Hermitian spectrum; its norm^2 is at most twice
-       the half spectrum's), and ``sqrt(n) ||c^ - c~||_2 <= eps_F ||S^||_2`` (normwise bound of the inverse
-       transform, ``eps_F = 1.01 ceil(log2 n) eta + 2u``, the ``2u`` for the ``1/n`` scaling).
-    2. Per frequency, ``|S^_k - S_k| <= A_k + R_k``.  Amplification: for ``|f - g| <= E``,
-       ``|f^T - g^T| <= T E M^(T-1)`` with ``M >= max(|f|, |g|)``, and for products
-       ``|prod a_s - prod b_s| <= sum_s |a_s - b_s| prod_{r != s} max(|a_r|, |b_r|)`` (telescoping); ``M`` is
-       ``max(min(|g| + E, P), |g|)``.  Power rounding: repeated squaring gives ``g^T prod_m (1 + d_m)^{w_m}``, the
-       squaring that makes ``g^(2^i)`` weighted ``floor(T / 2^i)`` and each multiplication into the result 1, so
-       ``sum w_m <= T + bitlen(T)`` and the relative error is at most ``(1 + eps_mul)^W - 1``,
-       ``W = sum_s (T_s + bitlen(T_s)) + #steps`` (the products of the steps included), ``eps_mul = 3u`` for a
-       complex product (``sqrt(2) gamma_2``, Higham (3.10), plus < 2^-80 relative from gradual underflow of a
-       component while the product's modulus stays above 2^-990).  That holds where the lower bound
-       ``sum_s T_s log|g_s| >= -650`` keeps every intermediate normal (``|g| <= 1 + tiny``: the partial powers are
-       at least the final one); elsewhere (including the entries :func:`_cpow` sets to 0) the bound is
-       ``|S^_k| + B_k``, ``B_k = prod M^T >= |S_k|``.
-    3. The float64 forward transform (``g = rfft``): ``|g_k - f_k| <= E = 1.01 ceil(log2 n) eta P`` with
-       ``eta = 20u`` per radix-2 level (a MODEL of pocketfft, not a proof: for a radix-2 Cooley-Tukey FFT the
-       componentwise error is at most ``((1 + eta_2)^L - 1) |A_L|...|A_1| |p| = ((1 + eta_2)^L - 1) sum|p|``, the
-       butterflies' unit-modulus paths from input j to output k being unique, ``eta_2 = mu + gamma_4 (sqrt2 + mu)
-       ~ 7u`` as in Higham Thm 24.2; pocketfft's radix-3/4/5 passes are taken at ``eta = 20u`` per factor of 2 in
-       ``n``, and ``eps_F`` above uses the same constant normwise), plus ``(ceil(m/n) + 1) u P`` where
-       :func:`_wrap` adds overlapping atoms.  The power amplifies it by ``T M^(T-1)``, large only at the lowest
-       frequencies, so:
-    4. At the frequencies ``K`` where ``A_k + R_k`` is largest (at most :data:`_K_MAX`, those within 1% of the
-       largest gain, :data:`_LD_WORK` bounding the work), ``f_s`` is recomputed by direct sums in longdouble
-       (x87, ``u_ld = 2^-64``): twiddles ``Hi[r // B] Lo[r % B]`` within ``mu = 64 u_ld`` (:func:`_twiddles`), the
-       product with ``p_j`` rounded (``u_ld``), :func:`_block_sum` (``gamma_d`` per component, ``sqrt2 gamma_d``
-       in modulus, ``d`` = :func:`_sum_depth` of the longest PMF): ``E_ld = 1.01 (mu + u_ld + 1.42 d u_ld) P``.  The
-       powers and products are taken in longdouble (``eps_mul = 3 u_ld``) and the result rounded to complex128
-       (``u |S|``).  These values replace ``spec``'s there, with the bound of 2. from ``E_ld``.
-    Every bound is computed upwards (``_log_up``/``_exp_up`` and factors ``1 + c u``), the total times 1.001.
-    Where longdouble is plain double (:data:`_ULD` = 0) ``K`` is empty and the float64 bound holds everywhere.
-    """
-    Ts = [int(T) for _, T in steps]
-    P = [float(np.abs(p.pmf).sum()) * (1 + (len(p.pmf) + 4) * _U) for p, _ in steps]  # >= sum p >= |f_k|
-    rel = _fft_rel(n)
-    E = [rel * Ps + ((-(-len(p.pmf) // n) + 1) * _U * Ps if n < len(p.pmf) else 0.0) for (p, _), Ps in zip(steps, P)]
-    af = [np.abs(f) * (1 + 2 * _U) for f in fs]
-    err = np.abs(spec) * (1 + 2 * _U)
-    live = np.ones(len(spec), dtype=bool)
-    if min(Ts) >= 2:  # "dead" frequencies: some step has M_s <= e^(-700/T_s), so |S|, B <= Q e^-700 there
-        for a, e, Ps, T in zip(af, E, P, Ts):
-            live &= np.maximum(np.minimum(a + e, Ps), a) > math.exp(-700.0 / T)
-        Q = math.exp(sum(T * max(math.log(Ps), 0.0) for T, Ps in zip(Ts, P)) * (1 + 1e-9) + 1e-9) if all(P) else 1.0
-        # B + A <= Q (e^-700 + sum_s T_s E_s e^-350): the dead step's own term has M^(T-1) <= e^(-700 (T-1)/T)
-        err += Q * (math.exp(-700.0) + sum(T * e for T, e in zip(Ts, E)) * math.exp(-350.0))
-    iv = np.flatnonzero(live)
-    A, B = _power_bounds([a[iv] for a in af], E, P, Ts)
-    W = sum(T + T.bit_length() for T in Ts) + len(Ts)
-    R = B * (math.expm1(W * math.log1p(_EPS_MUL)) * 1.01)
-    with np.errstate(divide="ignore"):
-        lg = sum(T * np.log(a[iv] * (1 - 4 * _U)) for T, a in zip(Ts, af))
-    assert isinstance(lg, np.ndarray)
-    normal = lg >= -650.0
-    err[iv] = np.where(normal, A + R, err[iv] + B)
-    ms = sum(len(p.pmf) for p, _ in steps)
-    nk = min(_K_MAX, len(spec), int(_LD_WORK // max(ms, 1)))
-    if _ULD > 0 and nk > 0 and n > 1 and len(iv):
-        gain = np.where(lg >= -10000.0, err[iv] - 2 * _U * B, 0.0)
-        K = np.argpartition(-gain, nk - 1)[:nk] if nk < len(gain) else np.arange(len(gain))
-        K = iv[K[gain[K] > max(_K_REL * float(gain[K].max()), 0.0)]] if len(K) else K
-        if len(K):
-            tw = _twiddles(n)
-            d = _sum_depth(max(len(p.pmf) for p, _ in steps))
-            fl = [_dft_ld(p, n, K, tw) for p, _ in steps]
-            Eld = [1.01 * (64 + 1 + 1.42 * d * 1.01) * _ULD * Ps for Ps in P]
-            afl = [np.abs(f).astype(float) * (1 + 4 * _U) for f in fl]
-            A2, B2 = _power_bounds(afl, Eld, P, Ts)
-            S = _cpow(fl[0], Ts[0])
-            for f, T in zip(fl[1:], Ts[1:]):
-                S = S * _cpow(f, T)
-            with np.errstate(divide="ignore"):
-                ok = sum(T * np.log(a * (1 - 4 * _U)) for T, a in zip(Ts, afl)) >= -11000.0  # no longdouble underflow
-            assert isinstance(ok, np.ndarray)
-            spec[K[ok]] = S[ok].astype(np.complex128)
-            err[K[ok]] = (A2 + B2 * (math.expm1(W * math.log1p(3 * _ULD)) * 1.01 + _U * 1.01))[ok]
-    e_spec = math.sqrt(2 * float(np.sum(err * err)))
-    e_inv = (rel + 2 * _U) * math.sqrt(2 * float(np.sum(spec.real**2 + spec.imag**2)))
-    return (e_spec + e_inv) * 1.001
 
 
 def _wrap(p: DiscretePLD, n: int) -> np.ndarray:
@@ -591,7 +387,7 @@ def _cpow(f: np.ndarray, T: int, *, overwrite: bool = False) -> np.ndarray:
     distribution of many steps only the lowest frequencies survive the power (about 100 of the
     ``n/2`` entries for T in the thousands), so this skips most of the work; NaN entries are kept.
     """
-    if T > 1 and len(f) > 64 and f.dtype != np.clongdouble:
+    if T > 1 and len(f) > 64:
         small = np.abs(f) <= math.exp(-800.0 / T)
         n_keep = len(f) - int(np.count_nonzero(small))
         if n_keep < len(f) // 2:
@@ -600,8 +396,7 @@ def _cpow(f: np.ndarray, T: int, *, overwrite: bool = False) -> np.ndarray:
             out[keep] = _cpow(f[keep], T, overwrite=True)  # a fresh array
             return out
     result: np.ndarray | None = None
-    cdt = np.clongdouble if f.dtype == np.clongdouble else np.complex128  # longdouble kept (:func:`_fft_allowance`)
-    base = f if overwrite and f.dtype == cdt else np.array(f, dtype=cdt)  # squared in place
+    base = f if overwrite and f.dtype == np.complex128 else np.array(f, dtype=complex)  # squared in place
     while True:
         if T & 1:
             result = base.copy() if result is None else np.multiply(result, base, out=result)

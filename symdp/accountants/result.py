@@ -61,8 +61,7 @@ class AccountingResult:
     approximation: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
     #: None, or which rigorous method answered instead of the requested one and why (e.g. the tight
-    #: accountant's round-off floor above, or within a factor 2 of, the asked delta: the smaller of the RDP and
-    #: inclusion-count bounds is returned where it is below the PLD's)
+    #: accountant's round-off floor above the asked delta: the RDP bound is returned)
     fallback: str | None = None
 
     def to_dict(self) -> dict[str, Any]:

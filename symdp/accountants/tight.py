@@ -161,8 +161,8 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
         """
         fine, coarse = _discretize_dirs(segs, hh, step_tail)
         if deltas is not None:  # the per-step round-off alone already exceeds the target: composing cannot help
-            # per-step round-off (the FFT's share, pld_compose._fft_allowance, is positive but has no simple floor)
-            floor = min(sum(T * p.roundoff for p, T in parts) for parts in coarse)
+            # per-step round-off plus the FFT's share (8u T sum|spectrum| >= 8u T, see pld.compose)
+            floor = min(sum(T * p.roundoff for p, T in parts) for parts in coarse) + 8 * _pld._U * T_tot
             if floor >= float(np.min(deltas)):
                 raise ConvergenceError(f"tight accountant: the per-step round-off floor {floor:.3g} is above delta={float(np.min(deltas)):.3g}")
         cc = [_pld.compose(parts, tail_tol=tail_tol) for parts in coarse]
@@ -242,30 +242,21 @@ def _tight_checked(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.
     vals = np.asarray(vals, dtype=float)
     bad = ~np.isfinite(vals) | np.isnan(vals)
     if deltas is not None:
-        floor = det.get("roundoff_added", 0.0) + det.get("tail_mass_added", 0.0)
-        # within 2x of the floor the PLD's epsilon is inflated by it: the fallbacks are asked too, the smaller kept
-        near = ~bad & (2 * floor > deltas)
-        if not bad.any() and not near.any():
+        if not bad.any():
             return vals, est, det, None
-        ask = bad | near
-        db = deltas[ask]
+        if reason is None and "mu" in det:
+            reason = f"the exact Gaussian profile (mu = {det['mu']:.3g}) gives an epsilon beyond the float range"
+        if reason is None:
+            floor = det.get("roundoff_added", 0.0) + det.get("tail_mass_added", 0.0)
+            reason = (f"the tight PLD accountant's round-off/tail floor ({floor:.3g}) is not below the asked delta "
+                      f"({float(np.min(deltas[bad])):.3g})")
+        db = deltas[bad]
         r_eps, _ = rdp_epsilons([segs] * len(db), db, "poisson", None)  # the RDP accountant's answer
         c_eps = np.array([_pld.inclusion_count_epsilon(float(d), segs) for d in db])
         fb = np.fmin(np.asarray(r_eps, dtype=float).ravel(), c_eps)  # both upper bounds: the smaller (NaN: not one)
         fb = np.where(np.isnan(fb), np.inf, fb)
-        use = np.zeros_like(bad)
-        use[ask] = bad[ask] | (fb < vals[ask])
-        if not use.any():
-            return vals, est, det, None
-        if reason is None and "mu" in det and bad.any():
-            reason = f"the exact Gaussian profile (mu = {det['mu']:.3g}) gives an epsilon beyond the float range"
-        if reason is None:
-            what = "is not below" if bad.any() else "is within a factor 2 of"
-            reason = (f"the tight PLD accountant's round-off/tail floor ({floor:.3g}) {what} the asked delta "
-                      f"({float(np.min(deltas[use])):.3g})")
         vals = vals.copy()
-        vals[ask] = np.where(use[ask], fb, vals[ask])
-        bad = use
+        vals[bad] = fb
     else:
         assert epsilons is not None
         dr, _ = rdp_deltas([segs] * len(epsilons), epsilons, "poisson", None)  # the RDP accountant's answer
