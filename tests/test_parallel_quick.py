@@ -93,3 +93,25 @@ def test_one_slow_evaluation_is_interrupted_and_an_empty_plot_still_says_why(tmp
     assert time.monotonic() - t0 < 20  # the hard limit (2 s + 3 s) interrupted the first evaluation
     meta = json.loads(Image.open(path).info["Description"])
     assert "0 of 60 points: plot time limit" in meta["axes"][0]["title"]
+
+
+def test_quick_plots_a_comparison_as_the_full_audit_does(tmp_path, monkeypatch):
+    """A comparison that holds is plotted by the full audit (its ratio curve); ``--quick`` reads its verdict from
+    the ledger and must draw the same plot (before, it plotted only refuted or partial entries: 38 plots against
+    the full audit's 56)."""
+    from symdp.audit.engine import audit_theorem
+
+    monkeypatch.setenv("SYMDP_CACHE_DIR", str(tmp_path / "cache"))
+    cid = "he2021.cmp_eps_vs_dwork_roth"
+    th = get(cid, with_evidence=False)
+    assert th.kind.name == "COMPARISON" and load_ledger()[cid]["verdict"] == "PROVED"
+    current = current_ledger_ids([cid])
+    assert current == {cid}
+    full = audit_theorem(th, plot_dir=tmp_path / "f" / "plots", report_dir=tmp_path / "f")
+    assert full.verdict == "HOLDS" and full.plot and (tmp_path / "f" / full.plot).is_file()
+    with executor(1) as ex:
+        got = audit_parallel([cid], ex, plots=True, report_dir=tmp_path / "q", algorithms=False,
+                             cache=VerdictCache(), ledger_ids=current)
+    (q,) = got
+    assert q.extra.get("from_ledger") is True and q.verdict == "HOLDS"
+    assert q.plot == full.plot and (tmp_path / "q" / q.plot).is_file()

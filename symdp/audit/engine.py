@@ -326,13 +326,22 @@ def audit_theorem(th: Theorem, *, deep: bool = False, seed: int = 0, plot_dir: P
             res.certificate = f"certificates/{res.certificate}"
     with stage("severity"):
         annotate(th, res, seed=seed)
-    if plot_dir is not None and report_dir is not None and (verdict in ("FAILS", "PARTIAL") or th.kind is Kind.COMPARISON):
-        try:
-            with stage("plot"):
-                _plot(th, res, plot_dir, report_dir)
-        except Exception as exc:  # noqa: BLE001 - a plot must never sink the audit; say so instead
-            res.extra["plot_error"] = f"{type(exc).__name__}: {exc}"[:200]
+    plot_if_wanted(th, res, plot_dir, report_dir)
     return res
+
+
+def plot_if_wanted(th: Theorem, res: AuditResult, plot_dir: Path | None, report_dir: Path | None) -> None:
+    """Plot a refuted or partial claim, and every comparison, beside its verdict (the full audit and ``--quick``
+    draw the same plots); a failed drawing is recorded in ``res.extra['plot_error']``, never raised."""
+    if plot_dir is None or report_dir is None:
+        return
+    if not (res.verdict in ("FAILS", "PARTIAL") or th.kind is Kind.COMPARISON):
+        return
+    try:
+        with stage("plot"):
+            _plot(th, res, plot_dir, report_dir)
+    except Exception as exc:  # noqa: BLE001 - a plot must never sink the audit; say so instead
+        res.extra["plot_error"] = f"{type(exc).__name__}: {exc}"[:200]
 
 
 def audit_theorems(ths: Iterable[Theorem], *, deep: bool = False, seed: int = 0, plots: bool = True,

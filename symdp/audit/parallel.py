@@ -81,16 +81,11 @@ def _run_one(task: Task) -> Payload:
         elif kind == "ledger":  # --quick: the verdict recorded in the ledger, plotted here beside it
             from ..library import get
             from ..verify import load_ledger
-            from .engine import _plot, ledger_result
+            from .engine import ledger_result, plot_if_wanted
 
             th = get(ref, with_evidence=False)
             res = ledger_result(th, load_ledger()[ref])
-            if plot_dir is not None and res.verdict in ("FAILS", "PARTIAL"):
-                try:
-                    with stage("plot"):
-                        _plot(th, res, plot_dir, d)
-                except Exception as exc:  # noqa: BLE001 - a plot must never sink the audit; say so instead
-                    res.extra["plot_error"] = f"{type(exc).__name__}: {exc}"[:200]
+            plot_if_wanted(th, res, plot_dir, d)
             out = [res]
         elif kind == "algo":
             from .algorithms import ALGORITHM_CLAIMS, audit_algorithm
@@ -161,7 +156,7 @@ def _cost(task: Task, ledger: dict[str, Any]) -> float:
     if kind == "algo":
         return 5.0
     row = ledger.get(ref) or {}
-    if kind == "ledger":  # the result is read; a refuted or partial one is plotted
+    if kind == "ledger":  # the result is read; a refuted or partial one (or a comparison) is plotted
         return 2.0 if task[4] and row.get("verdict") in ("REFUTED", "PARTIAL") else 0.1
     try:
         c = float(row.get("seconds", 1.0)) + 0.5
