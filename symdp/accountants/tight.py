@@ -160,11 +160,14 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
         direction, so the max over directions is one.
         """
         fine, coarse = _discretize_dirs(segs, hh, step_tail)
-        if deltas is not None:  # the per-step round-off alone already exceeds the target: composing cannot help
-            # per-step round-off plus the FFT's share (8u T sum|spectrum| >= 8u T, see pld.compose)
+        if deltas is not None:  # the per-step round-off alone already exceeds every target: composing cannot help
+            # per-step round-off plus the FFT's share (8u T sum|spectrum| >= 8u T, see pld.compose).  Only when it is
+            # above the largest asked delta: a delta below the floor reads eps = inf from the composed PLD and falls
+            # back on its own (_tight_checked), the others keep this grid's PLD answer
             floor = min(sum(T * p.roundoff for p, T in parts) for parts in coarse) + 8 * _pld._U * T_tot
-            if floor >= float(np.min(deltas)):
-                raise ConvergenceError(f"tight accountant: the per-step round-off floor {floor:.3g} is above delta={float(np.min(deltas)):.3g}")
+            if floor >= float(np.max(deltas)):
+                raise ConvergenceError(f"tight accountant: the per-step round-off floor {floor:.3g} is above every "
+                                       f"asked delta (largest {float(np.max(deltas)):.3g})")
         cc = [_pld.compose(parts, tail_tol=tail_tol) for parts in coarse]
         cv = np.stack([values(c) for c in cc])
         fv = np.full(cv.shape, np.inf)
@@ -273,6 +276,9 @@ def _tight_checked(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.
     est = np.where(bad, np.nan, est)
     det = dict(det, fallback="rdp")
     note = "" if np.all(np.isfinite(vals)) else "; epsilon inf: the true epsilon exceeds the float range (about 1.8e308)"
+    if deltas is not None and not bad.all():  # say which values are the fallback's: the others are the PLD's
+        reason += (f" (for {int(bad.sum())} of the {bad.size} asked deltas, those <= {float(np.max(deltas[bad])):.3g}; "
+                   "the other values are the PLD's)")
     return vals, est, det, (f"rdp: {reason}; the smaller of two rigorous upper bounds is returned: the RDP accountant's "
                             f"and the inclusion-count bound (each inclusion pattern of the Poisson sampling is an exact "
                             f"Gaussian composition, pld.inclusion_count_delta){note}")
