@@ -80,7 +80,13 @@ def _on_alarm(signum: int, frame: Any) -> None:
     if now < deadline - 1e-3:  # an early repeat: wait for the deadline itself
         _arm(now)
         return
+    FIRED["time"] += 1
     raise error(f"time limit reached ({seconds:g} s)")
+
+
+#: how many times a wall-clock limit has fired in this process (``"time"``): a result computed while one fired may
+#: depend on the machine's load (a proof attempt cut short gives a weaker verdict), so the audit does not cache it
+FIRED = {"time": 0}
 
 
 @contextmanager

@@ -63,6 +63,7 @@ def _run_one(task: Task) -> Payload:
     import time
 
     kind, ref, deep, seed, plots = task
+    from ..limits import FIRED
     from ..verify.rungs.oracle import MEMO_STATS
     from .engine import PLOT_POINTS, STAGE_SECONDS, _kind_label, audit_theorem, stage
     from .severity import annotate
@@ -70,6 +71,7 @@ def _run_one(task: Task) -> Payload:
     STAGE_SECONDS.clear()
     PLOT_POINTS.clear()
     m0 = dict(MEMO_STATS)
+    f0 = FIRED["time"]
     t0, c0 = time.monotonic(), _cpu()
     with tempfile.TemporaryDirectory(prefix="symdp-task-") as tmp:
         d = Path(tmp)
@@ -114,7 +116,7 @@ def _run_one(task: Task) -> Payload:
     stages = {k: round(v, 3) for k, v in STAGE_SECONDS.items()}
     memo = [MEMO_STATS["hits"] - m0["hits"], MEMO_STATS["misses"] - m0["misses"]]  # oracle values reused, computed
     return payload | {"seconds": round(time.monotonic() - t0, 3), "cpu": round(_cpu() - c0, 3), "stages": stages,
-                      "memo": memo, "plot_points": dict(PLOT_POINTS)}
+                      "memo": memo, "plot_points": dict(PLOT_POINTS), "limits_fired": FIRED["time"] - f0}
 
 
 def _cpu() -> float:
@@ -421,10 +423,12 @@ def run_user_task(task: UserTask) -> Payload:
     the per-claim limit and what is left of the run's limit, as :func:`symdp.audit.engine.audit_claim_file` does."""
     import time
 
+    from ..limits import FIRED
     from .claims import parse_claims
     from .engine import _undecided, audit_user_claim
 
     text, path, index, deep, seed, plots, claim_seconds, run_seconds, deadline = task
+    f0 = FIRED["time"]
     uc = parse_claims(text, path=path).claims[index]
     with tempfile.TemporaryDirectory(prefix="symdp-task-") as tmp:
         d = Path(tmp)
@@ -435,7 +439,7 @@ def run_user_task(task: UserTask) -> Payload:
             limit = min(claim_seconds, left)
             res = audit_user_claim(uc, limit=limit, which="per claim" if limit == claim_seconds else "of the run",
                                    deep=deep, seed=seed, plot_dir=d / "plots" if plots else None, report_dir=d)
-        return _as_payload([res], d)
+        return _as_payload([res], d) | {"limits_fired": FIRED["time"] - f0}
 
 
 def _user_parts(uc: Any, task: UserTask) -> dict[str, Any]:
@@ -467,7 +471,12 @@ def structural_undecided(detail: str | None) -> bool:
 
 def _cacheable(payload: Payload) -> bool:
     """UNDECIDED results are not cached (a time limit or the machine's load may have decided them), except those
-    whose reason is structural (:func:`structural_undecided`): the same code gives them again, whatever the load."""
+    whose reason is structural (:func:`structural_undecided`): the same code gives them again, whatever the load.
+    Nor is any result computed while a wall-clock limit fired (``limits_fired``): a proof attempt cut short by the
+    load (a symbolic rung's 8 s) leaves a weaker verdict, e.g. SUPPORTED where a quiet machine proves, and a cached
+    copy would keep it on every later run."""
+    if payload.get("limits_fired"):
+        return False
     return all(r.get("verdict") != "UNDECIDED" or structural_undecided(r.get("detail"))
                for r in payload.get("results", []))
 

@@ -38,18 +38,21 @@ def result_from_json(d: dict[str, Any]) -> VerificationResult:
     cx = e.get("counterexample")
     ev = Evidence(Verdict(e["verdict"]), e.get("rung"), e.get("detail", ""), e.get("certificate"),
                   tuple((str(a), str(b)) for a, b in cx) if cx else None, e.get("cases"))
-    rest = {k: v for k, v in d.items() if k != "evidence"}
+    rest = {k: v for k, v in d.items() if k not in ("evidence", "limits_fired")}
     return VerificationResult(evidence=ev, **rest)
 
 
 def verify_task(task: tuple[str, bool, int]) -> dict[str, Any]:
     """The ladder on one library entry in this process (module-level: a process pool or Dask can call it)."""
     from ..library import get
+    from ..limits import FIRED
     from .engine import verify_theorem
 
     ident, deep, seed = task
+    f0 = FIRED["time"]
     # the ledger's special cases are consulted by run() for the whole batch (not cached with the entry)
-    return result_to_json(verify_theorem(get(ident, with_evidence=False), deep=deep, seed=seed, ledger=False))
+    row = result_to_json(verify_theorem(get(ident, with_evidence=False), deep=deep, seed=seed, ledger=False))
+    return row | {"limits_fired": FIRED["time"] - f0}  # a wall-clock limit fired: the result may depend on the load
 
 
 def verify_parallel(ids: Sequence[str], *, workers: int | None = None, scheduler: str | None = None,
@@ -88,7 +91,9 @@ def verify_parallel(ids: Sequence[str], *, workers: int | None = None, scheduler
 
     def done(k: int, row: dict[str, Any]) -> None:
         j = todo[k]
-        if cache is not None and row["evidence"]["verdict"] != Verdict.UNCHECKED.value:  # maybe a time limit: not cached
+        # UNCHECKED, or any result computed while a wall-clock limit fired (a proof attempt cut short by the load
+        # leaves a weaker verdict): not cached
+        if cache is not None and row["evidence"]["verdict"] != Verdict.UNCHECKED.value and not row.get("limits_fired"):
             cache.put("verify", keys[j], row)
         if progress:
             progress(ids[j])
