@@ -21,7 +21,7 @@ from ..compile import compile_expr, elementary, sampling_box
 from ..core import Timeout, VerificationResult, cpu_limit
 
 #: points of the numerical probe that runs before SymPy's simplify (see :func:`probe_signs`)
-PROBE_POINTS = 12
+PROBE_POINTS = 32
 #: working precisions (bits) of the probe's ball arithmetic: the second only where the first's ball holds 0
 PROBE_PREC = (200, 800)
 
@@ -109,8 +109,16 @@ def symbolic_identity(lhs: sp.Expr, rhs: sp.Expr, seconds: float = 8.0) -> bool:
         return False
 
 
-def symbolic_sign(lhs: sp.Expr, relation: str, rhs: sp.Expr, seconds: float = 8.0) -> bool:
-    """SymPy's assumption system proves the sign of the (simplified, factored) difference."""
+#: CPU seconds of :func:`symbolic_sign` (its simplify and factor).  Calibration (2026-11-27, every library claim
+#: that reaches the rung): the sign proofs that need simplify take at most 0.07 s CPU; the attempts that fail take
+#: 0.03-3.1 s, and one (he2021.cmp_delta_vs_dwork_roth, Min/ceiling inside) ran into the former 8 s wall-clock
+#: limit, quiet or loaded.  3 s is 40 times the longest proof.
+SIGN_SECONDS = 3.0
+
+
+def symbolic_sign(lhs: sp.Expr, relation: str, rhs: sp.Expr, seconds: float = SIGN_SECONDS) -> bool:
+    """SymPy's assumption system proves the sign of the (simplified, factored) difference (within ``seconds`` of
+    CPU time)."""
     d = (rhs - lhs) if relation in ("<=", "<") else (lhs - rhs)
     strict = relation in ("<", ">")
     try:
