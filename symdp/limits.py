@@ -138,7 +138,8 @@ def cpu_time_limit(seconds: float, *, error: type[BaseException] = TimeLimitExce
     Unlike :func:`time_limit` the budget does not shrink when other processes share the cores: a computation that
     fits on a quiet machine fits under load too, so a verdict that depends on it does not change with the load.
     Nests like :func:`time_limit` (the earliest CPU deadline fires) and is independent of it: combine both where
-    a wall-clock bound matters as well."""
+    a wall-clock bound matters as well.  Not counted in :data:`FIRED` (whose results the caches refuse): a result
+    cut short by a CPU budget is the same at every load, so it may be cached."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGPROF"):
         yield
         return

@@ -96,3 +96,13 @@ def test_cpu_time_limit_counts_cpu_not_waiting():
             while True:
                 sum(range(1000))
         sum(range(1000))
+
+
+def test_a_fired_cpu_budget_is_not_counted_as_a_load_dependent_limit():
+    from symdp import limits
+
+    n0 = limits.FIRED["time"]
+    with pytest.raises(TimeLimitExceeded), cpu_time_limit(0.05):
+        while True:
+            sum(range(1000))
+    assert limits.FIRED["time"] == n0
