@@ -110,9 +110,10 @@ def symbolic_identity(lhs: sp.Expr, rhs: sp.Expr, seconds: float = 8.0) -> bool:
 
 
 #: CPU seconds of :func:`symbolic_sign` (its simplify and factor).  Calibration (2026-11-27, every library claim
-#: that reaches the rung): the sign proofs that need simplify take at most 0.07 s CPU; the attempts that fail take
-#: 0.03-3.1 s, and one (he2021.cmp_delta_vs_dwork_roth, Min/ceiling inside) ran into the former 8 s wall-clock
-#: limit, quiet or loaded.  3 s is 40 times the longest proof.
+#: that reaches the rung): the sign proofs that need simplify take at most 0.07 s CPU in a warm process and 0.3 s in
+#: a fresh one (he2021.cmp_kl_le_dwork_rothblum, cmp_kl_le_dwork2010); the attempts that fail take 0.03-3.1 s, and
+#: one (he2021.cmp_delta_vs_dwork_roth, Min/ceiling inside, 9.6 s of simplify unbounded) ran into the former 8 s
+#: wall-clock limit, quiet or loaded.  3 s is 10 times the longest proof.
 SIGN_SECONDS = 3.0
 
 
