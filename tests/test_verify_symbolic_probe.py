@@ -106,3 +106,21 @@ def test_a_fired_cpu_budget_is_not_counted_as_a_load_dependent_limit():
         while True:
             sum(range(1000))
     assert limits.FIRED["time"] == n0
+
+
+def test_order_zero_expansion_still_decides_both_ways():
+    """check_expansion with order 0 (remainder 1) skips the second simplify: a bounded difference holds, a growing one
+    does not, and the limit is the one of the difference itself."""
+    from symdp import Expansion, Kind, Source, theorem
+    from symdp.asymptotics import check_expansion
+
+    N = sp.Symbol("N", positive=True)
+    src = Source("test", "", "test", "n/a")
+    good = theorem("t.o0good", "o0", Kind.EXPANSION, src, lhs=N * (sp.exp(1 / N) - 1), rhs=sp.Integer(0),
+                   expansion=Expansion(N, sp.oo, 0))
+    bad = theorem("t.o0bad", "o0", Kind.EXPANSION, src, lhs=sp.sqrt(N) * sp.log(1 + N), rhs=sp.Integer(1),
+                  expansion=Expansion(N, sp.oo, 0))
+    ok, lim = check_expansion(good)
+    assert ok is True and lim == 1
+    ok, lim = check_expansion(bad)
+    assert ok is False and lim == sp.oo
