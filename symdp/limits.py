@@ -109,6 +109,53 @@ def time_limit(seconds: float, *, error: type[BaseException] = TimeLimitExceeded
             _arm(time.monotonic())
 
 
+
+# ---------------------------------------------------------------------------------------------- SIGPROF (CPU time)
+#: (absolute process-CPU deadline, exception class, seconds) of the active :func:`cpu_time_limit` blocks
+_CPU_DEADLINES: list[tuple[float, type[BaseException], float]] = []
+
+
+def _cpu_arm(now: float) -> None:
+    signal.setitimer(signal.ITIMER_PROF, max(min(d[0] for d in _CPU_DEADLINES) - now, 1e-3), _REPEAT)
+
+
+def _on_prof(signum: int, frame: Any) -> None:
+    if not _CPU_DEADLINES:
+        return
+    deadline, error, seconds = min(_CPU_DEADLINES, key=lambda d: d[0])
+    now = time.process_time()
+    if now < deadline - 1e-3:  # an early repeat: wait for the deadline itself
+        _cpu_arm(now)
+        return
+    raise error(f"CPU time limit reached ({seconds:g} s of CPU)")
+
+
+@contextmanager
+def cpu_time_limit(seconds: float, *, error: type[BaseException] = TimeLimitExceeded) -> Iterator[None]:
+    """Raise ``error`` when the block has used ``seconds`` of this process's CPU time (user + system,
+    ``ITIMER_PROF``/``SIGPROF``; main thread only, elsewhere no limit).
+
+    Unlike :func:`time_limit` the budget does not shrink when other processes share the cores: a computation that
+    fits on a quiet machine fits under load too, so a verdict that depends on it does not change with the load.
+    Nests like :func:`time_limit` (the earliest CPU deadline fires) and is independent of it: combine both where
+    a wall-clock bound matters as well.  Not counted in :data:`FIRED` (whose results the caches refuse): a result
+    cut short by a CPU budget is the same at every load, so it may be cached."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGPROF"):
+        yield
+        return
+    now = time.process_time()
+    old = signal.signal(signal.SIGPROF, _on_prof)
+    _CPU_DEADLINES.append((now + float(seconds), error, float(seconds)))
+    _cpu_arm(now)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        _CPU_DEADLINES.pop()
+        signal.signal(signal.SIGPROF, old)
+        if _CPU_DEADLINES:
+            _cpu_arm(time.process_time())
+
 # ---------------------------------------------------------------------------------------------- RLIMIT_AS
 #: MiB a :func:`memory_limit` block may add to the address space by default
 DEFAULT_MEMORY_MB = 2048.0
@@ -255,4 +302,4 @@ def run_limited(fn: Callable[..., R], *args: Any, seconds: float = DEFAULT_SECON
 
 
 __all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_SECONDS", "LimitExceeded", "MemoryLimitExceeded", "TimeLimitExceeded",
-           "in_limited_child", "memory_limit", "run_limited", "time_limit"]
+           "cpu_time_limit", "in_limited_child", "memory_limit", "run_limited", "time_limit"]

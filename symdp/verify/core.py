@@ -125,6 +125,12 @@ def time_limit(seconds: float) -> AbstractContextManager[None]:
     return _limits.time_limit(seconds, error=Timeout)
 
 
+def cpu_limit(seconds: float) -> AbstractContextManager[None]:
+    """Like :func:`time_limit` but on this process's CPU time (:func:`symdp.limits.cpu_time_limit`): the budget of
+    a rung whose verdict must not depend on how loaded the machine is."""
+    return _limits.cpu_time_limit(seconds, error=Timeout)
+
+
 #: wall-clock budget per entry in seconds (default, deep)
 ENTRY_BUDGET = (90.0, 600.0)
 
@@ -141,5 +147,5 @@ def cert_name(th: Theorem) -> str:
 
 _Timeout = Timeout  # backward-compatible name
 
-__all__ = ["VerificationResult", "Timeout", "time_limit", "ENTRY_BUDGET", "DEFAULT_RANGES", "ORACLE_CAPS", "DEEP_CAPS",
+__all__ = ["VerificationResult", "Timeout", "time_limit", "cpu_limit", "ENTRY_BUDGET", "DEFAULT_RANGES", "ORACLE_CAPS", "DEEP_CAPS",
            "REFINE", "BUDGET", "cx_dict", "cert_name", "Evidence", "Verdict"]

@@ -11,7 +11,7 @@ import sympy as sp
 
 from ...theorem import Evidence, Theorem, Verdict
 from ..compile import fmt_box
-from ..core import Timeout, VerificationResult, cx_dict, time_limit
+from ..core import Timeout, VerificationResult, cpu_limit, cx_dict, time_limit
 from ..search import Box, SearchResult, threshold_region
 
 
@@ -88,7 +88,7 @@ def exact_sign_check(th: Theorem, lhs: sp.Expr, rhs: sp.Expr, sr: SearchResult, 
     pt = {syms[k]: sp.Rational(v) for k, v in sr.worst_point.items() if k in syms}
     g = (rhs - lhs) if rel in ("<=", "<") else (lhs - rhs)
     try:
-        with time_limit(seconds):
+        with cpu_limit(seconds):
             if not all(sp.sympify(h).xreplace(pt) is sp.true for h in th.hypotheses):
                 return False
             v = g.xreplace(pt)

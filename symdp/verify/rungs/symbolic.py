@@ -9,6 +9,7 @@ UNCHECKED (never SUPPORTED).
 from __future__ import annotations
 
 import math
+import random
 from itertools import pairwise
 
 import mpmath
@@ -17,13 +18,83 @@ import sympy as sp
 from ...limits import memory_limit
 from ...theorem import Evidence, Theorem, Verdict
 from ..compile import compile_expr, elementary, sampling_box
-from ..core import Timeout, VerificationResult, time_limit
+from ..core import Timeout, VerificationResult, cpu_limit
+
+#: points of the numerical probe that runs before SymPy's simplify (see :func:`probe_signs`)
+PROBE_POINTS = 32
+#: working precisions (bits) of the probe's ball arithmetic: the second only where the first's ball holds 0
+PROBE_PREC = (200, 800)
+
+
+def _probe_value(s: sp.Symbol, rng: random.Random) -> sp.Rational | None:
+    """A value satisfying every assumption of ``s`` (positive, integer, real, ...), exact in binary; None when no
+    candidate fits (an assumption the probe does not model, e.g. irrational or prime)."""
+    facts = s.assumptions0
+    for _ in range(8):
+        if facts.get("integer"):
+            v: sp.Rational = sp.Integer(rng.choice((1, 2, 3, 5, 8, 13, 40, 100, 1000)))
+        else:
+            v = sp.Rational(rng.randint(1025, 2047), 1024) * sp.Rational(2) ** rng.randint(-10, 10)
+        if facts.get("negative") or facts.get("nonpositive"):
+            v = -v
+        if all(getattr(v, "is_" + k, None) == want for k, want in facts.items()):
+            return v
+    return None
+
+
+def probe_signs(d: sp.Expr, n: int = PROBE_POINTS, seed: int = 0) -> list[int]:
+    """Certain signs (+1 / -1) of ``d`` at up to ``n`` points that satisfy the symbols' assumptions (not the
+    entry's domain or hypotheses: SymPy's simplify and sign proofs use only the assumptions).  Each value is a
+    ball of outward-rounded arb arithmetic (:func:`symdp.verify.interval_arith.enclose`) at the exact rational
+    point; a sign is kept only where the finite ball excludes 0, so it is the true sign of ``d`` there, whatever
+    the cancellation.  A point where ``d`` is undefined, not real or not resolved gives nothing; the list is empty
+    where ``d`` has no interval extension or an assumption the probe does not model.
+
+    Used to skip proofs that cannot exist: a sign means ``d`` is not identically 0 (no simplify can reduce it to
+    0), a -1 means ``d >= 0`` does not follow from the assumptions.  It never proves anything."""
+    from flint import ctx
+
+    from ..interval_arith import NotEnclosable, _parse_num, enclose
+
+    try:
+        e = elementary(d)
+        syms = sorted(e.free_symbols, key=lambda s: (s.name, sp.srepr(s)))
+    except Exception:  # noqa: BLE001 - no probe: the full SymPy path decides
+        return []
+    rng = random.Random(seed)
+    out = []
+    old = ctx.prec
+    try:
+        for _ in range(n):
+            vals = [_probe_value(s, rng) for s in syms]
+            if any(v is None for v in vals):
+                return []
+            env = dict(zip(syms, (_parse_num(v) for v in vals)))
+            for prec in PROBE_PREC:
+                ctx.prec = prec
+                try:
+                    y = enclose(e, env)
+                except NotEnclosable:
+                    return []
+                except Exception:  # noqa: BLE001 - undefined here (a pole, a domain error): no sign at this point
+                    break
+                if not y.is_finite():
+                    break
+                if y > 0 or y < 0:
+                    out.append(1 if y > 0 else -1)
+                    break
+    finally:
+        ctx.prec = old
+    return out
 
 
 def symbolic_identity(lhs: sp.Expr, rhs: sp.Expr, seconds: float = 8.0) -> bool:
     try:
-        with time_limit(seconds), memory_limit():
-            d = sp.simplify(elementary(lhs) - elementary(rhs))
+        with cpu_limit(seconds), memory_limit():
+            d = elementary(lhs) - elementary(rhs)
+            if probe_signs(d):  # not identically 0: no simplification can give 0
+                return False
+            d = sp.simplify(d)
             if d == 0:
                 return True
             d2 = sp.simplify(d.rewrite(sp.exp))
@@ -38,17 +109,30 @@ def symbolic_identity(lhs: sp.Expr, rhs: sp.Expr, seconds: float = 8.0) -> bool:
         return False
 
 
-def symbolic_sign(lhs: sp.Expr, relation: str, rhs: sp.Expr, seconds: float = 8.0) -> bool:
-    """SymPy's assumption system proves the sign of the (simplified, factored) difference."""
+#: CPU seconds of :func:`symbolic_sign` (its simplify and factor).  Calibration (2026-11-27, every library claim
+#: that reaches the rung): the sign proofs that need simplify take at most 0.07 s CPU in a warm process and 0.3 s in
+#: a fresh one (he2021.cmp_kl_le_dwork_rothblum, cmp_kl_le_dwork2010); the attempts that fail take 0.03-3.1 s, and
+#: one (he2021.cmp_delta_vs_dwork_roth, Min/ceiling inside, 9.6 s of simplify unbounded) ran into the former 8 s
+#: wall-clock limit, quiet or loaded.  3 s is 10 times the longest proof.
+SIGN_SECONDS = 3.0
+
+
+def symbolic_sign(lhs: sp.Expr, relation: str, rhs: sp.Expr, seconds: float = SIGN_SECONDS) -> bool:
+    """SymPy's assumption system proves the sign of the (simplified, factored) difference (within ``seconds`` of
+    CPU time)."""
     d = (rhs - lhs) if relation in ("<=", "<") else (lhs - rhs)
     strict = relation in ("<", ">")
     try:
         # SymPy's factor of exp(-((x - c)/w)**2) with a small w builds a dense polynomial of degree ~1/w^2
         # (23 GB seen, below the time limit's reach): the block is capped in memory as well as time
-        with time_limit(seconds), memory_limit():
+        with cpu_limit(seconds), memory_limit():
             r = d.is_positive if strict else d.is_nonnegative
             if r:
                 return True
+            # the difference is negative where the symbols' assumptions hold: no sign proof from those assumptions
+            # exists, skip simplify and factor (seconds each on claims true only on the entry's narrower domain)
+            if -1 in probe_signs(d):
+                return False
             cand = sp.factor(sp.simplify(d))
             if cand.is_positive if strict else cand.is_nonnegative:
                 return True
@@ -93,7 +177,7 @@ def verify_expansion(th: Theorem, res: VerificationResult) -> None:
     from ...asymptotics import check_expansion
 
     try:
-        with time_limit(20):
+        with cpu_limit(20):
             ok, lim = check_expansion(th)
     except Timeout:
         ok, lim = None, None
