@@ -76,3 +76,25 @@ def test_float_screen_memo_is_the_uncached_value(q: float, r: float, T: int, eps
     assert po._pair_delta_float(q, r, T, eps) == first == po._pair_delta_float.__wrapped__(q, r, T, eps)
     # and the float screen is close to the rigorous 30-digit value
     assert math.isclose(first, float(po.pair_delta_lower(q, r, T, eps).lower), rel_tol=1e-8, abs_tol=1e-12)
+
+
+def test_threshold_search_is_the_previous_one_bit_for_bit() -> None:
+    # the c-independent parts of the log-LR array are computed once per search: the same operations, the same bits
+    from scipy import optimize
+
+    def old(target: float, logb: np.ndarray, k: np.ndarray, r: float, T: int) -> float | None:
+        sT = math.sqrt(T)
+        lo, hi = -40.0 * sT - 1.0, T * r + 40.0 * sT + 1.0
+        f = lambda c: po._logsumexp(logb + k * r * c / T - (k * r) ** 2 / (2 * T)) - target  # noqa: E731
+        flo, fhi = f(lo), f(hi)
+        if not (math.isfinite(flo) and math.isfinite(fhi)) or flo > 0 or fhi < 0:
+            return None
+        return float(optimize.brentq(f, lo, hi, xtol=1e-12, maxiter=200))
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        T = int(rng.choice([1, 10, 100, 1000]))
+        q, r, e = float(10 ** rng.uniform(-3, 0)), float(10 ** rng.uniform(-2, 1)), float(rng.uniform(-6, 6))
+        k = np.arange(T + 1, dtype=float)
+        logb = po._logpmf(T, q)
+        assert po._threshold(e, logb, k, r, T) == old(e, logb, k, r, T)
