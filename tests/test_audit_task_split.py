@@ -53,3 +53,21 @@ def test_the_readings_of_one_algorithm_theorem_share_a_chain() -> None:
     assert P._share_key(ts[0]) == P._share_key(ts[2]) != P._share_key(ts[1])
     assert P._share_key(ts[3]) is None
     assert P.chains(ts, [1.0, 1.0, 1.0, 40.0], workers=1) == [[0, 2], [1], [3]]
+
+
+def test_a_chained_reading_gets_the_same_result_from_the_shared_screen() -> None:
+    # fl and fl_split screen the same points (the same eps'): the second, run after the first in one worker, reads
+    # the memoised screen values and reports exactly what it reports alone
+    from symdp.audit import pair_oracle as po
+    from symdp.audit.algorithms import ALGORITHM_CLAIMS, audit_algorithm
+
+    split = ALGORITHM_CLAIMS["algo.he2021long.thm8_fl_split_delta_tilde"]
+    po._pair_delta_float.cache_clear()
+    alone = audit_algorithm(split)
+    po._pair_delta_float.cache_clear()
+    audit_algorithm(ALGORITHM_CLAIMS["algo.he2021long.thm8_fl"])
+    hits = po._pair_delta_float.cache_info().hits
+    chained = audit_algorithm(split)
+    assert po._pair_delta_float.cache_info().hits - hits >= 200  # most of the split reading's points were shared
+    assert asdict(chained) == asdict(alone)
+    assert alone.verdict == "FAILS"
