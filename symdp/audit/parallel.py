@@ -161,7 +161,8 @@ def _tasks(ids: Sequence[str], deep: bool, seed: int, plots: bool, algorithms: b
 
 
 #: CPU seconds of the mechanism-level tasks, each measured in a fresh process on the 2-core machine (issue 25,
-#: session 32, two runs at load 6-10; ``bench/audit.py`` prints them per task): only the order of the hand-out depends on them, so that the longest start first
+#: session 32, two runs at load 6-10; ``bench/audit.py`` prints them per task): only the order of the hand-out
+#: depends on them, so that the longest start first
 TASK_SECONDS: dict[str, float] = {
     "algo.he2021uai.thm7_igmm_step_reading_a": 0.2,
     "algo.he2021uai.thm7_igmm_step_reading_b": 0.2,
