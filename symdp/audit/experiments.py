@@ -176,12 +176,24 @@ def audit_experiment(e: Experiment) -> AuditResult:
     return AuditResult(**_base(e, title), verdict="UNDECIDED", rung="accountant", detail=detail, extra=extra)
 
 
+def all_experiments() -> tuple[Experiment, ...]:
+    """Every Figure 4 model in order (MA, then CLT), then Table 1's rows: the order of :func:`audit_experiments`."""
+    return (*(e for pair in EXPERIMENTS for e in pair), *TABLE1)
+
+
+def experiment(experiment_id: str) -> Experiment:
+    """The experiment with this id (KeyError when there is none)."""
+    for e in all_experiments():
+        if e.id == experiment_id:
+            return e
+    raise KeyError(experiment_id)
+
+
 def audit_experiments() -> list[AuditResult]:
     """Every Figure 4 model in order (MA, then CLT), then Table 1's rows.  Section 5's 'same privacy with less
-    noise' is the CLT models' claim (module docstring)."""
-    out: list[AuditResult] = [audit_experiment(e) for pair in EXPERIMENTS for e in pair]
-    out += [audit_experiment(e) for e in TABLE1]
-    return out
+    noise' is the CLT models' claim (module docstring).  The parallel audit runs them one task each
+    (:func:`audit_experiment`), in this order."""
+    return [audit_experiment(e) for e in all_experiments()]
 
 
 def experiments_for(theorem_ids: Iterable[str]) -> bool:
@@ -190,5 +202,6 @@ def experiments_for(theorem_ids: Iterable[str]) -> bool:
     return any(ids & set(c.refines) for _, c in EXPERIMENTS)
 
 
-__all__ = ["EXPERIMENTS", "TABLE1", "Experiment", "audit_experiment", "audit_experiments", "experiments_for",
+__all__ = ["EXPERIMENTS", "TABLE1", "Experiment", "all_experiments", "audit_experiment", "audit_experiments", "experiment",
+           "experiments_for",
            "lower_bounds", "tight_upper"]

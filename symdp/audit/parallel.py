@@ -103,7 +103,14 @@ def _run_one(task: Task) -> Payload:
             res = audit_theorem(rd.theorem, kind_label=_kind_label(rd.theorem))
             res.extra.update({"reading": rd.reading, "quote": rd.quote, "refines": [rd.refines]})
             out = [res]
-        elif kind == "experiments":
+        elif kind == "experiment":  # one model of Bu et al.'s experiments (a task each: they share no values)
+            from .experiments import audit_experiment, experiment
+
+            with stage("verify"):
+                out = [audit_experiment(experiment(ref))]
+            for res in out:
+                annotate(None, res)
+        elif kind == "experiments":  # all of them in one task (the serial order; kept for callers that name it)
             from .experiments import audit_experiments
 
             with stage("verify"):
@@ -111,7 +118,8 @@ def _run_one(task: Task) -> Payload:
             for res in out:
                 annotate(None, res)
         else:
-            raise ValueError(f"task kind={kind!r} not in ('claim', 'ledger', 'algo', 'reading', 'experiments')")
+            raise ValueError(f"task kind={kind!r} not in ('claim', 'ledger', 'algo', 'reading', 'experiment', "
+                             "'experiments')")
         payload = _as_payload(out, d)
     stages = {k: round(v, 3) for k, v in STAGE_SECONDS.items()}
     memo = [MEMO_STATS["hits"] - m0["hits"], MEMO_STATS["misses"] - m0["misses"]]  # oracle values reused, computed
@@ -146,20 +154,50 @@ def _tasks(ids: Sequence[str], deep: bool, seed: int, plots: bool, algorithms: b
         tasks += [("algo", ac.id, False, 0, False) for ac in algorithm_claims_for(ids)]
         tasks += [("reading", rd.theorem.id, False, 0, False) for rd in readings_for(ids)]
         if experiments_for(ids):
-            tasks.append(("experiments", "", False, 0, False))
+            from .experiments import all_experiments
+
+            tasks += [("experiment", e.id, False, 0, False) for e in all_experiments()]
     return tasks
+
+
+#: CPU seconds of the mechanism-level tasks, each measured in a fresh process on the 2-core machine (issue 25,
+#: session 32, two runs at load 6-10; ``bench/audit.py`` prints them per task): only the order of the hand-out
+#: depends on them, so that the longest start first
+TASK_SECONDS: dict[str, float] = {
+    "algo.he2021uai.thm7_igmm_step_reading_a": 0.2,
+    "algo.he2021uai.thm7_igmm_step_reading_b": 0.2,
+    "algo.wang2015.sgld_privacy_for_free_as_quoted": 0.8,
+    "algo.he2021uai.thm7_igmm": 0.9,
+    "algo.he2021long.thm7_sgld": 1.0,
+    "algo.he2021long.thm8_fl": 0.7,
+    "algo.he2021long.thm7_sgld_split_delta_tilde": 0.6,
+    "algo.he2021long.thm8_fl_split_delta_tilde": 0.5,
+    "reading.he2021long.lemma4_hoeffding_step": 0.1,
+    "reading.he2021long.thm7_eps_tilde": 3.0,
+    "reading.he2021long.thm8_eps_tilde": 0.1,
+    "reading.he2021long.thm5_typeset": 0.2,
+    "experiment.bu2020.fig4_top_ma": 0.1,
+    "experiment.bu2020.fig4_top_clt": 1.1,
+    "experiment.bu2020.fig4_bottom_ma": 0.1,
+    "experiment.bu2020.fig4_bottom_clt": 3.2,
+    "experiment.bu2020.table1_row3_clt": 2.9,
+    "experiment.bu2020.table1_row3_ma": 0.1,
+}
+#: a task of these kinds not in :data:`TASK_SECONDS`
+_KIND_SECONDS = {"algo": 1.0, "reading": 1.0, "experiment": 1.0, "experiments": 7.0}
+#: a ``--quick`` ledger task: reading the row (~0.01 s CPU), or reading it and drawing its plot (0.2-2.2 s, ~0.7 s
+#: on average over the 59 plotted entries)
+LEDGER_SECONDS, LEDGER_PLOT_SECONDS = 0.02, 0.7
 
 
 def _cost(task: Task, ledger: dict[str, Any]) -> float:
     """Expected seconds (only orders the hand-out: longest first, so the workers finish together)."""
     kind, ref = task[0], task[1]
-    if kind == "experiments":
-        return 30.0
-    if kind == "algo":
-        return 5.0
+    if kind in _KIND_SECONDS:
+        return TASK_SECONDS.get(ref, _KIND_SECONDS[kind])
     row = ledger.get(ref) or {}
-    if kind == "ledger":  # the result is read; a refuted or partial one (or a comparison) is plotted
-        return 2.0 if task[4] and row.get("verdict") in ("REFUTED", "PARTIAL") else 0.1
+    if kind == "ledger":  # the result is read; a refuted or partial one, and every comparison, is plotted
+        return LEDGER_PLOT_SECONDS if task[4] and _plotted(ref, row) else LEDGER_SECONDS
     try:
         c = float(row.get("seconds", 1.0)) + 0.5
     except (TypeError, ValueError):
@@ -171,9 +209,30 @@ def _cost(task: Task, ledger: dict[str, Any]) -> float:
     return c
 
 
+def _plotted(ref: str, row: dict[str, Any]) -> bool:
+    """Whether :func:`symdp.audit.engine.plot_if_wanted` draws the ledger entry ``ref``: refuted or partial in its
+    ledger ``row``, or a comparison."""
+    if row.get("verdict") in ("REFUTED", "PARTIAL"):
+        return True
+    try:
+        from ..library import get
+        from ..theorem import Kind
+
+        return get(ref, with_evidence=False).kind is Kind.COMPARISON
+    except Exception:  # noqa: BLE001 - the cost only orders the work
+        return False
+
+
 def _share_key(task: Task) -> str | None:
-    """The oracle a claim (or reading) is checked against, or None: tasks with the same key share oracle values."""
+    """The oracle a claim (or reading) is checked against, or the entries a mechanism-level claim refines (its
+    reading beside it screens the same points: :func:`symdp.audit.pair_oracle._pair_delta_float` is memoised), or
+    None: tasks with the same key share values when one worker runs them in a chain."""
     kind, ref = task[0], task[1]
+    if kind == "algo":  # the claims that refine the same entries screen the same grid with the same eps' (memoised)
+        from .algorithms import ALGORITHM_CLAIMS
+
+        ac = ALGORITHM_CLAIMS.get(ref)
+        return None if ac is None else "algo:" + ",".join(ac.refines)
     try:
         if kind in ("claim", "reading"):
             from ..verify.registry import oracle_for
@@ -363,7 +422,7 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
             if r0 is not None:
                 r0.extra.setdefault("reading", "as printed")
                 r0.extra["other_reading"] = rd.theorem.id
-        elif kind == "experiments":
+        elif kind in ("experiment", "experiments"):
             extra += rs
     from .engine import apply_audit_consistency
 

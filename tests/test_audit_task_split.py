@@ -1,0 +1,73 @@
+"""The mechanism-level tasks of the parallel audit (issue 25): Bu et al.'s experiments one task each (the same results,
+in the serial order), realistic task costs for the hand-out, and the readings of one algorithm theorem chained."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+from symdp.audit import parallel as P
+from symdp.audit.experiments import EXPERIMENTS, TABLE1, all_experiments, audit_experiment, experiment
+from symdp.audit.report import AuditResult
+from symdp.audit.severity import annotate
+
+_FIG4 = [c.refines[0] for _, c in EXPERIMENTS]
+
+
+def test_experiments_are_one_task_each_in_the_serial_order() -> None:
+    tasks = P._tasks(_FIG4, False, 0, False, True)
+    exp = [t for t in tasks if t[0] in ("experiment", "experiments")]
+    assert [t[1] for t in exp] == [e.id for pair in EXPERIMENTS for e in pair] + [e.id for e in TABLE1]
+    assert [experiment(t[1]) for t in exp] == list(all_experiments())
+    assert not [t for t in P._tasks(["he2021.lemma_kl"], False, 0, False, True) if t[0] == "experiment"]
+
+
+def test_an_experiment_task_is_that_experiment_audited() -> None:
+    for e in (EXPERIMENTS[0][0], TABLE1[1]):  # the cheap ones (the upper bound settles them)
+        got = [AuditResult(**row) for row in P._run_one(("experiment", e.id, False, 0, False))["results"]]
+        ref = audit_experiment(e)
+        annotate(None, ref)
+        assert len(got) == 1 and got[0].id == e.id
+        assert json.loads(json.dumps(asdict(ref), default=str)) == asdict(got[0])
+
+
+def test_costs_order_the_dear_tasks_first() -> None:
+    from symdp.verify import load_ledger
+
+    led = load_ledger()
+    cost = {t[1]: P._cost(t, led) for t in P._tasks(_FIG4 + ["he2021long.thm7_eps_tilde", "he2021long.thm7_eps",
+                                                   "he2021uai.thm7_eps"],
+                                                   False, 0, True, True, {"he2021uai.thm7_eps"})}
+    assert cost["experiment.bu2020.fig4_bottom_clt"] > cost["experiment.bu2020.fig4_top_ma"]
+    assert cost["reading.he2021long.thm7_eps_tilde"] > cost["algo.he2021long.thm7_sgld"] > 0.1
+    assert set(P.TASK_SECONDS) >= {e.id for e in all_experiments()}
+    # a ledger entry that is plotted (refuted here) costs more than one that is only read
+    assert led["he2021uai.thm7_eps"]["verdict"] == "REFUTED"
+    assert P._cost(("ledger", "he2021uai.thm7_eps", False, 0, True), led) > P._cost(
+        ("ledger", "he2021.lemma_kl", False, 0, True), led)
+
+
+def test_the_readings_of_one_algorithm_theorem_share_a_chain() -> None:
+    ts = [("algo", "algo.he2021long.thm7_sgld", False, 0, False), ("algo", "algo.he2021long.thm8_fl", False, 0, False),
+          ("algo", "algo.he2021long.thm7_sgld_split_delta_tilde", False, 0, False), ("algo", "x", False, 0, False)]
+    assert P._share_key(ts[0]) == P._share_key(ts[2]) != P._share_key(ts[1])
+    assert P._share_key(ts[3]) is None
+    assert P.chains(ts, [1.0, 1.0, 1.0, 40.0], workers=1) == [[0, 2], [1], [3]]
+
+
+def test_a_chained_reading_gets_the_same_result_from_the_shared_screen() -> None:
+    # fl and fl_split screen the same points (the same eps'): the second, run after the first in one worker, reads
+    # the memoised screen values and reports exactly what it reports alone
+    from symdp.audit import pair_oracle as po
+    from symdp.audit.algorithms import ALGORITHM_CLAIMS, audit_algorithm
+
+    split = ALGORITHM_CLAIMS["algo.he2021long.thm8_fl_split_delta_tilde"]
+    po._pair_delta_float.cache_clear()
+    alone = audit_algorithm(split)
+    po._pair_delta_float.cache_clear()
+    audit_algorithm(ALGORITHM_CLAIMS["algo.he2021long.thm8_fl"])
+    hits = po._pair_delta_float.cache_info().hits
+    chained = audit_algorithm(split)
+    assert po._pair_delta_float.cache_info().hits - hits >= 200  # most of the split reading's points were shared
+    assert asdict(chained) == asdict(alone)
+    assert alone.verdict == "FAILS"
