@@ -236,7 +236,7 @@ def test_log_ndtr_is_the_previous_composition_to_the_bit():
     xs.append(np.linspace(-60.0, 60.0, 240_001))
     xs.append(np.concatenate([-np.logspace(-300, 300, 20_000), np.logspace(-300, 300, 20_000)]))
     xs.append(np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, -1.0, 1.0, 5e-324, -5e-324, -1e300, 1e300, -38.5, 38.5]))
-    xs.append((np.arange(32.0)[None, :] * -0.9 + rng.uniform(-3, 8, (64, 1))))  # a block of series arguments
+    xs.append(np.arange(32.0)[None, :] * -0.9 + rng.uniform(-3, 8, (64, 1)))  # a block of series arguments
     for x in xs:
         assert _same(S.log_ndtr(x), _ref_log_ndtr(x))
     assert _same(S.log_ndtr(-3.0), _ref_log_ndtr(np.array(-3.0)))
