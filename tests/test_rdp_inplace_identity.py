@@ -106,14 +106,27 @@ def test_kernel_log_err_in_place_is_the_expression_numpy(n0, n1):
     assert _same(got[0], ref[0]) and _same(got[1], ref[1])
 
 
-def test_kernel_log_err_in_place_is_the_expression_torch():
+def test_kernel_log_err_scalar_sigma_and_q_numpy():
+    """One (sigma, q) for all rows (as the torch odometer passes them): the full shape comes from the orders."""
+    _, _, a = _rows(100, 9)
+    i = np.arange(0, 32, dtype=float)[None, :]
+    for s, q in ((1.1, 0.01), (0.3, 1e-9), (1e3, 0.5)):
+        with np.errstate(all="ignore"):
+            got = R._kernel_log_err(np, R._relu, a[:, None], i, s, q)
+            ref = _ref_kernel_log_err(np, R._relu, a[:, None], i, s, q)
+        assert _same(got[0], ref[0]) and _same(got[1], ref[1])
+
+
+@pytest.mark.parametrize("scalar", [False, True])
+def test_kernel_log_err_in_place_is_the_expression_torch(scalar):
     torch = pytest.importorskip("torch")
     s, q, a = _rows(200, 2)
     t = lambda v: torch.as_tensor(v, dtype=torch.float64)  # noqa: E731
     i = t(np.arange(0, 32, dtype=float)[None, :])
-    args = (t(a[:, None]), i, t(s[:, None]), t(q[:, None]))
-    got = R._kernel_log_err(torch, torch.relu, *args)
-    ref = _ref_kernel_log_err(torch, torch.relu, *args)
+    args = (t(a[:, None]), i, t(s[:, None]), t(q[:, None])) if not scalar else (t(a[:, None]), i, t(1.1), t(0.01))
+    relu = lambda v: torch.clamp(v, min=0.0)  # noqa: E731  (the odometer's)
+    got = R._kernel_log_err(torch, relu, *args)
+    ref = _ref_kernel_log_err(torch, relu, *args)
     assert all(_same(g.numpy(), r.numpy()) for g, r in zip(got, ref))
 
 

@@ -401,11 +401,11 @@ def _kernel_log_err(xp: Any, relu: Callable[[Any], Any], a: Any, i: Any, s: Any,
 
     def part(x: Any, quad: Any, lin: Any) -> Any:
         # (8u) (quad/(2 s^2) + lin + (neg/2 + 1) neg + 2) + dx (neg + 1/(1 + pos^2/2)), lo = x - 2 dx, neg = (-lo)_+,
-        # pos = lo_+ (x: a fresh array, overwritten)
-        x -= two_dx
-        neg, pos = relu(-x), relu(x)
-        t = quad * half_inv
-        t += lin
+        # pos = lo_+ (lin: a fresh array of the full shape, overwritten; a + b = b + a exactly in floats)
+        lo = x - two_dx
+        neg, pos = relu(-lo), relu(lo)
+        t = lin
+        t += quad * half_inv
         w = 0.5 * neg
         w += 1.0
         w *= neg
@@ -421,8 +421,8 @@ def _kernel_log_err(xp: Any, relu: Callable[[Any], Any], a: Any, i: Any, s: Any,
         t += p
         return t
 
-    lin1 = i * lq  # i |log q| + ami |log(1 - q)|
-    lin1 += ami * l1q
+    lin1 = ami * l1q  # i |log q| + ami |log(1 - q)| (sigma and q may be scalars: the full shape comes from ami)
+    lin1 += i * lq
     e1 = part(c1 - i_s, i * i + i, lin1)
     quad2 = ami + 1.0  # (ami + 1) ami
     quad2 *= ami
