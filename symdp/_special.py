@@ -254,23 +254,74 @@ def ndtr(x: Any) -> Any:
 def log_ndtr(x: Any) -> Any:
     r""":math:`\log\Phi(x)`, elementwise, accurate in both tails: ``log1p(-Phi(-x))`` for x > 0,
     ``log(Phi(x))`` on [-1, 0], :math:`\log(\operatorname{erfcx}(-x/\sqrt2)/2) - x^2/2` below
-    (no underflow)."""
+    (no underflow).
+
+    Laid out for the common case of the accountants (most arguments below ``-sqrt2``): ``erfcx(z)``, ``z =
+    |x|/sqrt2``, by Cephes' P/Q rational on every element and the lower tail's formula on every element (no gather),
+    then R/S / the asymptotic series where ``z >= 8``, and the other branches (``x > sqrt2``: ``log1p(-Phi(-x))``;
+    ``z < 1``: Cephes' erf) overwrite their own elements.  Every element gets the floating-point operations of
+    :func:`erfcx` and :func:`_phi_lower` (the same values to the bit; the asymptotic series, whose length depends
+    on the smallest argument it is given, may take more terms, each below 2^-60 of the sum: they leave it
+    unchanged)."""
     a = _f64(x).ravel()
-    y = np.empty_like(a)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        up = ~(a < -1.0)  # NaN goes here
-        i = np.flatnonzero(up)
-        j = np.flatnonzero(~up)
-        if i.size:
-            ai = a[i]
-            c = _phi_lower(np.abs(ai))
-            y[i] = np.where(ai > 0, np.log1p(-c), np.log(c))
-        if j.size:
-            aj = a[j]
-            v = np.log(0.5 * _f64(erfcx(-aj * _SQRTH))) - 0.5 * aj * aj
-            v[np.isneginf(aj)] = -np.inf
-            y[j] = v
+        u = np.abs(a)
+        z = u * _SQRTH
+        e = _ratio(_PQ, z)  # erfcx on [1, 8); the elements below 1 get a value that is not used
+        far = np.flatnonzero(~(z < 8.0))  # z >= 8 or NaN
+        if far.size:
+            zf = z[far]
+            ef = np.empty_like(zf)
+            mid = zf < _ASYMPTOTIC_FROM
+            i = np.flatnonzero(mid)
+            j = np.flatnonzero(~mid)  # NaN goes to the last
+            if i.size:
+                ef[i] = _ratio(_RS, zf[i])
+            if j.size:
+                ef[j] = _erfcx_asymptotic(zf[j])
+            e[far] = ef
+        e *= 0.5
+        y = np.log(e)  # the lower tail: log(erfcx/2) - x^2/2
+        h = 0.5 * a
+        h *= a
+        y -= h
+        small = z < 1.0
+        k = np.flatnonzero(~(a < -1.0) & ~small)  # x > sqrt2 (or NaN): log1p(-Phi(-x)), Phi(-x) = erfcx/2 e^{-x^2/2}
+        if k.size:
+            c = e[k]
+            c *= _split_exp(u[k], 0.5)
+            y[k] = _log_phi_of(a[k], c)
+        sm = np.flatnonzero(small)  # |x| < sqrt2: Cephes' erf
+        if sm.size:
+            asm, zsm = a[sm], z[sm]
+            ef = _erf_small(zsm)
+            r = np.empty_like(zsm)
+            lo = asm < -1.0
+            i = np.flatnonzero(lo)  # erfc(z) / e^{-z^2} (erfcx below 1), halved, logged, minus x^2/2
+            j = np.flatnonzero(~lo)  # Phi(-|x|) = (1 - erf(z))/2
+            if i.size:
+                ai = asm[i]
+                v = 1.0 - ef[i]
+                v /= _split_exp(zsm[i], 1.0)
+                v *= 0.5
+                v = np.log(v)
+                v -= 0.5 * ai * ai
+                r[i] = v
+            if j.size:
+                r[j] = _log_phi_of(asm[j], 0.5 - 0.5 * ef[j])
+            y[sm] = r
+        y[np.isneginf(a)] = -np.inf
     return _out(y, x)
+
+
+def _log_phi_of(a: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``log Phi(a)`` from ``c = Phi(-|a|)``: ``log1p(-c)`` where ``a > 0``, ``log(c)`` elsewhere (each only where
+    it is taken)."""
+    pos = a > 0
+    r = np.empty_like(c)
+    np.log1p(np.negative(c, where=pos, out=r), where=pos, out=r)
+    np.log(c, where=~pos, out=r)
+    return r
 
 
 def _ndtri_scalar(p: float) -> float:

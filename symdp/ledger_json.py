@@ -42,15 +42,25 @@ def load_ledger() -> dict[str, dict[str, Any]]:
     return load_ledger_file()
 
 
+#: :func:`verdict_rows` of the ledger rows object it was built from (``load_ledger`` is cached, so the same object
+#: until ``symdp verify`` clears that cache): built once, not on every accountant call (each looks up ~6 kernels)
+_VERDICT_ROWS: tuple[Any, dict[str, tuple[str, str]]] | None = None
+
+
 def verdict_rows() -> dict[str, tuple[str, str]]:
     """``id -> (statement hash, verdict)``; ``{}`` when the ledger is absent or unreadable (the runtime
-    accountants then use the verdict recorded at codegen time)."""
+    accountants then use the verdict recorded at codegen time).  Shared between calls: read it, never change it."""
+    global _VERDICT_ROWS
     try:
         rows = load_ledger()
     except (OSError, ValueError, KeyError, TypeError):
         return {}
-    return {i: (str(e.get("hash") or ""), str(e.get("verdict", "UNCHECKED")))
-            for i, e in rows.items() if isinstance(i, str) and isinstance(e, dict)}
+    if _VERDICT_ROWS is not None and _VERDICT_ROWS[0] is rows:
+        return _VERDICT_ROWS[1]
+    out = {i: (str(e.get("hash") or ""), str(e.get("verdict", "UNCHECKED")))
+           for i, e in rows.items() if isinstance(i, str) and isinstance(e, dict)}
+    _VERDICT_ROWS = (rows, out)
+    return out
 
 
 def evidence_for(th: Theorem) -> Evidence | None:

@@ -125,14 +125,28 @@ def _int_log_excess_flat(term: Callable[..., Any], s: np.ndarray, qq: np.ndarray
     alpha = np.concatenate([np.full(k, float(orders[i])) for i, k in zip(pick, sizes)])
     jj = np.concatenate([np.arange(2, k + 2, dtype=float) for k in sizes])
     cuts = np.cumsum([0, *sizes])
-    out = {i: np.empty(rows) for i in pick}
+    res = np.empty((rows, len(pick)))
     step = max(1, _FLAT_ELEMS // len(alpha))
+    starts = cuts[:-1]
     for r0 in range(0, rows, step):
         sl = slice(r0, r0 + step)
         t = np.asarray(term(alpha=alpha, j=jj, q=qq[sl], sigma=s[sl]), dtype=float)
-        for k, i in enumerate(pick):
-            out[i][sl] = np.logaddexp(-np.inf, _lse(t[:, cuts[k]:cuts[k + 1]]))
-    return out
+        if not (t.flags.owndata and t.flags.writeable):  # overwritten below
+            t = t.copy()
+        # _lse of every order's columns at once: the same maxima (np.max of each slice), subtractions and exps, each
+        # slice's exps summed by np.sum over its own contiguous block (the summation order of _lse), one log
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            m = np.maximum.reduceat(t, starts, axis=1)
+            m[~np.isfinite(m)] = 0.0
+            t -= np.repeat(m, sizes, axis=1)
+            np.exp(t, out=t)
+            tot = np.empty_like(m)
+            for k in range(len(pick)):
+                tot[:, k] = np.sum(np.ascontiguousarray(t[:, cuts[k]:cuts[k + 1]]), axis=-1)
+            np.log(tot, out=tot)
+            tot += m
+            res[sl] = np.logaddexp(-np.inf, tot)
+    return {i: np.ascontiguousarray(res[:, k]) for k, i in enumerate(pick)}
 
 
 def _sgm_rdp_int(sigma: np.ndarray, q: np.ndarray, orders: np.ndarray) -> np.ndarray:
@@ -285,33 +299,62 @@ def _series_terms(a: np.ndarray, s: np.ndarray, q: np.ndarray, n0: int, n1: int)
     t1 = _kernel("accounting.sgm_rdp_frac_term1", "numpy")
     t2 = _kernel("accounting.sgm_rdp_frac_term2", "numpy")
     k = n1 - n0
-    lmag, sign, err = np.empty((len(a), k)), np.empty((len(a), k)), np.empty((len(a), k))
     i = np.arange(n0, n1, dtype=float)[None, :]
     chunk = max(1, _SERIES_BLOCK // k)
+    parts = []
+    # each temporary below is written in place (augmented assignments, ``out=``): the same elementwise operations, in
+    # the same order, as the expressions in the comments (so the same numbers), with a few (rows x terms) arrays
+    # fewer to allocate and fill
     for r0 in range(0, len(a), chunk):
         sl = slice(r0, r0 + chunk)
         aa, ss, qq = a[sl, None], s[sl, None], q[sl, None]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             # log|binom(alpha, i)| and its sign once per distinct order (rows of a batch share them)
             ua, ia = _unique_inverse(aa[:, 0])
+            ia = ia.ravel()
             logb, sg, eb = _binom_rows(ua, n0, n1)
-            logb, eb = logb[ia.ravel()], eb[ia.ravel()]
-            l1, l2 = logb + t1(alpha=aa, j=i, q=qq, sigma=ss), logb + t2(alpha=aa, j=i, q=qq, sigma=ss)
+            logb, eb = logb[ia], eb[ia]
+            l1, l2 = _plus(logb, t1(alpha=aa, j=i, q=qq, sigma=ss)), _plus(logb, t2(alpha=aa, j=i, q=qq, sigma=ss))
             lm = np.logaddexp(l1, l2)
             e1, e2 = _kernel_log_err(np, _relu, aa, i, ss, qq)
             e1 += eb
             e2 += eb
             # the linear relative error of e^{l1} + e^{l2}: err of the larger + e^{-|l1 - l2|} err of the smaller (the
-            # larger part's exponential bounds the sum from below), each err e as expm1(e) <= e (1 + e) for e <= 1
+            # larger part's exponential bounds the sum from below), each err e as expm1(e) <= e (1 + e) for e <= 1:
+            # r = (eb_ (1 + eb_) + e^{-|l1 - l2|} (es_ (1 + es_))) (1 + 4u)
             big = l1 >= l2
             eb_, es_ = np.where(big, e1, e2), np.where(big, e2, e1)
-            r = (eb_ * (1.0 + eb_) + np.exp(-np.abs(l1 - l2)) * (es_ * (1.0 + es_))) * (1 + 4 * _U)
-            r[(eb_ > 1.0) | ~(es_ <= 1.0)] = np.inf
-        bad = ~np.isfinite(lm) | np.isnan(r)
-        lmag[sl] = np.where(bad, -np.inf, lm)  # both parts carry the sign of the binomial
-        err[sl] = np.where(bad, np.inf, r)
-        sign[sl] = sg[ia.ravel()]
+            d = np.subtract(l1, l2, out=l1)
+            np.abs(d, out=d)
+            np.negative(d, out=d)
+            np.exp(d, out=d)
+            x = np.add(es_, 1.0, out=e1)
+            x *= es_
+            d *= x
+            r = np.add(eb_, 1.0, out=e2)
+            r *= eb_
+            r += d
+            r *= 1 + 4 * _U
+            bad_err = eb_ > 1.0
+            bad_err |= ~(es_ <= 1.0)
+            r[bad_err] = np.inf
+            bad = ~np.isfinite(lm)
+            bad |= np.isnan(r)
+            lm[bad] = -np.inf  # both parts carry the sign of the binomial
+            r[bad] = np.inf
+        parts.append((lm, sg[ia], r))
+    if len(parts) == 1:
+        return parts[0]
+    lmag, sign, err = (np.concatenate([p[j] for p in parts]) for j in range(3))
     return lmag, sign, err
+
+
+def _plus(x: np.ndarray, y: Any) -> np.ndarray:
+    """``x + y`` (x: (rows, terms) float64; y: a kernel's fresh result of that shape, written in place when it is)."""
+    if type(y) is np.ndarray and y.dtype == np.float64 and y.shape == x.shape and y.flags.writeable and y.flags.owndata:
+        y += x
+        return y
+    return x + y
 
 
 def _relu(v: np.ndarray) -> np.ndarray:
@@ -347,15 +390,45 @@ def _kernel_log_err(xp: Any, relu: Callable[[Any], Any], a: Any, i: Any, s: Any,
     c2 = (a - 0.5 - ls * s * s) * inv_s
     ami = xp.abs(a - i)
     i_s = i * inv_s
-    dx = 4.0 * u * ((i + ami + 1.0) * inv_s + c_row)
+    # the (rows x terms) temporaries are updated in place (augmented assignments: numpy and torch alike), each the
+    # same operations in the same order as the expression in its comment (the same numbers)
+    dx = i + ami  # dx = 4u ((i + ami + 1) / s + c_row)
+    dx += 1.0
+    dx *= inv_s
+    dx += c_row
+    dx *= 4.0 * u
+    two_dx = 2.0 * dx
 
     def part(x: Any, quad: Any, lin: Any) -> Any:
-        lo = x - 2.0 * dx
+        # (8u) (quad/(2 s^2) + lin + (neg/2 + 1) neg + 2) + dx (neg + 1/(1 + pos^2/2)), lo = x - 2 dx, neg = (-lo)_+,
+        # pos = lo_+ (lin: a fresh array of the full shape, overwritten; a + b = b + a exactly in floats)
+        lo = x - two_dx
         neg, pos = relu(-lo), relu(lo)
-        return (8.0 * u) * (quad * half_inv + lin + (0.5 * neg + 1.0) * neg + 2.0) + dx * (neg + 1.0 / (1.0 + 0.5 * pos * pos))
+        t = lin
+        t += quad * half_inv
+        w = 0.5 * neg
+        w += 1.0
+        w *= neg
+        t += w
+        t += 2.0
+        t *= 8.0 * u
+        p = 0.5 * pos
+        p *= pos
+        p += 1.0
+        p = 1.0 / p
+        p += neg
+        p *= dx
+        t += p
+        return t
 
-    e1 = part(c1 - i_s, i * i + i, i * lq + ami * l1q)
-    e2 = part(c2 - i_s, (ami + 1.0) * ami, ami * lq + i * l1q)
+    lin1 = ami * l1q  # i |log q| + ami |log(1 - q)| (sigma and q may be scalars: the full shape comes from ami)
+    lin1 += i * lq
+    e1 = part(c1 - i_s, i * i + i, lin1)
+    quad2 = ami + 1.0  # (ami + 1) ami
+    quad2 *= ami
+    lin2 = ami * lq  # ami |log q| + i |log(1 - q)|
+    lin2 += i * l1q
+    e2 = part(c2 - i_s, quad2, lin2)
     return e1, e2
 
 
@@ -397,13 +470,27 @@ def _series_level(lmag: np.ndarray, sign: np.ndarray, err: np.ndarray, a: np.nda
     n = lmag.shape[1] - J - 1  # the head: terms 0..n-1; the tail from n on by its Euler transform (terms n..n+J)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         m = np.max(lmag, axis=1)
-        w = np.exp(lmag - m[:, None])
+        w = np.subtract(lmag, m[:, None])
+        np.exp(w, out=w)
         # w_i = exp(lmag_i - m) is (1 + rho_i) e^{+-et} times the exact |t_i| / e^m, rho_i = err (the parts' errors),
         # et the rounding of logaddexp (4u(|lmag| + 1)), of the subtraction and of the exp; so |w_i - exact| <=
         # w_i (rho_i + (1 + rho_i) expm1(et)).  A term that underflowed to 0 is below e^{-744} of the largest where
-        # rho_i < 1 (covered by the 1e-300 below), and unbounded otherwise
-        et = _U * (5.0 * np.abs(lmag) + np.abs(m[:, None]) + 6.0)
-        werr = np.where(w > 0, w * (err + (1.0 + err) * np.expm1(et)) * (1 + 4 * _U), np.where(err < 1.0, 0.0, np.inf))
+        # rho_i < 1 (covered by the 1e-300 below), and unbounded otherwise.  In place, the same operations as
+        # et = u (5 |lmag| + |m| + 6), werr = w (err + (1 + err) expm1(et)) (1 + 4u) where w > 0
+        et = np.abs(lmag)
+        et *= 5.0
+        et += np.abs(m)[:, None]
+        et += 6.0
+        et *= _U
+        np.expm1(et, out=et)
+        werr = np.add(err, 1.0)
+        werr *= et
+        werr += err
+        werr *= w
+        werr *= 1 + 4 * _U
+        under = ~(w > 0)
+        if under.any():
+            werr[under] = np.where(err[under] < 1.0, 0.0, np.inf)
         sw = sign * w
         s = np.sum(sw[:, :n], axis=1)
         # the head's sum in any order: (n + 1)u of the sum of magnitudes
