@@ -1,0 +1,178 @@
+"""The fast paths of ``optimal_composition`` (Kairouz-Oh-Viswanath) against the code they replace and an
+independent rigorous evaluation.
+
+* up to ``SAME_BITS_MAX_TERMS`` terms: the low-level loop must give the SAME BITS as the mpf-object loop it
+  replaced (a verbatim copy of the previous ``optimal_composition`` below), at 30 and 60 digits, at many points
+  (T from 1 to a few thousand, eps 0 / tiny / 50, eps' negative / 0 / near the top loss, delta 0 / tiny);
+* above it: the windowed sum must equal, within one ulp of the working precision, a ball-arithmetic (python-flint
+  ``arb``, outward rounded) evaluation of EVERY term of the binomial sum at twice the precision, for T up to
+  1e5 + 1.  That reference is independent of the window, of its tail bound and of mpmath.
+"""
+
+from __future__ import annotations
+
+import random
+
+import mpmath
+import pytest
+from flint import arb, ctx
+
+from symdp.verify import oracles_pairs as OP
+
+
+def _old_optimal_composition(*, epsilon, delta, T, at):
+    """The previous implementation, verbatim (term by term on mpf objects)."""
+    e, d, ep = OP._mpf(epsilon), OP._mpf(delta), OP._mpf(at)
+    Ti = int(T)
+    logp = e - mpmath.log1p(mpmath.exp(e))
+    log1mp = -mpmath.log1p(mpmath.exp(e))
+    terms = []
+    lmax = Ti if e == 0 else min(Ti, int(mpmath.ceil((Ti - ep / e) / 2)) + 1)
+    logc = mpmath.mpf(0)
+    for l in range(0, max(lmax, 0) + 1):
+        if l > 0:
+            logc += mpmath.log(mpmath.mpf(Ti - l + 1) / l)
+        loss = (Ti - 2 * l) * e
+        if loss <= ep:
+            continue
+        lt = logc + (Ti - l) * logp + l * log1mp
+        terms.append(mpmath.exp(lt) * -mpmath.expm1(ep - loss))
+    s = mpmath.fsum(terms)
+    log_keep = Ti * mpmath.log1p(-d) if d < 1 else mpmath.ninf
+    keep = mpmath.exp(log_keep)
+    return -mpmath.expm1(log_keep) + keep * s
+
+
+def _nterms(e, ep, T):
+    e, ep = mpmath.mpf(e), mpmath.mpf(ep)
+    lmax = T if e == 0 else min(T, int(mpmath.ceil((T - ep / e) / 2)) + 1)
+    return max(lmax, 0) + 1
+
+
+def _points(seed: int, n: int, Ts):
+    rng = random.Random(seed)
+    for _ in range(n):
+        T = rng.choice(Ts)
+        e = rng.choice([0.0, 1e-9, 1e-4, 0.01, 0.1, 0.5, 1.0, 3.0, 50.0, rng.uniform(0, 2), rng.uniform(0, 0.05)])
+        top = e * T
+        ep = rng.choice([0.0, -1.0, 1e-30, rng.uniform(0, 5), rng.uniform(0, top + 1), top * rng.uniform(0.9, 1.0),
+                         max(top - 1e-12, 0.0), e * T**0.5 * rng.uniform(0, 4)])
+        d = rng.choice([0.0, 0.0, 1e-300, 1e-12, 1e-6, rng.uniform(0, 0.1)])
+        yield T, e, ep, d
+
+
+@pytest.mark.parametrize("dps", [30, 60])
+def test_same_bits_path_equals_the_previous_code(dps):
+    n_same = 0
+    with mpmath.workdps(dps):
+        for T, e, ep, d in _points(dps, 160, [1, 2, 3, 7, 50, 199, 500, 1000, 2000, 2399]):
+            new = OP.optimal_composition(epsilon=e, delta=d, T=T, at=ep)
+            if _nterms(e, ep, T) > OP.SAME_BITS_MAX_TERMS:
+                continue  # the windowed path (tested below)
+            n_same += 1
+            old = _old_optimal_composition(epsilon=e, delta=d, T=T, at=ep)
+            assert new._mpf_ == old._mpf_, (dps, T, e, ep, d, new, old)
+    assert n_same > 100
+
+
+def test_same_bits_expm1_against_mpmath():
+    """The -expm1 replica bit for bit against mpmath.expm1 (every branch: tiny |x|, cancellation, 1 exactly)."""
+    rng = random.Random(5)
+    xs = [-(10.0 ** -k) for k in range(0, 340, 7)] + [-rng.uniform(0, 100) for _ in range(200)]
+    xs += [-2.0 ** -k * (1 + rng.random()) for k in range(0, 400, 3)] + [-1e6, -50.0, -72.0, -75.0, -150.0]
+    for dps in (15, 30, 60):
+        with mpmath.workdps(dps):
+            prec, rnd = mpmath.mp._prec_rounding
+            for x in xs:
+                x = mpmath.mpf(x)
+                assert OP._neg_expm1_same_bits(x._mpf_, prec, rnd) == (-mpmath.expm1(x))._mpf_, (dps, x)
+
+
+def _to_arb(x: mpmath.mpf) -> arb:
+    sign, man, exp, _ = x._mpf_
+    if not man:
+        return arb(0)
+    return (-1 if sign else 1) * arb(man) * arb(2) ** exp
+
+
+def _arb_kov(e: float, ep: float, d: float, T: int, prec: int) -> arb:
+    """delta_T(eps') of Kairouz et al. with every term, in ball arithmetic (rigorous enclosure)."""
+    old = ctx.prec
+    ctx.prec = prec
+    try:
+        E, EP, D = _to_arb(mpmath.mpf(e)), _to_arb(mpmath.mpf(ep)), _to_arb(mpmath.mpf(d))
+        p = 1 / (1 + (-E).exp())
+        q = 1 - p
+        ev, epv = mpmath.mpf(e), mpmath.mpf(ep)
+        with mpmath.workprec(4 * prec + 64):  # exact: (T - 2l) eps has at most 53 + 40 bits
+            lo, hi = 0, T + 1  # n_on: the first l whose loss (T - 2l) eps is not above eps' (the loss decreases)
+            while lo < hi:
+                mid = (lo + hi) // 2
+                lo, hi = (mid + 1, hi) if (T - 2 * mid) * ev > epv else (lo, mid)
+            n_on = lo
+        b = p**T  # l = 0
+        s = arb(0)
+        for l in range(0, n_on):
+            if l > 0:
+                b = b * (T - l + 1) / l * q / p
+            s += b * (-(EP - (T - 2 * l) * E).expm1())
+        lk = T * (-D).log1p()
+        return -lk.expm1() + lk.exp() * s
+    finally:
+        ctx.prec = old
+
+
+@pytest.mark.parametrize("dps", [30, 60])
+def test_windowed_path_against_ball_arithmetic(dps):
+    cases = [(2600, 0.1, 3.0, 0.0), (5000, 0.05, 2.0, 1e-12), (10**4, 0.01, 0.5, 0.0), (10**5, 0.01, 5.0, 0.0),
+             (10**5 + 1, 0.003, 1.0, 1e-9), (10**5, 50.0, 10.0, 0.0), (10**5, 1e-4, 1e-30, 0.0),
+             (10**5, 0.02, 1500.0, 0.0), (20000, 0.0, -1.0, 0.0), (10**5, 1e-8, 5e-4, 1e-300)]
+    checked = 0
+    with mpmath.workdps(dps):
+        prec = mpmath.mp.prec
+        for T, e, ep, d in cases:
+            assert _nterms(e, ep, T) > OP.SAME_BITS_MAX_TERMS or e == 0
+            got = OP.optimal_composition(epsilon=e, delta=d, T=T, at=ep)
+            ball = _arb_kov(e, ep, d, T, 2 * prec + 40)
+            old = ctx.prec
+            ctx.prec = 2 * prec + 40
+            try:
+                assert ball.rad() < abs(ball.mid()) * arb(2) ** -(prec + 20)
+                ulp = abs(_to_arb(got)) * arb(2) ** (1 - prec)
+                assert abs(_to_arb(got) - ball.mid()) <= ulp + ball.rad(), (T, e, ep, d, got, ball.str(40))
+            finally:
+                ctx.prec = old
+            checked += 1
+    assert checked == len(cases)
+
+
+def test_windowed_path_against_the_previous_code_at_higher_precision():
+    """Just above the switch the previous loop is still affordable: at 40 more bits it agrees with the window to
+    within one ulp of the working precision (at the working precision the old loop itself loses ~log2(T |log p|)
+    bits, which is why the window is not bit-identical to it)."""
+    rng = random.Random(11)
+    for T, e, ep, d in _points(3, 12, [2500, 3000]):
+        if _nterms(e, ep, T) <= OP.SAME_BITS_MAX_TERMS:
+            continue
+        with mpmath.workdps(30):
+            got = OP.optimal_composition(epsilon=e, delta=d, T=T, at=ep)
+            prec = mpmath.mp.prec
+        with mpmath.workprec(prec + 60):
+            ref = _old_optimal_composition(epsilon=e, delta=d, T=T, at=ep)
+        assert abs(got - ref) <= abs(ref) * mpmath.ldexp(1, 1 - prec), (T, e, ep, d, got, ref)
+    assert rng  # the points come from _points
+
+
+def test_window_is_fast_at_large_T():
+    import time
+
+    with mpmath.workdps(30):
+        c = time.process_time()
+        v = OP.optimal_composition(epsilon=0.01, delta=1e-9, T=10**5, at=5.0)
+        assert time.process_time() - c < 5  # the term-by-term loop took about 5 s here (5e4 terms)
+        assert 0 < v < 1
+        # T = 1e9: a window of ~1e5 terms out of 5e8
+        c = time.process_time()
+        v = OP.optimal_composition(epsilon=1e-4, delta=0, T=10**9, at=1.0)
+        assert time.process_time() - c < 30
+        assert 0 < v < 1
