@@ -176,3 +176,47 @@ def test_window_is_fast_at_large_T():
         v = OP.optimal_composition(epsilon=1e-4, delta=0, T=10**9, at=1.0)
         assert time.process_time() - c < 30
         assert 0 < v < 1
+
+
+def _old_optimal_composition_hetero(steps, at):
+    """The previous heterogeneous composition, verbatim (mpf objects)."""
+    mp = mpmath.mp
+    dist = {mpmath.mpf(0): mpmath.mpf(1)}
+    log_keep = mpmath.mpf(0)
+    for e, d in steps:
+        e, d = OP._mpf(e), OP._mpf(d)
+        p = mpmath.exp(e) / (1 + mpmath.exp(e))
+        log_keep += mpmath.log1p(-d) if d < 1 else mpmath.ninf
+        new = {}
+        for loss, m in dist.items():
+            for l2, w in ((loss + e, p), (loss - e, 1 - p)):
+                key = mpmath.mpf(mpmath.nstr(l2, mp.dps))
+                new[key] = new.get(key, mpmath.mpf(0)) + m * w
+        dist = new
+    inf_mass = -mpmath.expm1(log_keep)
+    keep = mpmath.exp(log_keep)
+    ep = OP._mpf(at)
+    s = mpmath.fsum(m * -mpmath.expm1(ep - loss) for loss, m in dist.items() if loss > ep)
+    return inf_mass + keep * s
+
+
+@pytest.mark.parametrize("dps", [30, 60])
+def test_hetero_same_bits_as_the_previous_code(dps):
+    rng = random.Random(dps + 1)
+    with mpmath.workdps(dps):
+        for _ in range(60):
+            T = rng.randint(1, 9)
+            base = rng.choice([1e-6, 0.01, 0.3, 1.0, 50.0, rng.uniform(0, 2)])
+            r = rng.choice([1.0, 0.5, rng.uniform(0.05, 1)])
+            es = [mpmath.mpf(base) * mpmath.mpf(r) ** (mpmath.mpf(i) / max(T - 1, 1)) for i in range(T)]
+            ds = [rng.choice([0.0, 1e-300, 1e-12, rng.uniform(0, 0.01)])] * T
+            top = float(sum(es))
+            at = rng.choice([0.0, -1.0, rng.uniform(0, top), top * 0.999, top / 3, 1e-30])
+            steps = list(zip(es, ds))
+            new = OP.optimal_composition_hetero(steps, at)
+            old = _old_optimal_composition_hetero(steps, at)
+            assert new._mpf_ == old._mpf_, (T, base, r, ds[0], at, new, old)
+            if len(set(es)) == 1:  # identical steps: the binomial formula (the merged losses are rounded to dps
+                # digits, so eps' near a loss loses digits in 1 - e^(eps' - loss): a loose cross-check)
+                hom = OP.optimal_composition(epsilon=es[0], delta=ds[0], T=T, at=at)
+                assert abs(hom - new) <= abs(hom) * mpmath.ldexp(1, 40 - mpmath.mp.prec) + mpmath.ldexp(1, -mpmath.mp.prec)
