@@ -220,3 +220,32 @@ def test_hetero_same_bits_as_the_previous_code(dps):
                 # digits, so eps' near a loss loses digits in 1 - e^(eps' - loss): a loose cross-check)
                 hom = OP.optimal_composition(epsilon=es[0], delta=ds[0], T=T, at=at)
                 assert abs(hom - new) <= abs(hom) * mpmath.ldexp(1, 40 - mpmath.mp.prec) + mpmath.ldexp(1, -mpmath.mp.prec)
+
+
+def test_ncdf_same_bits_against_mpmath():
+    rng = random.Random(7)
+    xs = [0.0, 1e-300, -1e-300, 40.0, -40.0, -200.0, 200.0, 1e10, -1e10]
+    xs += [rng.uniform(-12, 12) for _ in range(300)] + [rng.gauss(0, 1) * 10.0 ** rng.randint(-30, 3) for _ in range(100)]
+    for dps in (15, 30, 60):
+        with mpmath.workdps(dps):
+            for x in xs:
+                x = mpmath.mpf(x)
+                assert OP._ncdf_same_bits(x)._mpf_ == mpmath.ncdf(x)._mpf_, (dps, x)
+    assert OP._ncdf_same_bits(0.5) == mpmath.ncdf(0.5)  # a non-mpf argument goes to ncdf
+
+
+def test_composition2_points_same_bits_as_with_mpmath_ncdf(monkeypatch):
+    """fdp.composition2_points with the same-bits ncdf against the same function with mpmath.ncdf itself."""
+    from symdp.verify import fdp
+
+    with mpmath.workdps(30):
+        for m1, m2 in ((0.5, 1.0), (1.3, 0.4)):
+            new = fdp.composition2_points(m1, m2)
+            with monkeypatch.context() as mp_:
+                mp_.setattr(fdp, "_ncdf_same_bits", mpmath.ncdf)
+                old = fdp.composition2_points(m1, m2)
+            assert [(a._mpf_, b._mpf_) for a, b in new] == [(a._mpf_, b._mpf_) for a, b in old]
+        new = fdp.sub_tradeoff_QP(0.2, 1.5, 0.05)
+        with monkeypatch.context() as mp_:
+            mp_.setattr(fdp, "_ncdf_same_bits", mpmath.ncdf)
+            assert fdp.sub_tradeoff_QP(0.2, 1.5, 0.05)._mpf_ == new._mpf_
