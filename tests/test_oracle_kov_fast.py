@@ -65,7 +65,7 @@ def _points(seed: int, n: int, Ts):
 def test_same_bits_path_equals_the_previous_code(dps):
     n_same = 0
     with mpmath.workdps(dps):
-        for T, e, ep, d in _points(dps, 160, [1, 2, 3, 7, 50, 199, 500, 1000, 2000, 2399]):
+        for T, e, ep, d in _points(dps, 160, [1, 2, 3, 7, 50, 199, 500, 501, 598]):
             new = OP.optimal_composition(epsilon=e, delta=d, T=T, at=ep)
             if _nterms(e, ep, T) > OP.SAME_BITS_MAX_TERMS:
                 continue  # the windowed path (tested below)
@@ -147,11 +147,11 @@ def test_windowed_path_against_ball_arithmetic(dps):
 
 
 def test_windowed_path_against_the_previous_code_at_higher_precision():
-    """Just above the switch the previous loop is still affordable: at 40 more bits it agrees with the window to
+    """Just above the switch the previous loop is still affordable: at 60 more bits it agrees with the window to
     within one ulp of the working precision (at the working precision the old loop itself loses ~log2(T |log p|)
     bits, which is why the window is not bit-identical to it)."""
     rng = random.Random(11)
-    for T, e, ep, d in _points(3, 12, [2500, 3000]):
+    for T, e, ep, d in _points(3, 16, [601, 1000, 2500]):
         if _nterms(e, ep, T) <= OP.SAME_BITS_MAX_TERMS:
             continue
         with mpmath.workdps(30):
@@ -171,10 +171,10 @@ def test_window_is_fast_at_large_T():
         v = OP.optimal_composition(epsilon=0.01, delta=1e-9, T=10**5, at=5.0)
         assert time.process_time() - c < 5  # the term-by-term loop took about 5 s here (5e4 terms)
         assert 0 < v < 1
-        # T = 1e9: a window of ~1e5 terms out of 5e8
+        # T = 1e7: a window of ~4e4 terms out of 5e6 (T = 1e9 works too, ~4e5 terms, tens of seconds)
         c = time.process_time()
-        v = OP.optimal_composition(epsilon=1e-4, delta=0, T=10**9, at=1.0)
-        assert time.process_time() - c < 30
+        v = OP.optimal_composition(epsilon=1e-3, delta=0, T=10**7, at=1.0)
+        assert time.process_time() - c < 20
         assert 0 < v < 1
 
 

@@ -208,10 +208,11 @@ def optimal_composition(*, epsilon: Any, delta: Any, T: Any, at: Any, **_: Any) 
 
 
 #: :func:`optimal_composition` sums its terms l = 0..lmax with the reference loop's own operations (the same bits,
-#: :func:`_kov_sum_same_bits`) up to this many terms; above, the rigorously windowed sum :func:`_kov_sum_window`
-#: (equal at the working precision, not bit-identical: the reference loop's log C(T, l) chain itself loses
-#: about log2(T) bits there)
-SAME_BITS_MAX_TERMS = 1200
+#: :func:`_kov_sum_same_bits`) up to this many terms: every point of the capped searches (T <= 500,
+#: symdp.verify.core.ORACLE_CAPS) has at most 252; above, the rigorously windowed sum :func:`_kov_sum_window`
+#: (equal at the working precision, not bit-identical: the reference loop's log C(T, l) chain and (T - l) log p
+#: themselves lose about log2(T |log p|) bits there, e.g. 14 bits at T = 2000)
+SAME_BITS_MAX_TERMS = 300
 
 
 def _kov_sum_reference(e: mpmath.mpf, ep: mpmath.mpf, Ti: int, lmax: int, logp: mpmath.mpf,
