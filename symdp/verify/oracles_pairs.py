@@ -323,6 +323,8 @@ def _kov_sum_window(e: mpmath.mpf, ep: mpmath.mpf, Ti: int) -> mpmath.mpf:
         l_end = min(Ti, max(c + 2, -1))
         while l_end >= 0 and not on(l_end):
             l_end -= 1
+        while 0 <= l_end < Ti and on(l_end + 1):  # (c is within one of the exact bound: never taken in practice)
+            l_end += 1
     if l_end < 0:
         return mpmath.mpf(0)
     # a float model of log t_l, to place the window (rigour comes from the tail bounds below)
@@ -401,7 +403,8 @@ def _kov_sum_window(e: mpmath.mpf, ep: mpmath.mpf, Ti: int) -> mpmath.mpf:
                     bound = mpmath.inf
                     break
                 r = mpmath.mpf(t[outer]) / mpmath.mpf(t[inner]) if t[inner][1] else mpmath.inf
-                bound += 2 * mpmath.mpf(t[outer]) * r / (1 - r) if r < 0.999 else mpmath.inf
+                # the factor 2 covers the rounding of the terms (2^-(prec+20)) and of r (1 - r >= 1e-9 >> 2^-53)
+                bound += 2 * mpmath.mpf(t[outer]) * r / (1 - r) if r < 1 - 1e-9 else mpmath.inf
             if bound <= s_w * mpmath.ldexp(1, -(prec + 10)):
                 return ctx.make_mpf(mpf_sum(terms, prec, rnd))
         if a_ == 0 and c_ == l_end:  # the whole range: no tail
