@@ -43,7 +43,7 @@ from .oracles import (
     register,
     subsampled_gaussian_bracket,
 )
-from .oracles_pairs import _npdf_same_bits
+from .oracles_pairs import _ncdf_same_bits, _npdf_same_bits
 
 
 def Phi_inv(u: Any) -> mpmath.mpf:
@@ -97,17 +97,17 @@ def composition2_points(mu1: Any, mu2: Any) -> list[tuple[mpmath.mpf, mpmath.mpf
     m1, m2 = sorted((_mpf(mu1), _mpf(mu2)))
     sd = mpmath.sqrt(m1 * m1 + m2 * m2)  # only to place the thresholds: any grid of c is a valid test
     out = []
-    pdf0, pdf_m1 = _npdf_same_bits(0), _npdf_same_bits(m1)  # mpmath.npdf(x), npdf(x, m1): same bits
+    pdf0, pdf_m1 = _npdf_same_bits(0), _npdf_same_bits(m1)  # mpmath.npdf(x), npdf(x, m1): same bits (and ncdf)
     for z in Z_GRID_2:
         c = _mpf(z) * sd
         xs = m1 * c / (sd * sd)
         segs = [-mpmath.inf, xs - 8, xs - 2, xs, xs + 2, xs + 8, mpmath.inf]
 
         def fa(x: Any, c: Any = c) -> Any:
-            return pdf0(x) * mpmath.ncdf((m1 * x - c) / m2)
+            return pdf0(x) * _ncdf_same_bits((m1 * x - c) / m2)
 
         def fb(x: Any, c: Any = c) -> Any:
-            return pdf_m1(x) * mpmath.ncdf((c - m1 * x) / m2 - m2)
+            return pdf_m1(x) * _ncdf_same_bits((c - m1 * x) / m2 - m2)
 
         sa, sb = fa(xs), fb(xs)
         # Gauss-Legendre: both integrands are smooth bumps (half the time of tanh-sinh at the same accuracy, 3e-28)
@@ -164,7 +164,7 @@ def sub_tradeoff_QP(p: Any, mu: Any, alpha: Any) -> mpmath.mpf:
     pp, m, a = _mpf(p), _mpf(mu), _mpf(alpha)
 
     def mixcdf(t):
-        return (1 - pp) * mpmath.ncdf(t) + pp * mpmath.ncdf(t - m)
+        return (1 - pp) * _ncdf_same_bits(t) + pp * _ncdf_same_bits(t - m)
 
     lo, hi = mpmath.mpf(-40), m + 40
     for _ in range(int(mpmath.mp.prec) + 10):  # bisection (monotone CDF)
