@@ -156,17 +156,24 @@ FLOAT64_MAX_ERROR = 1e-7
 #: seen at the calibration points (at least :data:`FLOAT64_MIN_TOL`, relative): too close to the crossing to tell
 FLOAT64_SAFETY = 1e4
 FLOAT64_MIN_TOL = 1e-10
+#: a twin's value where its side is undefined for sure (a masked entry of the twin's array): drawn as a gap, like
+#: the None its mpmath side returns there
+UNDEFINED = -math.inf
 
 
 def _vec_values(g: VecFn | None, point: Mapping[str, Any], grid: Mapping[str, np.ndarray], shape: tuple[int, ...]) -> np.ndarray | None:
-    """The float64 twin ``g`` at every grid point (None when there is none or it fails: mpmath then)."""
+    """The float64 twin ``g`` at every grid point (None when there is none or it fails: mpmath then).  Where the
+    twin's array is masked (the side is undefined there for sure, see :mod:`symdp.verify.twins`) the value is
+    :data:`UNDEFINED`; NaN means "not known in float64" (mpmath decides)."""
     if g is None:
         return None
     try:
         pt: dict[str, Any] = {k: _to_float(v) for k, v in point.items() if k not in grid}
         pt.update({k: np.asarray(v, dtype=float) for k, v in grid.items()})
         with np.errstate(all="ignore"):
-            y = np.array(np.broadcast_to(np.asarray(g(pt), dtype=float), shape), dtype=float)
+            got = g(pt)
+            y = np.array(np.broadcast_to(np.asarray(np.ma.getdata(got), dtype=float), shape), dtype=float)
+            y[np.broadcast_to(np.ma.getmaskarray(got), shape)] = UNDEFINED
     except Exception:  # noqa: BLE001 - no float64 twin here: mpmath at every point
         return None
     return y
@@ -190,11 +197,15 @@ class _Twins:
         self.mpmath = 0
 
     def clear(self, k: Any) -> tuple[float, float] | None:
-        """Both float64 values at ``k`` when they are clearly on one side of the crossing, else None (mpmath)."""
+        """Both float64 values at ``k`` when they are clearly on one side of the crossing, else None (mpmath).  A side
+        undefined there for sure (:data:`UNDEFINED`) is NaN, the other side's float64 value is drawn alone."""
         fc, ft = self.v
         if fc is None or ft is None:
             return None
         c, t = float(fc[k]), float(ft[k])
+        if (c == UNDEFINED and (math.isfinite(t) or t == UNDEFINED)) or (t == UNDEFINED and math.isfinite(c)):
+            self.float64 += 1
+            return (math.nan if c == UNDEFINED else c), (math.nan if t == UNDEFINED else t)
         if not (math.isfinite(c) and math.isfinite(t)):
             return None
         if _rel(c, t) <= max(FLOAT64_MIN_TOL, FLOAT64_SAFETY * max(self.err)):
@@ -213,8 +224,10 @@ class _Twins:
             v = float(vec[k])
             if math.isfinite(exact) and math.isfinite(v):
                 self.err[j] = max(self.err[j], _rel(v, exact))
-            elif math.isfinite(exact) or math.isfinite(v):
-                self.err[j] = math.inf
+            elif math.isfinite(exact) or (v == UNDEFINED and not math.isnan(exact)):
+                self.err[j] = math.inf  # the twin has no value, or calls undefined, where mpmath has one
+            elif math.isfinite(v):
+                self.err[j] = math.inf  # a value where mpmath has none
             if self.err[j] > FLOAT64_MAX_ERROR:
                 self.v[j] = None
 
@@ -464,7 +477,8 @@ def plot_region_2d(
             for done, (j, i) in enumerate(cells):
                 both = tw.clear((j, i)) if done >= tw.CALIBRATION else None
                 if both is not None:
-                    z[j, i] = 1.0 if both[0] >= both[1] else 0.0
+                    if math.isfinite(both[0]) and math.isfinite(both[1]):
+                        z[j, i] = 1.0 if both[0] >= both[1] else 0.0
                     continue
                 if seconds is not None and done >= MIN_POINTS and time.monotonic() - t0 > seconds:
                     break

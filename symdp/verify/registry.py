@@ -38,6 +38,9 @@ class Oracle:
     #: before it uses it); the interval rung then certifies claims against it.
     exact: Callable[..., Any] | None = None
     exact_note: str | None = None  # why ``exact`` is the oracle's value (printed with proofs that use it)
+    #: a float64 (numpy) twin of ``fn``: the same keyword arguments as arrays (broadcast), a float64 array out, NaN
+    #: where float64 cannot give the value; only the audit's plots use it (:mod:`symdp.verify.twins`)
+    float64: Callable[..., Any] | None = None
 
     def __call__(self, **kw: Any) -> Any:
         return self.fn(**kw)
