@@ -155,10 +155,10 @@ def eq7_max_homogeneous_float64(epsprime: Any, epsilon: Any, delta: Any, T: Any,
     with np.errstate(all="ignore"):
         te = T * e
         out = (ep < -TIE_RTOL * te) | (ep > te * (1 + TIE_RTOL))
-        # eps' = T eps exactly in float64 is the theorem's eps' = min{T eps, ...} at its first term (the same product
-        # in both arithmetics): inside I.  Just above it, or just below 0, float64 cannot tell.  (floor(eps'/eps) need
-        # not be exact: the value is continuous where eps'/eps crosses an integer)
-        unsure = ((ep < 0) & ~out) | ((ep > te) & ~out) | (T != np.round(T))
+        # at eps' = T eps (the theorem's eps' = min{T eps, ...} at its first term) or eps' = 0 float64 cannot tell
+        # whether eps' is inside I (mpmath's test has a relative tolerance of 1e-25).  floor(eps'/eps) need not be
+        # exact: the value is continuous where eps'/eps crosses an integer
+        unsure = ((np.abs(ep) <= TIE_RTOL * te) | (np.abs(ep - te) <= TIE_RTOL * te) | (T != np.round(T))) & ~out
         k = np.minimum(np.floor(ep / e), T)
         r = np.maximum(ep - k * e, 0.0)
         c = d / (1 + np.exp(e))

@@ -218,7 +218,10 @@ def optimal_composition_hetero(steps: Sequence[tuple[Any, Any]], at: Any) -> mpm
 
 def _optimal_composition_f64(*, epsilon: float, delta: float, T: float, at: float) -> float:
     """:func:`optimal_composition` at one point in float64 (same sum, in log space: log C(T, l) by ``gammaln``); NaN
-    where float64 cannot give it to full relative accuracy (invalid parameters, a value in the subnormal range)."""
+    where float64 cannot give it to a relative 1e-10: invalid parameters, terms in the subnormal range that matter, or
+    where the rounding of the losses ``(T - 2l) eps`` next to eps' (each term's factor ``1 - e^{eps' - loss}`` is known to an
+    absolute ``4.4e-16 max(eps', loss)``; a loss equal to eps' up to that rounding may or may not count) could move
+    the sum by more."""
     import math
 
     from scipy.special import gammaln
@@ -230,20 +233,24 @@ def _optimal_composition_f64(*, epsilon: float, delta: float, T: float, at: floa
     if Ti != T or Ti < 1 or not 0 <= d <= 1 or e < 0:
         return math.nan
     lmax = Ti if e == 0 else min(Ti, math.ceil((Ti - ep / e) / 2) + 1)
-    s = 0.0
+    s = bound = 0.0
     if lmax >= 0:
         ls = np.arange(0, lmax + 1, dtype=float)
         loss = (Ti - 2 * ls) * e
-        keep = loss > ep
-        if keep.any():
-            ls, loss = ls[keep], loss[keep]
+        ulp = 4.4e-16 * np.maximum(abs(ep), np.abs(loss))
+        near = loss > ep - ulp  # the terms that count, and those that may
+        if near.any():
+            ls, loss, ulp = ls[near], loss[near], ulp[near]
             lt = (gammaln(Ti + 1.0) - gammaln(ls + 1.0) - gammaln(Ti - ls + 1.0)
                   - (Ti - ls) * np.logaddexp(0.0, -e) - ls * np.logaddexp(0.0, e))
-            if float(lt.max()) < -700.0:  # the terms are subnormal in float64: mpmath
-                return math.nan
-            s = float(np.sum(np.exp(lt) * -np.expm1(ep - loss)))
+            w = np.exp(lt)
+            keep = loss > ep
+            s = float(np.sum(w[keep] * -np.expm1(ep - loss[keep])))
+            bound = float(np.sum(w * ulp)) + 1e-300 * float(np.sum(lt < -690.0))  # + terms lost to underflow
     log_keep = Ti * math.log1p(-d) if d < 1 else -math.inf
     v = -math.expm1(log_keep) + math.exp(log_keep) * s
+    if math.exp(log_keep) * bound > 1e-10 * v:
+        return math.nan
     return v if v == 0.0 or v > 1e-290 else math.nan
 
 

@@ -152,9 +152,6 @@ def hypotheses_float64(hyps: Sequence[Any]) -> Callable[[Mapping[str, Any]], tup
         if not isinstance(h, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
             return None
         lo, hi = (h.lhs, h.rhs) if isinstance(h, (sp.StrictLessThan, sp.LessThan)) else (h.rhs, h.lhs)
-        if isinstance(h, (sp.LessThan, sp.GreaterThan)) and (
-                (isinstance(lo, sp.Min) and hi in lo.args) or (isinstance(hi, sp.Max) and lo in hi.args)):
-            continue  # min(..., b, ...) <= b holds in any arithmetic whose min returns one of the values
         f_lo, f_hi = compile_float64(lo), compile_float64(hi)
         if f_lo is None or f_hi is None:
             return None
