@@ -89,7 +89,7 @@ def _functions(th: Theorem) -> tuple[Callable, Callable, set[sp.Symbol], str, st
 
     if th.oracle:
         orc = ORACLES.get(th.oracle)
-        if orc is None:
+        if orc is None or orc.mapper_decides:  # no functions to plot (the mapper returns its own evidence)
             return None
         mapped = _oracle_functions(th, orc)
         if not isinstance(mapped, tuple):  # a reason string, or the mapper's own evidence (a limit along a sequence)

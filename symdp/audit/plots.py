@@ -193,6 +193,7 @@ class _Twins:
                  grid: Mapping[str, np.ndarray], shape: tuple[int, ...]) -> None:
         self.v = [_vec_values(fast[0], point, grid, shape), _vec_values(fast[1], point, grid, shape)] if fast else [None, None]
         self.err = [0.0, 0.0]
+        self.checked = [0, 0]  # points where a twin's finite value was compared with a finite mpmath value
         self.float64 = 0
         self.mpmath = 0
 
@@ -200,7 +201,7 @@ class _Twins:
         """Both float64 values at ``k`` when they are clearly on one side of the crossing, else None (mpmath).  A side
         undefined there for sure (:data:`UNDEFINED`) is NaN, the other side's float64 value is drawn alone."""
         fc, ft = self.v
-        if fc is None or ft is None:
+        if fc is None or ft is None or min(self.checked) == 0:  # a twin not yet compared with mpmath: mpmath
             return None
         c, t = float(fc[k]), float(ft[k])
         if (c == UNDEFINED and (math.isfinite(t) or t == UNDEFINED)) or (t == UNDEFINED and math.isfinite(c)):
@@ -224,8 +225,11 @@ class _Twins:
             v = float(vec[k])
             if math.isfinite(exact) and math.isfinite(v):
                 self.err[j] = max(self.err[j], _rel(v, exact))
+                self.checked[j] += 1
+            elif math.isnan(v):
+                pass  # "not known in float64" (a tie, an overflow): mpmath decides there, as it just did
             elif math.isfinite(exact) or (v == UNDEFINED and not math.isnan(exact)):
-                self.err[j] = math.inf  # the twin has no value, or calls undefined, where mpmath has one
+                self.err[j] = math.inf  # the twin calls undefined (or infinite) where mpmath has a value
             elif math.isfinite(v):
                 self.err[j] = math.inf  # a value where mpmath has none
             if self.err[j] > FLOAT64_MAX_ERROR:
@@ -258,11 +262,13 @@ def sweep(
     points left out are NaN in both returned arrays.
 
     ``fast``: float64 twins ``(claim side, other side)`` (either may be None), evaluated on the whole grid at once.
-    The first three points (the ends and the middle) are evaluated in mpmath: a twin that differs there by more
-    than :data:`FLOAT64_MAX_ERROR` (relative) is dropped; where both twins are kept, their values are used at
-    every point where they are finite and the two sides are apart by more than :data:`FLOAT64_SAFETY` times the
-    error seen (at least :data:`FLOAT64_MIN_TOL`); elsewhere (near a crossing, an overflow) both sides are
-    evaluated in mpmath.  ``stats`` receives the number of points taken from float64 and from mpmath.
+    The first three points (the ends and the middle) are evaluated in mpmath, and further points until each twin has
+    been compared with a finite mpmath value at one point at least: a twin that differs there by more than
+    :data:`FLOAT64_MAX_ERROR` (relative), or has a value (or calls its side undefined) where mpmath has none (or
+    one), is dropped; where both twins are kept, their values are used at every point where they are finite and
+    the two sides are apart by more than :data:`FLOAT64_SAFETY` times the error seen (at least
+    :data:`FLOAT64_MIN_TOL`); elsewhere (near a crossing, an overflow, a twin's NaN: "not known in float64") both
+    sides are evaluated in mpmath.  A twin's masked entry (its side undefined there for sure) is drawn as a gap.  ``stats`` receives the number of points taken from float64 and from mpmath.
     """
     xs = _grid(lo, hi, n, integer)
     yc, yt = np.full(len(xs), np.nan), np.full(len(xs), np.nan)

@@ -515,7 +515,21 @@ def map_tied_profile(th):
     if conc is None:
         return "no conclusion"
     conc2 = replace(conc, params=tuple(sp.sympify(p).xreplace({et: e}) for p in conc.params))
-    return _oracle_functions(replace(th, conclusion=conc2), ORACLES["optimal_composition"])
+    mapped = _oracle_functions(replace(th, conclusion=conc2), ORACLES["optimal_composition"])
+    if isinstance(mapped, tuple) and len(conc.params) == 2:
+        generic = getattr(mapped[1], "float64_twins", None)
+
+        def twins():
+            # the claim's delta' before the tie is an entry of the paper (Thm 8's delta'): its generated kernel, with
+            # eps~ := eps, has none of the cancellations of the formula's float64 form
+            got = generic() if generic is not None else None
+            if got is None:
+                return None
+            g_d = entry_float64(sp.sympify(conc.params[1]), th.id)
+            return ((lambda pt: g_d({**pt, et.name: pt[e.name]})) if g_d is not None else got[0]), got[1]
+
+        attach(mapped[1], twins)
+    return mapped
 
 
 for _name, _fn, _desc in (
