@@ -340,18 +340,13 @@ def plot_claim(
     time spent evaluating points (:func:`sweep`); a plot cut short says how many points it draws.  ``fast``:
     float64 twins of the two sides (:func:`sweep`); ``stats``: points from float64 / mpmath.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     xs, yc, yt = sweep(f_claim, f_true, point, var, lo, hi, integer=integer, seconds=seconds, fast=fast, stats=stats)
     n_all = len(xs)
     drawn = ~(np.isnan(yc) & np.isnan(yt))
     xs, yc, yt = xs[drawn], yc[drawn], yt[drawn]
     cut = f"\n({len(xs)} of {n_all} points: plot time limit {seconds:g} s)" if len(xs) < n_all else ""
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.0, 5.2), dpi=110, sharex=True,
-                                  gridspec_kw={"height_ratios": [2.2, 1.0]})
+    fig = _figure((7.0, 5.2), 110)
+    ax, ax2 = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2.2, 1.0]})
     ylab = textwrap.shorten(ylabel or "value", width=56, placeholder=" …")
     ylab = "\n".join(textwrap.wrap(ylab, 30)[:2]) or "value"
     if ratio:
@@ -416,8 +411,29 @@ def plot_claim(
     # fixed margins (room for a two-line y label and a three-line title): tight_layout would cost a second draw
     fig.subplots_adjust(left=0.16, right=0.97, top=0.86, bottom=0.1, hspace=0.08)
     save_labelled(fig, path)
-    plt.close(fig)
+    fig.clf()
     return path
+
+
+#: one figure per (size, dpi), reused by the plots of this process (see :func:`_figure`)
+_FIGURES: dict[tuple[tuple[float, float], int], Any] = {}
+
+
+def _figure(figsize: tuple[float, float], dpi: int) -> Any:
+    """An empty Agg figure of this size, the same object for every plot of the process: its renderer, and with it
+    matplotlib's caches of text layouts and parsed mathtext (per renderer; the tick labels of most plots are the same
+    few strings), lives across plots, where a new figure per plot parsed and laid out every label again.  The same
+    pixels as a new figure (no pyplot: nothing registered globally, nothing to close)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = _FIGURES.get((figsize, dpi))
+    if fig is None:
+        fig = Figure(figsize=figsize, dpi=dpi)
+        FigureCanvasAgg(fig)
+        _FIGURES[(figsize, dpi)] = fig
+    fig.clf()
+    return fig
 
 
 def save_labelled(fig: Any, path: Path, **kw: Any) -> None:
@@ -463,10 +479,6 @@ def plot_region_2d(
     Returns the path, the fraction of evaluated grid points where the claim holds, and their number.  Points are
     evaluated coarse to fine in both parameters; past ``seconds`` the rest are left out (white).  ``fast``: float64
     twins of the two sides, used where they clearly tell which side is larger (as in :func:`sweep`)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib.colors import ListedColormap
 
     xs = _grid(*xrange, n, xinteger)
@@ -499,7 +511,8 @@ def plot_region_2d(
     except _PlotTimeUp:
         pass
     tw.record(stats)
-    fig, ax = plt.subplots(figsize=(6.4, 4.6), dpi=110)
+    fig = _figure((6.4, 4.6), 110)
+    ax = fig.subplots()
     cmap = ListedColormap(["#f2b8b5", "#b9dfc4"])
     ax.pcolormesh(xs, ys, np.ma.masked_invalid(z), cmap=cmap, vmin=0, vmax=1, shading="nearest")
     if np.isfinite(z).any() and 0 < np.nanmean(z) < 1:
@@ -522,7 +535,7 @@ def plot_region_2d(
     ax.legend(handles=handles, fontsize=7, loc="lower left")
     fig.subplots_adjust(left=0.13, right=0.97, top=0.88, bottom=0.12)
     save_labelled(fig, path)
-    plt.close(fig)
+    fig.clf()
     valid = int(np.isfinite(z).sum())
     return path, (float(np.nanmean(z)) if valid else math.nan), valid
 
