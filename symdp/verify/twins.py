@@ -29,8 +29,8 @@ from .compile import _memo, elementary
 
 #: a float64 twin: float64 arrays (or floats) by parameter name in, a float64 array (possibly masked) out
 VecFn = Callable[[Mapping[str, Any]], Any]
-#: a builder of the twins (claim side, other side); either may be None
-TwinBuilder = Callable[[], "tuple[VecFn | None, VecFn | None]"]
+#: a builder of the twins (claim side, other side); either may be None, or the whole answer (no twins)
+TwinBuilder = Callable[[], "tuple[VecFn | None, VecFn | None] | None"]
 
 #: relative gap under which a float64 comparison (a hypothesis, a tie between the terms of a min) is not trusted:
 #: the point is left to mpmath (NaN)
@@ -135,8 +135,8 @@ def entry_float64(expr: Any, near: str) -> VecFn | None:
     return call
 
 
-def _shape(pt: Mapping[str, Any], names: Sequence[str] | None = None) -> tuple[int, ...]:
-    vals = [np.asarray(v) for k, v in pt.items() if names is None or k in names]
+def _shape(pt: Mapping[str, Any]) -> tuple[int, ...]:
+    vals = [np.asarray(v) for v in pt.values()]
     return np.broadcast_shapes(*[v.shape for v in vals]) if vals else ()
 
 
