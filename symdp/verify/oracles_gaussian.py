@@ -42,6 +42,26 @@ def gaussian_profile(*, at: Any, **kw: Any) -> mpmath.mpf:
     return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
 
 
+def gaussian_profile_float64(*, at: Any, **kw: Any) -> np.ndarray:
+    """Float64 twin of :func:`gaussian_profile` (arrays broadcast), for the audit's plots only
+    (:mod:`symdp.verify.twins`): ``Phi(a) - e^eps Phi(b) = Phi(a) (1 - e^{eps + log Phi(b) - log Phi(a)})`` with
+    ``log_ndtr`` and ``expm1`` (no cancellation between the two terms); NaN where mu <= 0 or the value is subnormal."""
+    from scipy.special import log_ndtr
+
+    mu = _pick(kw, "mu", "r")
+    if mu is None:
+        sigma = _pick(kw, "sigma")
+        if sigma is None:
+            raise InvalidParameterError("gaussian_profile needs mu, or sigma (and optionally Delta)")
+        mu = np.asarray(_pick(kw, "Delta", "C", default=1), dtype=float) / np.asarray(sigma, dtype=float)
+    mu, e = np.broadcast_arrays(np.asarray(mu, dtype=float), np.asarray(at, dtype=float))
+    with np.errstate(all="ignore"):
+        la = log_ndtr(-e / mu + mu / 2)
+        lb = e + log_ndtr(-e / mu - mu / 2)
+        v = np.exp(la) * -np.expm1(lb - la)
+    return np.where((mu > 0) & (v > 1e-290) & np.isfinite(v), v, np.nan)
+
+
 def _gauss_mu_sym(kw: dict[str, Any]) -> sp.Expr | None:
     mu = _sym_pick(kw, "mu", "r")
     if mu is not None:
@@ -92,6 +112,7 @@ register(
         "exact delta(eps) of the Gaussian mechanism, mu = Delta/sigma [Balle and Wang 2018, Thm 8]",
         aliases={"mu": ("sigma",), "at": ("epsilon", "epsilonprime")},
         exact=gaussian_profile_exact,
+        float64=gaussian_profile_float64,
         exact_note="Gaussian privacy profile delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), "
         "mu = Delta/sigma [Balle and Wang 2018, Thm 8], Phi(x) = erfc(-x/sqrt(2))/2",
     )

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import mpmath
+import numpy as np
 import sympy as sp
 from mpmath.libmp import (
     fone,
@@ -446,6 +447,52 @@ def optimal_composition_hetero(steps: Sequence[tuple[Any, Any]], at: Any) -> mpm
     return inf_mass + keep * s
 
 
+def _optimal_composition_f64(*, epsilon: float, delta: float, T: float, at: float) -> float:
+    """:func:`optimal_composition` at one point in float64 (same sum, in log space: log C(T, l) by ``gammaln``); NaN
+    where float64 cannot give it to a relative 1e-10: invalid parameters, terms in the subnormal range that matter, or
+    where the rounding of the losses ``(T - 2l) eps`` next to eps' (each term's factor ``1 - e^{eps' - loss}`` is known to an
+    absolute ``4.4e-16 max(eps', loss)``; a loss equal to eps' up to that rounding may or may not count) could move
+    the sum by more."""
+    import math
+
+    from scipy.special import gammaln
+
+    e, d, ep = epsilon, delta, at
+    if not (math.isfinite(e) and math.isfinite(d) and math.isfinite(ep) and math.isfinite(T)):
+        return math.nan
+    Ti = int(T)
+    if Ti != T or Ti < 1 or not 0 <= d <= 1 or e < 0:
+        return math.nan
+    lmax = Ti if e == 0 else min(Ti, math.ceil((Ti - ep / e) / 2) + 1)
+    s = bound = 0.0
+    if lmax >= 0:
+        ls = np.arange(0, lmax + 1, dtype=float)
+        loss = (Ti - 2 * ls) * e
+        ulp = 4.4e-16 * np.maximum(abs(ep), np.abs(loss))
+        near = loss > ep - ulp  # the terms that count, and those that may
+        if near.any():
+            ls, loss, ulp = ls[near], loss[near], ulp[near]
+            lt = (gammaln(Ti + 1.0) - gammaln(ls + 1.0) - gammaln(Ti - ls + 1.0)
+                  - (Ti - ls) * np.logaddexp(0.0, -e) - ls * np.logaddexp(0.0, e))
+            w = np.exp(lt)
+            keep = loss > ep
+            s = float(np.sum(w[keep] * -np.expm1(ep - loss[keep])))
+            bound = float(np.sum(w * ulp)) + 1e-300 * float(np.sum(lt < -690.0))  # + terms lost to underflow
+    log_keep = Ti * math.log1p(-d) if d < 1 else -math.inf
+    v = -math.expm1(log_keep) + math.exp(log_keep) * s
+    if math.exp(log_keep) * bound > 1e-10 * v:
+        return math.nan
+    return v if v == 0.0 or v > 1e-290 else math.nan
+
+
+def optimal_composition_float64(*, epsilon: Any, delta: Any, T: Any, at: Any, **_: Any) -> np.ndarray:
+    """Float64 twin of :func:`optimal_composition` (arrays broadcast; NaN where float64 cannot give it), for the
+    audit's plots only (:mod:`symdp.verify.twins`)."""
+    from .twins import per_point
+
+    return per_point(_optimal_composition_f64, epsilon=epsilon, delta=delta, T=T, at=at)
+
+
 register(
     Oracle(
         "optimal_composition",
@@ -454,6 +501,7 @@ register(
         ("epsilon", "delta", "T", "at"),
         "exact optimal delta'(eps') of T identical (eps, delta)-DP steps [Kairouz, Oh, Viswanath 2017]",
         aliases={"at": ("epsilonprime",)},
+        float64=optimal_composition_float64,
     )
 )
 

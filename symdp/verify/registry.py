@@ -38,6 +38,12 @@ class Oracle:
     #: before it uses it); the interval rung then certifies claims against it.
     exact: Callable[..., Any] | None = None
     exact_note: str | None = None  # why ``exact`` is the oracle's value (printed with proofs that use it)
+    #: a float64 (numpy) twin of ``fn``: the same keyword arguments as arrays (broadcast), a float64 array out, NaN
+    #: where float64 cannot give the value; only the audit's plots use it (:mod:`symdp.verify.twins`)
+    float64: Callable[..., Any] | None = None
+    #: the mapper decides every entry itself (returns its own Evidence, e.g. a limit claim checked along a sequence)
+    #: and never returns the two sides: the audit has no curve to plot and does not call it for one
+    mapper_decides: bool = False
 
     def __call__(self, **kw: Any) -> Any:
         return self.fn(**kw)

@@ -25,6 +25,7 @@ from ..compile import (
 from ..core import BUDGET, DEEP_CAPS, ORACLE_CAPS, REFINE, VerificationResult, cert_name
 from ..registry import ORACLES, TRADEOFF_COMPANION, Oracle
 from ..search import Box, find_counterexample
+from ..twins import attach, profile_twins
 from .direct import verify_direct
 from .interval import interval_rung
 from .numerical import exact_sign_check, fill_from_search, is_verdict
@@ -132,6 +133,9 @@ def oracle_functions(th: Theorem, orc: Oracle):
                     kw[lhs_sub[0]] = lhs_sub[1](pt)
                 return f_d(kw)
 
+            lhs_expr = (lhs_sub[0], th.rhs) if lhs_sub else None
+            attach(f_true, lambda: profile_twins(at_expr, d_expr, lhs_expr, premise_exprs(th)[0],
+                                                 orc.float64 if bracket is None else None, th.id))
             return f_claim, f_true, "<=", syms
         if th.lhs is not None and isinstance(th.lhs, sp.Symbol) and th.rhs is not None and th.lhs.name.startswith("delta") and th.lhs not in th.rhs.free_symbols:
             f_c = compile_expr(th.rhs)
