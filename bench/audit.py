@@ -35,9 +35,11 @@ def _one(mode: str, cache: str, workers: int | None, keep: str | None = None) ->
     from pathlib import Path
 
     from symdp.audit.engine import library_claims
-    from symdp.audit.parallel import run_library_audit
+    from symdp.audit.parallel import PRELOAD, run_library_audit
     from symdp.audit.report import enrich, write_html, write_json, write_markdown
+    from symdp.parallel import prestart
 
+    prestart(workers, None, PRELOAD)  # as `symdp audit` does: the forkserver's imports overlap the library build
     ths = library_claims(None)
     t1, c1 = time.perf_counter(), time.process_time()
     stats: dict = {}

@@ -82,9 +82,11 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
                 title = "symdp audit of " + ", ".join(Path(f).name for f in claim_files)
             else:
                 from ..library import get
+                from ..parallel import prestart
+                from .parallel import PRELOAD, run_library_audit  # --workers / --scheduler / cache (issue 15)
 
+                prestart(workers, scheduler, PRELOAD)  # the workers' imports overlap the library build below
                 ths = [get(i, with_evidence=False) for i in ids] if ids else library_claims(source)
-                from .parallel import run_library_audit  # --workers / --scheduler / cache (issue 15)
 
                 # --quick: current ledger verdicts are read (and plotted) in the workers, the rest verified there
                 results = run_library_audit([t.id for t in ths], workers=workers, scheduler=scheduler,
