@@ -73,3 +73,24 @@ def test_verify_task_with_a_fired_limit_is_not_cached(monkeypatch, tmp_path):
     monkeypatch.setattr(engine, "verify_theorem", verify)
     VP.verify_parallel(ids, workers=1, use_cache=True)
     assert len(calls) == 2  # the cached row was used
+
+
+def test_an_outer_deadline_caught_inside_a_cpu_budget_fires_again_at_once():
+    """The symbolic rungs catch the Timeout of their own CPU budget; an outer wall-clock deadline that passes inside
+    such a block is caught there too, and must fire again as soon as the block exits (time_limit's exit re-arms it;
+    cpu_time_limit's did not, so the outer limit waited for its 1 s repeat: CI's test_parser per-claim limit)."""
+    swallowed = []
+    t_exit = None
+    with pytest.raises(limits.TimeLimitExceeded), limits.time_limit(0.05):
+        try:
+            with limits.cpu_time_limit(30.0):
+                t = time.monotonic()
+                while time.monotonic() - t < 3.0:
+                    pass
+        except limits.TimeLimitExceeded:
+            swallowed.append(1)
+        t_exit = time.monotonic()
+        while time.monotonic() - t_exit < 3.0:
+            pass
+    assert swallowed and t_exit is not None
+    assert time.monotonic() - t_exit < 0.5  # well before the 1 s repeat

@@ -237,7 +237,9 @@ def test_identity_off_by_a_tiny_literal_fails(tmp_path):
 
 def test_time_limit_per_claim_and_per_run(tmp_path):
     f = tmp_path / "c.toml"
-    f.write_text(HEAD + _claim(0, a="exp(exp(x))*sin(x)**3", b="exp(exp(x))*cos(x)**2 + tanh(x)")
+    # claim 0 is written for this test only (the /13): an expression another test of this process audited before
+    # has its compiled callables and oracle values memoised, and its repeat audit then fits in 0.04 s (session 32)
+    f.write_text(HEAD + _claim(0, a="exp(exp(x))*sin(x)**3/13", b="exp(exp(x))*cos(x)**2/13 + tanh(x)")
                  + _claim(1, "identity", lhs="x", rhs="x") + _claim(2, "identity", lhs="x", rhs="x"))
     t0 = time.monotonic()
     res = audit_claim_file(f, plots=False, claim_seconds=0.05, run_seconds=600)
