@@ -78,6 +78,11 @@ def compile_float64(expr: Any) -> VecFn | None:
     f, names = _memo(("float64", expr), build)
     if f is None:
         return None
+    return _by_name(f, names)
+
+
+def _by_name(f: Callable, names: list[str]) -> VecFn:
+    """``f`` (positional float64 arguments ``names``) called on a point: its values as broadcast float arrays."""
 
     def call(pt: Mapping[str, Any]) -> Any:
         args = [np.asarray(pt[nm], dtype=float) for nm in names]
@@ -123,16 +128,7 @@ def entry_float64(expr: Any, near: str) -> VecFn | None:
     if got is None:
         return compile_float64(expr)
     k = got[1]
-    names = list(inspect.signature(k).parameters)
-
-    def call(pt: Mapping[str, Any]) -> Any:
-        args = [np.asarray(pt[nm], dtype=float) for nm in names]
-        if args:
-            args = list(np.broadcast_arrays(*args))
-        with np.errstate(all="ignore"):
-            return k(*args)
-
-    return call
+    return _by_name(k, list(inspect.signature(k).parameters))
 
 
 def _shape(pt: Mapping[str, Any]) -> tuple[int, ...]:
