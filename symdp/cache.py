@@ -99,6 +99,13 @@ def theorem_fingerprint(th: Any, expr_hash: str | None = None) -> dict[str, Any]
     }
 
 
+def cache_key(namespace: str, parts: dict[str, Any]) -> str:
+    """The SHA-256 key of an entry: ``namespace``, :func:`code_version` and ``parts`` (what the result depends on).
+    :meth:`VerdictCache.key`; ``symdp verify`` records the audit's mechanism-level results under the same key."""
+    blob = json.dumps({"ns": namespace, "code": code_version(), **parts}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
 class VerdictCache:
     """JSON entries under ``root`` (default :func:`cache_dir`); see the module docstring."""
 
@@ -108,8 +115,7 @@ class VerdictCache:
         self.misses = 0
 
     def key(self, namespace: str, parts: dict[str, Any]) -> str:
-        blob = json.dumps({"ns": namespace, "code": code_version(), **parts}, sort_keys=True, default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()
+        return cache_key(namespace, parts)
 
     def _path(self, namespace: str, key: str) -> Path:
         return self.root / namespace / key[:2] / f"{key}.json"
@@ -143,4 +149,4 @@ def decode_files(files: dict[str, str]) -> dict[str, bytes]:
     return {k: base64.b64decode(v.encode("ascii")) for k, v in files.items()}
 
 
-__all__ = ["CACHE_FORMAT", "VerdictCache", "cache_dir", "code_version", "decode_files", "encode_files", "theorem_fingerprint"]
+__all__ = ["CACHE_FORMAT", "VerdictCache", "cache_dir", "cache_key", "code_version", "decode_files", "encode_files", "theorem_fingerprint"]

@@ -36,6 +36,8 @@ class LazyGroup(OneLineErrors):
         return sorted(set(super().list_commands(ctx)) | set(LAZY))
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name == "verify":
+            return _verify_command()
         if name in LAZY:
             mod, attr = LAZY[name].split(":")
             try:
@@ -43,6 +45,40 @@ class LazyGroup(OneLineErrors):
             except (ModuleNotFoundError, AttributeError) as exc:
                 raise click.ClickException(f"'symdp {name}' is not available in this build: {exc}") from exc
         return super().get_command(ctx, name)
+
+
+def _verify_command() -> click.Command:
+    """``symdp verify`` (:mod:`symdp.verify.cli`); when it wrote ``proofs/``, it also records the audit's
+    mechanism-level results in ``proofs/findings.json`` (:func:`symdp.audit.parallel.record`, read by
+    ``symdp audit --quick``).  The verifier sits below the audit, so the two meet here, in the command."""
+    import copy
+
+    try:
+        from .verify.cli import verify as base
+    except ModuleNotFoundError as exc:
+        raise click.ClickException(f"'symdp verify' is not available in this build: {exc}") from exc
+    cmd = copy.copy(base)
+    inner = base.callback
+    assert inner is not None
+
+    def callback(**kw: object) -> None:
+        ids = inner(**kw)
+        if ids is None:  # --replay, --no-write, --theorems, or the saved ledger printed: proofs/ not written
+            return
+        from .audit.parallel import record
+
+        quiet = bool(kw.get("quiet") or kw.get("as_json"))
+        workers, scheduler = kw.get("workers"), kw.get("scheduler")
+        got = record(list(ids) or None, workers=workers if isinstance(workers, int) else None,
+                     scheduler=scheduler if isinstance(scheduler, str) else None, use_cache=not kw.get("no_cache"),
+                     progress=not quiet)
+        if got["path"] is not None:
+            skipped = f"; not recorded (a time limit fired): {', '.join(got['skipped'])}" if got["skipped"] else ""
+            click.echo(f"audit findings: {got['recorded']} rows ({got['computed']} computed) written to {got['path']}"
+                       + skipped, err=bool(kw.get("as_json")))
+
+    cmd.callback = callback
+    return cmd
 
 
 @click.group(cls=LazyGroup)

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..cache import VerdictCache, decode_files, encode_files, theorem_fingerprint
+from ..cache import VerdictCache, cache_key, decode_files, encode_files, theorem_fingerprint
 from ..parallel import TaskMap
+from .recorded import RECORDED_KINDS
 from .report import AuditResult
 
 #: modules a forkserver worker imports once (SymPy, the library, the verifier)
@@ -313,32 +314,36 @@ def _cache_parts(task: Task) -> dict[str, Any]:
     return parts  # algorithm claims, readings, experiments: fixed by the code version in the key
 
 
-def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed: int = 0, plots: bool = True,
-                   report_dir: Path | None = None, algorithms: bool = True, cache: VerdictCache | None = None,
-                   progress: Callable[[str], None] | None = None, ledger_ids: Collection[str] = (),
-                   stats: dict[str, Any] | None = None) -> list[AuditResult]:
-    """The audit of the library entries ``ids`` (and their mechanism-level claims, readings and experiments
-    when ``algorithms``), mapped over ``ex``; the same results, in the same order, as
-    :func:`symdp.audit.engine.audit_theorems` (library entries first, then the mechanism-level results).
+def task_key(task: Task) -> str:
+    """The verdict cache's key of ``task`` (namespace ``audit``: the code version and :func:`_cache_parts`); also
+    the fingerprint of its row in ``proofs/findings.json``, so a recorded row is current exactly when a cache entry
+    written by this code for this task would be."""
+    return cache_key("audit", _cache_parts(task))
 
-    ``cache``: reuse and store verdicts (:class:`symdp.cache.VerdictCache`); ``progress(label)`` after each task.
-    ``ledger_ids`` (``--quick``): entries whose current ledger verdict is reused instead of verified (their
-    plots drawn in the workers, cached with the results).  ``stats`` (a dict) receives, per task kind, the
-    number of tasks, of cache hits and the seconds the computed ones took in their workers.
-    """
-    ids = list(ids)
-    plots = plots and report_dir is not None
-    tasks = _tasks(ids, deep, seed, plots, algorithms, ledger_ids)
+
+def fill(tasks: Sequence[Task], ex: TaskMap, *, cache: VerdictCache | None = None,
+         progress: Callable[[str], None] | None = None, recorded: Mapping[str, Payload] | None = None
+         ) -> tuple[list[Payload], list[int], set[int]]:
+    """The payload of each task: read from ``recorded`` (tasks of :data:`RECORDED_KINDS` whose :func:`task_key` is
+    there), else from ``cache``, else computed on ``ex`` (and cached when :func:`_cacheable`).  Returns the payloads
+    in task order, the indices of the computed tasks and those of the recorded ones."""
     payloads: list[Payload | None] = [None] * len(tasks)
     keys: list[str | None] = [None] * len(tasks)
-    if cache is not None:
+    from_proofs: set[int] = set()
+    if cache is not None or recorded:
         for i, t in enumerate(tasks):
-            keys[i] = cache.key("audit", _cache_parts(t))
-            hit = cache.get("audit", keys[i] or "")
-            if isinstance(hit, dict) and isinstance(hit.get("results"), list):
-                payloads[i] = hit
-                if progress:
-                    progress(t[1] or t[0])
+            if cache is None and t[0] not in RECORDED_KINDS:
+                continue
+            keys[i] = task_key(t)
+            if recorded and t[0] in RECORDED_KINDS and keys[i] in recorded:
+                payloads[i] = recorded[keys[i] or ""]
+                from_proofs.add(i)
+            elif cache is not None:
+                hit = cache.get("audit", keys[i] or "")
+                if isinstance(hit, dict) and isinstance(hit.get("results"), list):
+                    payloads[i] = hit
+            if payloads[i] is not None and progress:
+                progress(t[1] or t[0])
     todo = [i for i, p in enumerate(payloads) if p is None]
     try:
         from ..verify import load_ledger
@@ -359,11 +364,40 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
             if progress:
                 progress(tasks[i][1] or tasks[i][0])
 
-    computed = ex.map(run_chain, [tuple(tasks[todo[j]] for j in u) for u in units],
-                      cost=[sum(costs[j] for j in u) for u in units], progress=done)
-    for u, got in zip(units, computed):
-        for j, payload in zip(u, got):
-            payloads[todo[j]] = payload
+    if units:
+        computed = ex.map(run_chain, [tuple(tasks[todo[j]] for j in u) for u in units],
+                          cost=[sum(costs[j] for j in u) for u in units], progress=done)
+        for u, got in zip(units, computed):
+            for j, payload in zip(u, got):
+                payloads[todo[j]] = payload
+    out: list[Payload] = []
+    for pl in payloads:
+        assert pl is not None
+        out.append(pl)
+    return out, todo, from_proofs
+
+
+def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed: int = 0, plots: bool = True,
+                   report_dir: Path | None = None, algorithms: bool = True, cache: VerdictCache | None = None,
+                   progress: Callable[[str], None] | None = None, ledger_ids: Collection[str] = (),
+                   stats: dict[str, Any] | None = None, recorded: Mapping[str, Payload] | None = None
+                   ) -> list[AuditResult]:
+    """The audit of the library entries ``ids`` (and their mechanism-level claims, readings and experiments
+    when ``algorithms``), mapped over ``ex``; the same results, in the same order, as
+    :func:`symdp.audit.engine.audit_theorems` (library entries first, then the mechanism-level results).
+
+    ``cache``: reuse and store verdicts (:class:`symdp.cache.VerdictCache`); ``progress(label)`` after each task.
+    ``ledger_ids`` (``--quick``): entries whose current ledger verdict is reused instead of verified (their
+    plots drawn in the workers, cached with the results).  ``recorded`` (``--quick``): the payloads ``symdp verify``
+    recorded in ``proofs/findings.json`` by task key (:func:`symdp.audit.recorded.load_recorded`); a task of
+    :data:`RECORDED_KINDS` whose key is there is read, not computed.  ``stats`` (a dict) receives, per task kind,
+    the number of tasks, of cache hits (``cached``, recorded rows included, also counted in ``recorded``) and the
+    seconds the computed ones took in their workers.
+    """
+    ids = list(ids)
+    plots = plots and report_dir is not None
+    tasks = _tasks(ids, deep, seed, plots, algorithms, ledger_ids)
+    payloads, todo, from_proofs = fill(tasks, ex, cache=cache, progress=progress, recorded=recorded)
     if stats is not None:
         fresh = set(todo)
         for i, t in enumerate(tasks):
@@ -388,9 +422,10 @@ def audit_parallel(ids: Sequence[str], ex: TaskMap, *, deep: bool = False, seed:
                     tot[k] = round(tot.get(k, 0.0) + float(v), 3)
             else:
                 row["cached"] += 1
+                if i in from_proofs:
+                    row["recorded"] = row.get("recorded", 0) + 1
     results_per_task: list[list[AuditResult]] = []
     for pl in payloads:
-        assert pl is not None
         results_per_task.append([AuditResult(**row) for row in pl["results"]])
         if report_dir is not None:
             _write_files(report_dir, pl)
@@ -447,15 +482,22 @@ def run_library_audit(ids: Sequence[str], *, workers: int | None = None, schedul
                       quick: bool = False, stats: dict[str, Any] | None = None) -> list[AuditResult]:
     """:func:`audit_parallel` on ``workers`` local processes (None: all cores) or a Dask ``scheduler``, with the
     verdict cache in the user cache directory unless ``use_cache`` is False, and a progress bar when ``progress``.
-    ``quick``: entries whose ledger verdict is current (same statement hash) are read from it, not verified."""
+    ``quick``: entries whose ledger verdict is current (same statement hash) are read from it, not verified, and
+    the mechanism-level results whose row in ``proofs/findings.json`` is current (same task key) are read from it."""
     from ..parallel import executor
 
     cache = VerdictCache() if use_cache else None
     ledger_ids = current_ledger_ids(ids) if quick else set()
+    recorded: dict[str, Payload] = {}
+    if quick and algorithms:
+        from .recorded import load_recorded
+
+        recorded = load_recorded()
     with executor(workers, scheduler, preload=PRELOAD) as ex:
         if not progress:
             return audit_parallel(ids, ex, deep=deep, seed=seed, plots=plots, report_dir=report_dir,
-                                  algorithms=algorithms, cache=cache, ledger_ids=ledger_ids, stats=stats)
+                                  algorithms=algorithms, cache=cache, ledger_ids=ledger_ids, stats=stats,
+                                  recorded=recorded)
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         ntasks = len(_tasks(list(ids), deep, seed, plots, algorithms))
@@ -469,7 +511,80 @@ def run_library_audit(ids: Sequence[str], *, workers: int | None = None, schedul
 
             return audit_parallel(ids, ex, deep=deep, seed=seed, plots=plots, report_dir=report_dir,
                                   algorithms=algorithms, cache=cache, progress=tick, ledger_ids=ledger_ids,
-                                  stats=stats)
+                                  stats=stats, recorded=recorded)
+
+
+def recorded_tasks(ids: Sequence[str]) -> list[Task]:
+    """The tasks of :data:`~symdp.audit.parallel.RECORDED_KINDS` that ``symdp audit`` runs for the library entries
+    ``ids`` (the same tuples, so the same keys)."""
+    return [t for t in _tasks(list(ids), False, 0, False, True) if t[0] in RECORDED_KINDS]
+
+
+def recorded_current(ids: Sequence[str], root: Path | None = None) -> tuple[int, int]:
+    """``(current, total)``: how many of the recorded tasks for ``ids`` have a current row in ``root/findings.json``."""
+    from .recorded import load_recorded
+
+    tasks = recorded_tasks(ids)
+    rec = load_recorded(root)
+    return sum(task_key(t) in rec for t in tasks), len(tasks)
+
+
+def record(ids: Sequence[str] | None = None, *, workers: int | None = None, scheduler: str | None = None,
+           use_cache: bool = True, root: Path | None = None, progress: bool = False) -> dict[str, Any]:
+    """Compute (or read from the verdict cache) the audit's mechanism-level results for the library entries ``ids``
+    (all the audit's claims when None) and write them to ``root/findings.json`` (default: where ``symdp verify``
+    writes ``proofs/``).  With ``ids`` None the file is replaced; otherwise the rows of these tasks are replaced and
+    the others kept.  Only ``symdp verify`` calls this.  Returns ``{"path", "recorded", "computed", "skipped"}``
+    (``skipped``: the tasks whose result a time limit may have decided, not recorded).  See
+    :mod:`symdp.audit.recorded`."""
+    from .._io import atomic_write_text
+    from .._paths import default_proofs_out, refuse_inside_package
+    from .._provenance import provenance
+    from ..cache import VerdictCache
+    from ..parallel import executor
+    from .engine import library_claims
+    from .recorded import FILE, VERSION, _rows
+
+    full = ids is None
+    tasks = recorded_tasks([t.id for t in library_claims()] if ids is None else list(ids))
+    root = refuse_inside_package("proofs directory", root or default_proofs_out())
+    if not tasks and not full:
+        return {"path": None, "recorded": 0, "computed": 0, "skipped": []}
+    cache = VerdictCache() if use_cache else None
+    with executor(workers, scheduler, preload=PRELOAD) as ex:
+        if progress:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            with Progress(TextColumn("audit findings"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                          TextColumn("{task.description}")) as bar:
+                bt = bar.add_task("", total=len(tasks))
+
+                def tick(label: str) -> None:
+                    bar.update(bt, description=label)
+                    bar.advance(bt)
+
+                payloads, todo, _ = fill(tasks, ex, cache=cache, progress=tick)
+        else:
+            payloads, todo, _ = fill(tasks, ex, cache=cache)
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    if not full:
+        rows = {(r["kind"], r["ref"]): r for r in _rows(root)}
+    skipped = []
+    for t, pl in zip(tasks, payloads):
+        if _cacheable(pl):
+            rows[(t[0], t[1])] = {"kind": t[0], "ref": t[1], "key": task_key(t), "results": pl["results"],
+                                  "files": pl.get("files") or {}}
+        else:
+            rows.pop((t[0], t[1]), None)
+            skipped.append(t[1])
+    root.mkdir(parents=True, exist_ok=True)
+    doc = {"version": VERSION, "provenance": provenance(),
+           "about": "the audit's mechanism-level results, written by `symdp verify`; `symdp audit --quick` reads a "
+                    "row when its key is the task's verdict-cache key for the running code",
+           "rows": list(rows.values())}
+    atomic_write_text(root / FILE, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    return {"path": root / FILE, "recorded": len(rows), "computed": len(todo), "skipped": skipped}
+
 
 
 #: a claim-file task: (file text, path as given, claim index, deep, seed, plots, claim seconds, run seconds,
@@ -593,4 +708,4 @@ def _write_files(report_dir: Path, pl: Payload) -> None:
         dest.write_bytes(data)
 
 
-__all__ = ["PRELOAD", "audit_parallel", "chains", "run_chain", "current_ledger_ids", "run_claim_file_audit", "run_library_audit", "run_task", "run_user_task"]
+__all__ = ["PRELOAD", "RECORDED_KINDS", "audit_parallel", "chains", "fill", "run_chain", "current_ledger_ids", "run_claim_file_audit", "run_library_audit", "record", "recorded_current", "recorded_tasks", "run_task", "run_user_task", "task_key"]

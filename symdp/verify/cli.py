@@ -28,15 +28,17 @@ from ..rendering import clip
 @click.option("--out", "out_dir", default=None, help="with --theorems: the directory for ledger.json and LEDGER.md")
 def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_write: bool, seed: int, quiet: bool,
            workers: int | None, scheduler: str | None, no_cache: bool, theorem_file: str | None,
-           out_dir: str | None) -> None:
+           out_dir: str | None) -> list[str] | None:
     """Decide for each library entry how far it is established (PROVED / REFUTED / PARTIAL / SUPPORTED /
-    UNCHECKED) and leave replayable evidence under proofs/."""
+    UNCHECKED) and leave replayable evidence under proofs/; the command also records the audit's mechanism-level
+    results in proofs/findings.json (read by `symdp audit --quick`)."""
     from .._paths import default_proofs_out
 
     if theorem_file is not None or out_dir is not None:  # a user's theorem file: never proofs/
         from ..referee import verify_file_cmd
 
-        return verify_file_cmd(theorem_file, out_dir, ids, seed=seed, deep=deep, as_json=as_json)
+        verify_file_cmd(theorem_file, out_dir, ids, seed=seed, deep=deep, as_json=as_json)
+        return None
     from .ledger import load_ledger_file, proofs_dir, replay
 
     if do_replay:
@@ -53,12 +55,12 @@ def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_
             if not rows:
                 click.echo("no certificates found under " + str(proofs_dir()), err=True)
             sys.exit(1)
-        return
+        return None
     if as_json and not ids and not deep:
         led = load_ledger_file()
         if led:
             click.echo(json.dumps({"version": 1, "entries": list(led.values())}, indent=1))
-            return
+            return None
     from ..errors import InvalidParameterError, UnknownTheoremError
     from . import run
 
@@ -74,9 +76,10 @@ def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     elapsed = time.monotonic() - t0
+    wrote = None if no_write else list(ids)  # returned to the command (symdp.cli), which records the audit's rows
     if as_json:
         click.echo(json.dumps({"version": 1, "entries": [r.ledger_entry() for r in results]}, indent=1))
-        return
+        return wrote
     from rich.console import Console
     from rich.table import Table
 
@@ -92,3 +95,4 @@ def verify(ids: tuple[str, ...], deep: bool, do_replay: bool, as_json: bool, no_
     con = Console()
     con.print(table)
     con.print(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + (f"; ledger written to {default_proofs_out()}" if not no_write else ""))
+    return wrote

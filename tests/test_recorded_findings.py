@@ -1,0 +1,100 @@
+"""Issue 25: ``symdp verify`` records the audit's mechanism-level results (second readings, algorithm claims,
+experiments) in ``proofs/findings.json`` under the verdict cache's task key; ``symdp audit --quick`` reads a row
+when its key is current, so on an empty cache it computes none of them, and recomputes exactly a task whose
+fingerprint changed."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+from click.testing import CliRunner
+
+import symdp._paths
+import symdp.audit.parallel as AP
+import symdp.cache
+from symdp.audit.recorded import FILE, load_recorded
+from symdp.parallel import executor
+
+#: two library entries, each with a second reading (the cheapest recorded tasks: ~0.1 s each)
+IDS = ["he2021long.lemma4_hoeffding_step", "he2021long.thm8_eps_tilde"]
+READ = ["reading.he2021long.lemma4_hoeffding_step", "reading.he2021long.thm8_eps_tilde"]
+
+
+def _rows(results) -> list[dict]:
+    """The results as the JSON report sees them, less the seconds a computation took (``extra.seconds``)."""
+    rows = json.loads(json.dumps([asdict(r) for r in results], default=str))
+    for r in rows:
+        r["extra"].pop("seconds", None)
+    return rows
+
+
+def _quick(ids, root, stats):
+    with executor(1) as ex:
+        return AP.audit_parallel(ids, ex, plots=False, algorithms=True, cache=None,
+                                 ledger_ids=AP.current_ledger_ids(ids), recorded=load_recorded(root), stats=stats)
+
+
+def test_quick_reads_current_rows_and_recomputes_only_the_stale_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYMDP_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "proofs"
+    assert [t[1] for t in AP.recorded_tasks(IDS)] == READ
+    got = AP.record(IDS, workers=1, use_cache=False, root=root)
+    assert got["recorded"] == 2 and got["computed"] == 2 and not got["skipped"]
+    doc = json.loads((root / FILE).read_text())
+    assert [(r["kind"], r["ref"], r["key"]) for r in doc["rows"]] == [("reading", ref, AP.task_key(("reading", ref, False, 0, False)))
+                                                                      for ref in READ]
+    assert AP.recorded_current(IDS, root) == (2, 2)
+
+    stats: dict = {}
+    quick = _quick(IDS, root, stats)
+    assert stats["reading"] == {"tasks": 2, "cached": 2, "recorded": 2, "seconds": 0.0, "cpu": 0.0}  # none computed
+    full: dict = {}
+    with executor(1) as ex:
+        ref = AP.audit_parallel(IDS, ex, plots=False, algorithms=True, cache=None, stats=full)
+    assert full["reading"]["cached"] == 0
+    by_id = {r["id"]: r for r in _rows(ref)}
+    quick_rows = [r for r in _rows(quick) if r["id"] in READ]
+    assert [r["id"] for r in quick_rows] == READ
+    for r in quick_rows:  # the recorded readings are the computed ones (the entries themselves come from the ledger)
+        assert r == by_id[r["id"]]
+
+    # the fingerprint of one task changes (its definition, say): that task alone is computed again
+    parts = AP._cache_parts
+
+    def perturbed(task):
+        p = parts(task)
+        return p | {"changed": True} if task[1] == READ[1] else p
+
+    monkeypatch.setattr(AP, "_cache_parts", perturbed)
+    assert AP.recorded_current(IDS, root) == (1, 2)
+    stats = {}
+    again = _quick(IDS, root, stats)
+    assert stats["reading"]["recorded"] == 1 and stats["reading"]["cached"] == 1
+    assert [p[1] for p in stats["_per_task"] if p[0] == "reading"] == [READ[1]]
+    assert _rows(again) == _rows(quick)
+    monkeypatch.setattr(AP, "_cache_parts", parts)
+
+    # any change of the code (the code version in every key) makes every row stale
+    monkeypatch.setattr(symdp.cache, "code_version", lambda: "another+version")
+    assert AP.recorded_current(IDS, root) == (0, 2)
+    stats = {}
+    _quick(IDS, root, stats)
+    assert stats["reading"].get("recorded", 0) == 0 and stats["reading"]["cached"] == 0
+
+
+def test_verify_command_records_the_rows_and_no_write_does_not(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYMDP_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "proofs"
+    monkeypatch.setattr(symdp._paths, "default_proofs_out", lambda: root)
+    from symdp.cli import main
+
+    res = CliRunner().invoke(main, ["verify", IDS[0], "--quiet", "--workers", "1", "--no-write"])
+    assert res.exit_code == 0, res.output
+    assert not (root / FILE).exists()
+    res = CliRunner().invoke(main, ["verify", IDS[0], "--quiet", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert (root / "ledger.json").is_file() and "audit findings: 1 rows" in res.output
+    rec = load_recorded(root)
+    assert list(rec) == [AP.task_key(("reading", READ[0], False, 0, False))]
+    assert rec[next(iter(rec))]["results"][0]["id"] == READ[0]
