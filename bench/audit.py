@@ -109,7 +109,9 @@ def main() -> None:
             row = json.loads(r.stdout.strip().splitlines()[-1])
             row.update({"wall_s": wall, "load_before": before, "load_after": os.getloadavg()[0]})
             rows.append(row)
-            kinds = ", ".join(f"{k} {v['tasks']} ({v['cached']} cached, {v['seconds']:.1f} s in workers, {v.get('cpu', 0):.1f} s CPU)"
+            kinds = ", ".join(f"{k} {v['tasks']} ({v['cached']} cached"
+                              + (f" of which {v['recorded']} from proofs/findings.json" if v.get("recorded") else "")
+                              + f", {v['seconds']:.1f} s in workers, {v.get('cpu', 0):.1f} s CPU)"
                               for k, v in sorted(row["tasks"].items()))
             pc = row["parent_cpu"]
             print(f"{m:10s} {wall:7.1f} s wall (start-up {row['startup_s']:.1f}, audit {row['audit_s']:.1f}, reports "

@@ -62,6 +62,12 @@ def _verify_command() -> click.Command:
     assert inner is not None
 
     def callback(**kw: object) -> None:
+        if kw.get("do_replay") and not kw.get("as_json"):
+            try:
+                inner(**kw)
+            finally:  # also after a failed replay's exit 1: the rows are not certificates, only reported
+                _replay_findings_line()
+            return
         ids = inner(**kw)
         if ids is None:  # --replay, --no-write, --theorems, or the saved ledger printed: proofs/ not written
             return
@@ -79,6 +85,18 @@ def _verify_command() -> click.Command:
 
     cmd.callback = callback
     return cmd
+
+
+def _replay_findings_line() -> None:
+    """``symdp verify --replay``: how many rows of ``proofs/findings.json`` are current for this code (they are
+    results, not certificates: a stale one is recomputed by ``symdp audit --quick``, nothing fails)."""
+    from .audit.engine import library_claims
+    from .audit.parallel import recorded_current
+    from .ledger_json import proofs_dir
+
+    cur, total = recorded_current([t.id for t in library_claims()])
+    click.echo(f"{proofs_dir() / 'findings.json'}: {cur}/{total} of the audit's mechanism-level results recorded for "
+               "this code (symdp audit --quick reads these, computes the rest)")
 
 
 @click.group(cls=LazyGroup)
