@@ -65,18 +65,33 @@ def cache_dir() -> Path:
 def code_version() -> str:
     """symdp's version and a hash of its source files and generated kernels (the "verifier version")."""
     from . import __version__
+    from ._paths import shipped_generated
 
-    pkg = Path(__file__).resolve().parent
-    h = hashlib.sha256(f"{__version__}|{CACHE_FORMAT}".encode())
-    roots = [pkg, pkg.parent / "generated"]
-    for root in roots:
+    return f"{__version__}+{tree_hash(Path(__file__).resolve().parent, shipped_generated(), __version__)}"
+
+
+#: the package's subdirectories that are not its source: the generated kernels (hashed as such, wherever they lie)
+#: and the shipped ``proofs/`` (written by ``symdp verify``, not code)
+_NOT_SOURCE = ("generated", "_proofs")
+
+
+def tree_hash(pkg: Path, generated: Path, version: str) -> str:
+    """The hash in :func:`code_version`: the source files under ``pkg`` and the files of ``generated``, each by its
+    path relative to its own root.  A checkout (``generated/`` beside the package, ``proofs/`` outside it) and an
+    installed wheel (``symdp/generated``, ``symdp/_proofs``) of the same code give the same hash, so the rows that
+    ``symdp verify`` records under these keys are current in both."""
+    h = hashlib.sha256(f"{version}|{CACHE_FORMAT}".encode())
+    for root, skip in ((pkg, _NOT_SOURCE), (generated, ())):
         if not root.is_dir():
             continue
         for f in sorted(root.rglob("*")):
+            rel = f.relative_to(root)
+            if rel.parts[0] in skip:
+                continue
             if f.is_file() and f.suffix in (".py", ".json", ".toml", ".txt", ".smt2") and "__pycache__" not in f.parts:
-                h.update(str(f.relative_to(root)).encode())
+                h.update(str(rel).encode())
                 h.update(f.read_bytes())
-    return f"{__version__}+{h.hexdigest()[:16]}"
+    return h.hexdigest()[:16]
 
 
 def theorem_fingerprint(th: Any, expr_hash: str | None = None) -> dict[str, Any]:
@@ -149,4 +164,5 @@ def decode_files(files: dict[str, str]) -> dict[str, bytes]:
     return {k: base64.b64decode(v.encode("ascii")) for k, v in files.items()}
 
 
-__all__ = ["CACHE_FORMAT", "VerdictCache", "cache_dir", "cache_key", "code_version", "decode_files", "encode_files", "theorem_fingerprint"]
+__all__ = ["CACHE_FORMAT", "VerdictCache", "cache_dir", "cache_key", "code_version", "decode_files", "encode_files", "theorem_fingerprint",
+           "tree_hash"]

@@ -98,3 +98,28 @@ def test_verify_command_records_the_rows_and_no_write_does_not(tmp_path, monkeyp
     rec = load_recorded(root)
     assert list(rec) == [AP.task_key(("reading", READ[0], False, 0, False))]
     assert rec[next(iter(rec))]["results"][0]["id"] == READ[0]
+
+
+def test_code_version_is_the_same_in_a_checkout_and_an_installed_wheel(tmp_path):
+    """The key of a recorded row holds the code version: a wheel (kernels in symdp/generated, the ledger and
+    findings.json in symdp/_proofs) hashes the same code as the checkout (generated/ beside the package, proofs/
+    outside it), so the rows the checkout's verify recorded are current once installed; a source edit is not."""
+    def write(root, files):
+        for rel, text in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+
+    src = {"__init__.py": "x = 1\n", "audit/parallel.py": "y = 2\n"}
+    gen = {"MANIFEST.json": "{}", "mpmath_gdp.py": "z = 3\n"}
+    write(tmp_path / "co" / "symdp", src)
+    write(tmp_path / "co" / "generated", gen)
+    write(tmp_path / "co" / "proofs", {"findings.json": "{}"})
+    write(tmp_path / "whl" / "symdp", src | {f"generated/{k}": v for k, v in gen.items()}
+          | {"_proofs/findings.json": '{"rows": []}', "_proofs/ledger.json": "{}"})
+    co = symdp.cache.tree_hash(tmp_path / "co" / "symdp", tmp_path / "co" / "generated", "0.1.0")
+    whl = symdp.cache.tree_hash(tmp_path / "whl" / "symdp", tmp_path / "whl" / "symdp" / "generated", "0.1.0")
+    assert co == whl
+    (tmp_path / "whl" / "symdp" / "audit" / "parallel.py").write_text("y = 3\n")
+    assert symdp.cache.tree_hash(tmp_path / "whl" / "symdp", tmp_path / "whl" / "symdp" / "generated", "0.1.0") != co
+    (tmp_path / "co" / "generated" / "mpmath_gdp.py").write_text("z = 4\n")
+    assert symdp.cache.tree_hash(tmp_path / "co" / "symdp", tmp_path / "co" / "generated", "0.1.0") != co
