@@ -51,6 +51,12 @@ def test_quick_reads_the_ledger_in_workers_plots_there_and_caches(tmp_path, monk
         plotted = [r for r in got if r.verdict in ("FAILS", "PARTIAL")]
         assert len(plotted) == 2 and all(r.plot and (tmp_path / "a" / r.plot).is_file() for r in plotted)
         assert not by_id["he2021.lemma_kl"].plot and by_id[UNCHECKED].verdict == "UNDECIDED"
+        # the ledger's certificate (a path under proofs/) is copied beside the report, as a full audit writes it,
+        # with the reductions' files beside it, so the report's link opens in both modes
+        kl = by_id["he2021.lemma_kl"]
+        assert kl.certificate == "certificates/smt/he2021.lemma_kl.smt2"
+        for name in ("he2021.lemma_kl.smt2", "he2021.lemma_kl.chord.smt2"):
+            assert (tmp_path / "a" / "certificates" / "smt" / name).read_text().startswith(";")
         c2 = VerdictCache()
         stats2: dict = {}
         again = audit_parallel(IDS, ex, plots=True, report_dir=tmp_path / "b", algorithms=False, cache=c2,

@@ -532,16 +532,31 @@ def audit_user_claim(uc: UserClaim, *, limit: float, which: str = "per claim", d
         return _undecided(uc, f"could not be checked ({type(exc).__name__}: {clip(str(exc), 160)})")
 
 
-def ledger_result(th: Theorem, e: dict[str, Any]) -> AuditResult:
-    """The audit result of ``th`` from its current ledger row ``e`` (``--quick``), annotated."""
+def ledger_result(th: Theorem, e: dict[str, Any], report_dir: Path | None = None) -> AuditResult:
+    """The audit result of ``th`` from its current ledger row ``e`` (``--quick``), annotated. With ``report_dir``,
+    the row's certificate (a path under ``proofs/``) is copied to ``report_dir/certificates/`` and the result
+    names that copy, as a full audit does, so the report's link works in both modes."""
     verdict, strength = _VERDICT_MAP[Verdict(e["verdict"])]
     res = AuditResult(
         id=th.id, kind=_kind_label(th), title=th.title, source=th.source.cite(), statement=_statement(th),
         verdict=verdict, strength=strength, rung=e.get("rung"), detail=str(e.get("evidence") or ""),
         certificate=e.get("certificate"), counterexample=e.get("counterexample"), claimed=e.get("claimed"),
         actual=e.get("actual"), margin=e.get("margin"), region=e.get("region"), cases=e.get("cases"),
-        extra={"from_ledger": True},
+        extra={"from_ledger": True, "refs": list(th.refs)},
     )
+    cert = res.certificate
+    if report_dir is not None and cert:
+        from ..ledger_json import proofs_dir
+
+        root = proofs_dir().resolve()
+        src = (root / cert).resolve()
+        if src.is_relative_to(root) and src.is_file():  # a ledger row is data: never follow it out of proofs/
+            # the certificate and the reductions' files written beside it (``<id>.<reduction>.smt2``)
+            for f in [src, *sorted(src.parent.glob(f"{th.id}.*"))]:
+                dest = report_dir / "certificates" / f.relative_to(root)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_bytes(f.read_bytes())
+            res.certificate = f"certificates/{cert}"
     annotate(th, res)
     return res
 

@@ -87,7 +87,7 @@ def _run_one(task: Task) -> Payload:
             from .engine import ledger_result, plot_if_wanted
 
             th = get(ref, with_evidence=False)
-            res = ledger_result(th, load_ledger()[ref])
+            res = ledger_result(th, load_ledger()[ref], d)
             plot_if_wanted(th, res, plot_dir, d)
             out = [res]
         elif kind == "algo":
