@@ -374,8 +374,9 @@ assign("azuma_rademacher", "he2021long.azuma")
 
 
 def gaussian_zcdp(*, sigma: Any, Delta: Any = 1, **_: Any) -> mpmath.mpf:
-    r"""zCDP parameter of the Gaussian mechanism, ``sup_alpha D_alpha / alpha``, with ``D_alpha`` by quadrature
-    (:func:`symdp.verify.oracles.gaussian_rdp`) at alpha in {2, 8} (the ratio is constant in alpha)."""
+    r"""zCDP parameter of the Gaussian mechanism, ``sup_alpha D_alpha / alpha``, with ``D_alpha`` from
+    :func:`symdp.verify.oracles.gaussian_rdp` (its exact closed form) at alpha in {2, 8} (the ratio is constant in
+    alpha)."""
     from .oracles import gaussian_rdp
 
     return max(gaussian_rdp(alpha=a, sigma=sigma, Delta=Delta) / a for a in (2, 8))
@@ -388,7 +389,7 @@ def rr_approx_max_information_nats(*, epsilon: Any, n: Any, beta: Any, **_: Any)
 
 register(Oracle(
     "gaussian_zcdp", gaussian_zcdp, "value", ("sigma",),
-    "zCDP parameter of the Gaussian mechanism: sup_alpha D_alpha/alpha, Renyi divergences by quadrature",
+    "zCDP parameter of the Gaussian mechanism: sup_alpha D_alpha/alpha, Renyi divergences in closed form",
     rtol="1e-12",
     exact=lambda *, sigma, Delta=1, **_: sp.sympify(Delta) ** 2 / (2 * sp.sympify(sigma) ** 2),
     exact_note="D_alpha(N(Delta, s^2) || N(0, s^2)) = alpha Delta^2/(2 s^2) for every alpha > 1, so "
