@@ -234,8 +234,12 @@ def _witness_value(th) -> tuple[Callable, set] | str:
             if a < 2:
                 return None
             qq, sg = _mpf(pt["q"]), _mpf(pt["sigma"])
-            terms = [log_binomial(a, k) + ((a - k) * mpmath.log1p(-qq) if a > k else 0) + k * mpmath.log(qq)
-                     + k * (k - 1) / (2 * sg**2) for k in range(a + 1) if not (qq == 1 and k < a)]
+            # the point-free factors once (the same values each term computed itself: the same bits); log1p(-q) is
+            # used only for k < a, which q = 1 leaves out
+            l1q = mpmath.log1p(-qq) if qq != 1 else mpmath.mpf(0)
+            lq, s2 = mpmath.log(qq), 2 * sg**2
+            terms = [log_binomial(a, k) + ((a - k) * l1q if a > k else 0) + k * lq
+                     + k * (k - 1) / s2 for k in range(a + 1) if not (qq == 1 and k < a)]
             top = max(terms)
             return (top + mpmath.log(mpmath.fsum(mpmath.exp(t - top) for t in terms))) / (a - 1)
         return sgm, {names["q"], names["sigma"], names["alpha"]}
