@@ -95,6 +95,24 @@ register(Oracle("gaussian_tradeoff", gaussian_tradeoff, "value", ("mu", "alpha")
 # ---------------------------------------------------------------------------
 
 
+def _first_sign_change(g: Any, lo: int, hi: int) -> tuple[Any, Any]:
+    """``(k, k + 1)``: the first grid cell of ``lo..hi`` where the sign of ``g(k) > 0`` changes, found by bisection, or
+    ``(sign, None)`` where the two ends agree.  The same cell as the left-to-right scan this replaced wherever the
+    computed signs are monotone in ``k``: :func:`sgm_hockey_stick`'s ``g = P - e^eps Q`` has the sign of the
+    likelihood ratio ``P/Q`` (monotone in x) minus ``e^eps``, which rounding can flip only within rounding distance of
+    the root, i.e. at one grid point at most (tests/test_sgm_hockey_scan.py compares with the full scan)."""
+    s_lo, s_hi = g(lo) > 0, g(hi) > 0
+    if s_lo == s_hi:
+        return s_lo, None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if (g(mid) > 0) == s_lo:
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi
+
+
 def sgm_hockey_stick(*, q: Any, sigma: Any, epsilon: Any, direction: str = "remove", **_: Any) -> mpmath.mpf:
     r"""Hockey-stick divergence :math:`\int (p - e^\varepsilon q)_+` of one Poisson-subsampled Gaussian
     step (sensitivity 1) by adaptive quadrature, split at the root of the privacy loss (found numerically).
@@ -122,18 +140,15 @@ def sgm_hockey_stick(*, q: Any, sigma: Any, epsilon: Any, direction: str = "remo
     def g(x):
         return P(x) - ee * Q(x)
 
-    # g changes sign once (the loss is monotone in x): bracket the root on a wide grid
-    grid = [mpmath.mpf(k) / 4 * s + mpmath.mpf(1) / 2 for k in range(-400, 401)]
-    signs = [g(x) > 0 for x in grid]
-    root = None
-    for a, b, sa, sb in zip(grid, grid[1:], signs, signs[1:]):
-        if sa != sb:
-            root = mpmath.findroot(g, (a, b), solver="anderson")
-            break
-    if root is None:
-        if all(signs):
+    # g changes sign once (the loss is monotone in x): bracket the root on a wide grid, x_k = k s/4 + 1/2 for
+    # |k| <= 400, by bisection over k (~10 evaluations of g, not 801)
+    a, b = _first_sign_change(lambda k: g(mpmath.mpf(k) / 4 * s + mpmath.mpf(1) / 2), -400, 400)
+    if b is None:
+        if a:  # g > 0 on the whole grid
             return mpmath.quad(g, [-mpmath.inf, mpmath.inf])
         return mpmath.mpf(0)
+    root = mpmath.findroot(g, (mpmath.mpf(a) / 4 * s + mpmath.mpf(1) / 2, mpmath.mpf(b) / 4 * s + mpmath.mpf(1) / 2),
+                           solver="anderson")
     if direction == "remove":
         return mpmath.quad(g, [root, root + 20 * s, mpmath.inf])
     return mpmath.quad(g, [-mpmath.inf, root - 20 * s, root])
