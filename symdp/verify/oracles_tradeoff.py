@@ -193,9 +193,18 @@ register(
 
 
 def subsampled_gaussian_tradeoff(*, p: Any, mu: Any, alpha: Any, **_: Any) -> mpmath.mpf:
-    r"""Trade-off :math:`T(N(0,1), (1-p)N(0,1) + pN(\mu,1))(\alpha)` by quadrature: the Neyman-Pearson
-    test rejects for :math:`x > t`, :math:`t = \Phi^{-1}(1 - \alpha)`; type-II error is the mixture's
-    mass below t (integrated numerically, not via the closed form)."""
+    r"""Trade-off :math:`T(N(0,1), (1-p)N(0,1) + pN(\mu,1))(\alpha)`: the Neyman-Pearson test rejects for
+    :math:`x > t`, :math:`t = \Phi^{-1}(1 - \alpha)`; type-II error is the mixture's mass below t,
+    ``(1 - p) ncdf(t) + p ncdf(t - mu)`` (mpmath's ncdf: erfc with guard bits, within an ulp or so, so at least as
+    accurate as the quadrature of the mixture's density this oracle computed until session 33,
+    :func:`subsampled_gaussian_tradeoff_quadrature`, the tests' reference for it)."""
+    a, pp, m = _mpf(alpha), _mpf(p), _mpf(mu)
+    t = -mpmath.sqrt(2) * mpmath.erfinv(2 * a - 1)
+    return (1 - pp) * mpmath.ncdf(t) + pp * mpmath.ncdf(t - m)
+
+
+def subsampled_gaussian_tradeoff_quadrature(*, p: Any, mu: Any, alpha: Any, **_: Any) -> mpmath.mpf:
+    """:func:`subsampled_gaussian_tradeoff` with the mixture's mass below t integrated numerically."""
     a, pp, m = _mpf(alpha), _mpf(p), _mpf(mu)
     t = -mpmath.sqrt(2) * mpmath.erfinv(2 * a - 1)
     f = lambda x: (1 - pp) * mpmath.npdf(x) + pp * mpmath.npdf(x, m)  # noqa: E731
@@ -216,7 +225,7 @@ register(
         subsampled_gaussian_tradeoff,
         "value",
         ("p", "mu", "alpha"),
-        "trade-off function of one Poisson-subsampled Gaussian (mu) step, quadrature",
+        "trade-off function of one Poisson-subsampled Gaussian (mu) step (normal CDFs; tests check it against quadrature)",
         rtol="1e-12",
         exact=subsampled_gaussian_tradeoff_exact,
         exact_note="the likelihood ratio of (1-p)N(0,1) + pN(mu,1) to N(0,1) increases in x, so the Neyman-Pearson test "
