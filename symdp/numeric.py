@@ -31,11 +31,19 @@ def golden_section_min(f: Callable[[Any], Any], lo: Any, hi: Any, iters: int) ->
     return f1, f2
 
 
+#: up to this n, :func:`log_binomial` rounds the exact integer ``math.comb(n, k)`` once
+EXACT_BINOMIAL_MAX = 1024
+
+
 @lru_cache(maxsize=1 << 16)
 def _binomial_at(n: int, k: int, prec: int, rounding: str, log: bool) -> Any:
     import mpmath
 
     with mpmath.workprec(prec):
+        if log and 0 <= k <= n <= EXACT_BINOMIAL_MAX:
+            # the exact integer rounded once (correctly rounded; mpmath.binomial's gamma-product route is within an
+            # ulp or so, and ~70 us a call): the log of a value at least as accurate, a few times faster
+            return mpmath.log(mpmath.mpf(math.comb(n, k)))
         b = mpmath.binomial(n, k)
         return mpmath.log(b) if log else b
 
@@ -51,11 +59,14 @@ def binomial(n: int, k: int) -> Any:
 
 
 def log_binomial(n: int, k: int) -> Any:
-    """``mpmath.log(mpmath.binomial(n, k))`` for Python ints, memoized like :func:`binomial`: the same bits."""
+    """``log binomial(n, k)`` for Python ints at the working precision, memoized like :func:`binomial`: for
+    ``0 <= k <= n <= EXACT_BINOMIAL_MAX`` the log of the exact ``math.comb(n, k)`` rounded once to the working
+    precision (correctly rounded; ``mpmath.binomial`` differs from it by an ulp in ~0.07% of the cases up to n = 300,
+    tests/test_sgm_rdp_hoisted.py), else ``mpmath.log(mpmath.binomial(n, k))``."""
     import mpmath
 
     prec, rnd = mpmath.mp._prec_rounding
     return _binomial_at(int(n), int(k), prec, rnd, True)
 
 
-__all__ = ["GOLDEN", "binomial", "golden_section_min", "log_binomial"]
+__all__ = ["EXACT_BINOMIAL_MAX", "GOLDEN", "binomial", "golden_section_min", "log_binomial"]

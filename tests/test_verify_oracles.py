@@ -160,13 +160,14 @@ def test_gaussian_rdp_fast_integrand_gives_the_same_bits_as_the_plain_one():
 
 
 def test_group_dp_gaussian_witness_solves_the_premise_and_stops_at_the_bisection_fixed_point():
-    # f_true: mu solving delta_mu(eps) = delta by bisection (stopped once it stands still), then the replace-one
-    # delta_{2 mu} at the conclusion's epsilon; checked bit for bit against all 200 steps of the bisection, and the
-    # solved mu against mpmath.findroot on the exact profile
+    # f_true: mu solving delta_mu(eps) = delta (premise_mu: a fixed point of the geometric bisection, reached
+    # after Newton steps), then the replace-one delta_{2 mu} at the conclusion's epsilon; the solved mu against all
+    # 200 steps of the plain bisection and against mpmath.findroot on the exact profile
+    # (tests/test_oracle_group_dp_mu.py compares premise_mu with the plain bisection at more points)
     import sympy as sp
 
     from symdp.library import get
-    from symdp.verify.oracles_conversion import _conclusion, map_group_dp
+    from symdp.verify.oracles_conversion import _conclusion, map_group_dp, premise_mu
     from symdp.verify.oracles_gaussian import gaussian_profile
 
     th = get("bridge.group_privacy_dp", with_evidence=False)
@@ -182,11 +183,14 @@ def test_group_dp_gaussian_witness_solves_the_premise_and_stops_at_the_bisection
                 lo, hi = (mid, hi) if gaussian_profile(mu=mid, at=eps) < delta else (lo, mid)
             root = mpmath.findroot(lambda m: gaussian_profile(mu=m, at=eps) - delta, lo)
             assert mpmath.almosteq(lo, root, rel_eps=mpmath.mpf(10) ** -25)
+            mu = premise_mu(eps, delta)
+            assert gaussian_profile(mu=mu, at=eps) < delta
+            assert mpmath.almosteq(mu, lo, rel_eps=mpmath.mpf(10) ** -26)
             bind = {x: sp.Float(mpmath.nstr(eps, 40), 40) for x in at_expr.free_symbols if x.name == "epsilon"}
             assert set(bind) == at_expr.free_symbols
             at = mpmath.mpf(str(sp.N(at_expr.xreplace(bind), 40)))
             pt = {"epsilon": eps, "delta": delta}
-            assert f_true(pt)._mpf_ == gaussian_profile(mu=2 * lo, at=at)._mpf_
+            assert f_true(pt)._mpf_ == gaussian_profile(mu=2 * mu, at=at)._mpf_
 
 
 def test_eq7_matches_the_library_objective_and_its_maximum_is_at_a_vertex():

@@ -60,7 +60,7 @@ _TRUTH_LABELS = {
     "tradeoff_dp_composition": "exact trade-off of the composition",
     "gaussian_tradeoff": "exact Gaussian trade-off G_mu",
     "sgm_pld": "exact subsampled-Gaussian hockey-stick divergence (quadrature)",
-    "subsampled_gaussian_tradeoff": "exact subsampled-Gaussian trade-off (quadrature)",
+    "subsampled_gaussian_tradeoff": "exact subsampled-Gaussian trade-off",
     "gaussian_rdp": "exact Renyi divergence of the Gaussian mechanism",
     "gdp_tradeoff": "exact GDP parameter / trade-off (Neyman-Pearson)",
     "moments_accountant": "moments accountant (Abadi et al. 2016)",

@@ -221,8 +221,9 @@ class SGMRDP(sp.Function):
             a = max(int(mpmath.ceil(aa)), 2)
             if a > self.MAX_ORDER:
                 return None
-            terms = [log_binomial(a, k) + (a - k) * (mpmath.log1p(-qq) if qq < 1 else 0)
-                     + k * mpmath.log(qq) + (k * k - k) / (2 * ss * ss)
+            # the point-free factors once (the same values each term computed itself: the same bits)
+            l1q, lq, s2 = (mpmath.log1p(-qq) if qq < 1 else 0), mpmath.log(qq), 2 * ss * ss
+            terms = [log_binomial(a, k) + (a - k) * l1q + k * lq + (k * k - k) / s2
                      for k in range(a + 1) if qq < 1 or k == a]
             top = max(terms)
             val = (top + mpmath.log(mpmath.fsum(mpmath.exp(t - top) for t in terms))) / (a - 1)

@@ -24,6 +24,7 @@ distributions), independently of the closed forms:
 
 from __future__ import annotations
 
+import copy
 from functools import lru_cache
 from typing import Any
 
@@ -770,18 +771,26 @@ def laplace_mean_mc(
 
 
 def linreg_mc(
-    *, gamma: float, n: int, k: int = 1, n_mc: int = 200_000, seed: int = 0
+    *, gamma: float, n: int, k: int = 1, n_mc: int = 200_000, seed: int = 0, keys: tuple[str, ...] = ("gen", "okl"),
 ) -> dict[str, tuple[float, float]]:
     r"""Monte Carlo of the 1-D regression example of [Wang, Lei, Fienberg 2016, Sec. 6] (oracle
     ``"wang_linreg_mc"``).
 
     Data: ``x_i, e_i ~ U[-1, 1]`` iid, ``y_i = x_i + e_i`` (true h = 1); the sampler draws
     ``h ~ N(mu_hat, 1/(2 gamma S))`` (the Gibbs density ``exp(-gamma sum (y_i - x_i h)^2)`` on ``H = R``).
-    Returns ``{name: (estimate, standard error)}`` for
+    Returns ``{name: (estimate, standard error)}`` for the names in ``keys`` of
 
     * ``"gen"``: ``E[(y' - x' h)^2 - (1/n) sum_i (y_i - x_i h)^2]`` with a fresh point ``(x', y')``,
     * ``"okl"``: ``E D_KL(A(Z) || A(Z'))`` with the first ``k`` points of ``Z`` replaced by fresh ones
       (the Gaussian KL formula), i.e. the On-Average KL-privacy of a group of ``k`` (Lemma 6).
+
+    The draws are those of one ``np.random.default_rng(seed)`` stream in this order: ``x`` (``n_mc x n``
+    uniforms), the noise of ``y`` (``n_mc x n``), ``h``'s ``n_mc`` normals, ``x'``, the noise of ``y'`` (``n_mc``
+    each), the ``k`` replaced ``x`` (``n_mc x k``) and their noise (``n_mc x k``).  The ``n_mc x n`` arrays are
+    walked in blocks of rows (a uniform takes one 64-bit output of PCG64, so each block's stream position is
+    known: :meth:`numpy.random.PCG64.advance`), every row computed as in one piece, so the estimates are the
+    same bits as with the whole arrays in memory (tests/test_linreg_mc_blocks.py) at a fraction of the memory
+    traffic; a name left out of ``keys`` is not computed (the other's draws and values do not depend on it).
 
     >>> r = linreg_mc(gamma=1.0, n=10, n_mc=20_000)
     >>> r["okl"][0] > 0
@@ -791,27 +800,55 @@ def linreg_mc(
     n = check_int("n", n, 1)
     k = check_int("k", k, 1, n)
     check_int("n_mc", n_mc, 2)
-    rng = np.random.default_rng(seed)
-    x = rng.uniform(-1.0, 1.0, (n_mc, n))
-    y = x + rng.uniform(-1.0, 1.0, (n_mc, n))
-    S = np.einsum("ij,ij->i", x, x)
-    mu = np.einsum("ij,ij->i", x, y) / S
-    v = 1.0 / (2.0 * gamma * S)
-    h = mu + np.sqrt(v) * rng.standard_normal(n_mc)
-    xt = rng.uniform(-1.0, 1.0, n_mc)
-    yt = xt + rng.uniform(-1.0, 1.0, n_mc)
-    train = np.mean((y - x * h[:, None]) ** 2, axis=1)
-    gen = (yt - xt * h) ** 2 - train
-    # replace the first k points
-    x2, y2 = x.copy(), y.copy()
-    x2[:, :k] = rng.uniform(-1.0, 1.0, (n_mc, k))
-    y2[:, :k] = x2[:, :k] + rng.uniform(-1.0, 1.0, (n_mc, k))
-    S2 = np.einsum("ij,ij->i", x2, x2)
-    mu2 = np.einsum("ij,ij->i", x2, y2) / S2
-    v2 = 1.0 / (2.0 * gamma * S2)
-    ratio = v / v2
-    okl = 0.5 * (ratio - 1.0 - np.log(ratio) + (mu - mu2) ** 2 / v2)
-    return {"gen": _mean_se(gen), "okl": _mean_se(okl)}
+    bad = set(keys) - {"gen", "okl"}
+    if bad:
+        raise ValueError(f"keys={keys!r}: each must be 'gen' or 'okl'")
+    want_gen, want_okl = "gen" in keys, "okl" in keys
+
+    def stream(skip: int) -> np.random.Generator:  # default_rng(seed) after `skip` uniforms
+        bg = np.random.PCG64(seed)
+        if skip:
+            bg.advance(skip)
+        return np.random.Generator(bg)
+
+    gx, gy = stream(0), stream(n_mc * n)
+    rest = stream(2 * n_mc * n)
+    z = rest.standard_normal(n_mc)
+    xt = rest.uniform(-1.0, 1.0, n_mc)
+    yt = xt + rest.uniform(-1.0, 1.0, n_mc)
+    gx2 = rest  # the replaced points come next in the stream, then their noise
+    bg_k = copy.deepcopy(rest.bit_generator)
+    assert isinstance(bg_k, np.random.PCG64)
+    bg_k.advance(n_mc * k)
+    gy2 = np.random.Generator(bg_k)
+    gen = np.empty(n_mc) if want_gen else None
+    okl = np.empty(n_mc) if want_okl else None
+    block = max(1, (1 << 16) // n)
+    for i0 in range(0, n_mc, block):
+        i1 = min(n_mc, i0 + block)
+        x = gx.uniform(-1.0, 1.0, (i1 - i0, n))
+        y = x + gy.uniform(-1.0, 1.0, (i1 - i0, n))
+        S = np.einsum("ij,ij->i", x, x)
+        mu = np.einsum("ij,ij->i", x, y) / S
+        v = 1.0 / (2.0 * gamma * S)
+        if gen is not None:
+            h = mu + np.sqrt(v) * z[i0:i1]
+            train = np.mean((y - x * h[:, None]) ** 2, axis=1)
+            gen[i0:i1] = (yt[i0:i1] - xt[i0:i1] * h) ** 2 - train
+        if okl is not None:  # replace the first k points
+            x[:, :k] = gx2.uniform(-1.0, 1.0, (i1 - i0, k))
+            y[:, :k] = x[:, :k] + gy2.uniform(-1.0, 1.0, (i1 - i0, k))
+            S2 = np.einsum("ij,ij->i", x, x)
+            mu2 = np.einsum("ij,ij->i", x, y) / S2
+            v2 = 1.0 / (2.0 * gamma * S2)
+            ratio = v / v2
+            okl[i0:i1] = 0.5 * (ratio - 1.0 - np.log(ratio) + (mu - mu2) ** 2 / v2)
+    out: dict[str, tuple[float, float]] = {}
+    if gen is not None:
+        out["gen"] = _mean_se(gen)
+    if okl is not None:
+        out["okl"] = _mean_se(okl)
+    return out
 
 
 __all__ = ["InvSumSqUniform", "THEOREMS", "inv_sum_sq_uniform", "laplace_mean_mc", "linreg_mc"]

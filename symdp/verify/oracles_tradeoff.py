@@ -95,6 +95,24 @@ register(Oracle("gaussian_tradeoff", gaussian_tradeoff, "value", ("mu", "alpha")
 # ---------------------------------------------------------------------------
 
 
+def _first_sign_change(g: Any, lo: int, hi: int) -> tuple[Any, Any]:
+    """``(k, k + 1)``: the first grid cell of ``lo..hi`` where the sign of ``g(k) > 0`` changes, found by bisection, or
+    ``(sign, None)`` where the two ends agree.  The same cell as the left-to-right scan this replaced wherever the
+    computed signs are monotone in ``k``: :func:`sgm_hockey_stick`'s ``g = P - e^eps Q`` has the sign of the
+    likelihood ratio ``P/Q`` (monotone in x) minus ``e^eps``, which rounding can flip only within rounding distance of
+    the root, i.e. at one grid point at most (tests/test_sgm_hockey_scan.py compares with the full scan)."""
+    s_lo, s_hi = g(lo) > 0, g(hi) > 0
+    if s_lo == s_hi:
+        return s_lo, None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if (g(mid) > 0) == s_lo:
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi
+
+
 def sgm_hockey_stick(*, q: Any, sigma: Any, epsilon: Any, direction: str = "remove", **_: Any) -> mpmath.mpf:
     r"""Hockey-stick divergence :math:`\int (p - e^\varepsilon q)_+` of one Poisson-subsampled Gaussian
     step (sensitivity 1) by adaptive quadrature, split at the root of the privacy loss (found numerically).
@@ -122,18 +140,15 @@ def sgm_hockey_stick(*, q: Any, sigma: Any, epsilon: Any, direction: str = "remo
     def g(x):
         return P(x) - ee * Q(x)
 
-    # g changes sign once (the loss is monotone in x): bracket the root on a wide grid
-    grid = [mpmath.mpf(k) / 4 * s + mpmath.mpf(1) / 2 for k in range(-400, 401)]
-    signs = [g(x) > 0 for x in grid]
-    root = None
-    for a, b, sa, sb in zip(grid, grid[1:], signs, signs[1:]):
-        if sa != sb:
-            root = mpmath.findroot(g, (a, b), solver="anderson")
-            break
-    if root is None:
-        if all(signs):
+    # g changes sign once (the loss is monotone in x): bracket the root on a wide grid, x_k = k s/4 + 1/2 for
+    # |k| <= 400, by bisection over k (~10 evaluations of g, not 801)
+    a, b = _first_sign_change(lambda k: g(mpmath.mpf(k) / 4 * s + mpmath.mpf(1) / 2), -400, 400)
+    if b is None:
+        if a:  # g > 0 on the whole grid
             return mpmath.quad(g, [-mpmath.inf, mpmath.inf])
         return mpmath.mpf(0)
+    root = mpmath.findroot(g, (mpmath.mpf(a) / 4 * s + mpmath.mpf(1) / 2, mpmath.mpf(b) / 4 * s + mpmath.mpf(1) / 2),
+                           solver="anderson")
     if direction == "remove":
         return mpmath.quad(g, [root, root + 20 * s, mpmath.inf])
     return mpmath.quad(g, [-mpmath.inf, root - 20 * s, root])
@@ -178,9 +193,18 @@ register(
 
 
 def subsampled_gaussian_tradeoff(*, p: Any, mu: Any, alpha: Any, **_: Any) -> mpmath.mpf:
-    r"""Trade-off :math:`T(N(0,1), (1-p)N(0,1) + pN(\mu,1))(\alpha)` by quadrature: the Neyman-Pearson
-    test rejects for :math:`x > t`, :math:`t = \Phi^{-1}(1 - \alpha)`; type-II error is the mixture's
-    mass below t (integrated numerically, not via the closed form)."""
+    r"""Trade-off :math:`T(N(0,1), (1-p)N(0,1) + pN(\mu,1))(\alpha)`: the Neyman-Pearson test rejects for
+    :math:`x > t`, :math:`t = \Phi^{-1}(1 - \alpha)`; type-II error is the mixture's mass below t,
+    ``(1 - p) ncdf(t) + p ncdf(t - mu)`` (mpmath's ncdf: erfc with guard bits, within an ulp or so, so at least as
+    accurate as the quadrature of the mixture's density this oracle computed until session 33,
+    :func:`subsampled_gaussian_tradeoff_quadrature`, the tests' reference for it)."""
+    a, pp, m = _mpf(alpha), _mpf(p), _mpf(mu)
+    t = -mpmath.sqrt(2) * mpmath.erfinv(2 * a - 1)
+    return (1 - pp) * mpmath.ncdf(t) + pp * mpmath.ncdf(t - m)
+
+
+def subsampled_gaussian_tradeoff_quadrature(*, p: Any, mu: Any, alpha: Any, **_: Any) -> mpmath.mpf:
+    """:func:`subsampled_gaussian_tradeoff` with the mixture's mass below t integrated numerically."""
     a, pp, m = _mpf(alpha), _mpf(p), _mpf(mu)
     t = -mpmath.sqrt(2) * mpmath.erfinv(2 * a - 1)
     f = lambda x: (1 - pp) * mpmath.npdf(x) + pp * mpmath.npdf(x, m)  # noqa: E731
@@ -201,7 +225,7 @@ register(
         subsampled_gaussian_tradeoff,
         "value",
         ("p", "mu", "alpha"),
-        "trade-off function of one Poisson-subsampled Gaussian (mu) step, quadrature",
+        "trade-off function of one Poisson-subsampled Gaussian (mu) step (normal CDFs; tests check it against quadrature)",
         rtol="1e-12",
         exact=subsampled_gaussian_tradeoff_exact,
         exact_note="the likelihood ratio of (1-p)N(0,1) + pN(mu,1) to N(0,1) increases in x, so the Neyman-Pearson test "
@@ -216,9 +240,28 @@ register(
 
 
 def gaussian_rdp(*, alpha: Any, sigma: Any, Delta: Any = 1, **_: Any) -> mpmath.mpf:
+    r""":math:`D_\alpha(N(\Delta, \sigma^2) \| N(0, \sigma^2)) = \alpha\Delta^2/(2\sigma^2)` at the working precision.
+
+    The closed form is exact: in :math:`\alpha \log p + (1 - \alpha)\log q` the square completes to
+    :math:`-(x - \alpha\Delta)^2/(2\sigma^2) + \alpha(\alpha - 1)\Delta^2/(2\sigma^2)` (a polynomial identity,
+    checked by SymPy in tests/test_oracle_gaussian_rdp_closed.py), so :math:`\int p^\alpha q^{1-\alpha} =
+    e^{\alpha(\alpha-1)\Delta^2/(2\sigma^2)}` exactly.  Four correctly rounded operations: within a few ulps of the
+    truth, at least as accurate as the adaptive quadrature of the definition this oracle computed until session 33
+    (:func:`gaussian_rdp_quadrature`, ~1300 integrand evaluations a value, 0.04-0.3 s; the tests compare the two at
+    random and extreme points)."""
+    a, s, m = _mpf(alpha), _mpf(sigma), _mpf(Delta)
+    if a <= 1:
+        raise InvalidParameterError(f"alpha={alpha!r} must be > 1")
+    if s <= 0:
+        raise InvalidParameterError(f"sigma={sigma!r} must be > 0")
+    return a * m * m / (2 * s * s)
+
+
+def gaussian_rdp_quadrature(*, alpha: Any, sigma: Any, Delta: Any = 1, **_: Any) -> mpmath.mpf:
     r""":math:`D_\alpha(N(\Delta, \sigma^2) \| N(0, \sigma^2)) = \frac{1}{\alpha - 1}\log\int p^\alpha q^{1-\alpha}`
     by adaptive quadrature of the integrand itself (no completed square), split around its peak
-    :math:`x = \alpha\Delta`."""
+    :math:`x = \alpha\Delta`: the definition, computed independently of :func:`gaussian_rdp`'s closed form (the
+    tests' reference for it)."""
     a, s, m = _mpf(alpha), _mpf(sigma), _mpf(Delta)
     if a <= 1:
         raise InvalidParameterError(f"alpha={alpha!r} must be > 1")
@@ -235,7 +278,7 @@ def gaussian_rdp(*, alpha: Any, sigma: Any, Delta: Any = 1, **_: Any) -> mpmath.
 
 
 def _same_bits_integrand(f: Any, a: mpmath.mpf, s: mpmath.mpf, m: mpmath.mpf, shift: mpmath.mpf) -> Any:
-    """:func:`gaussian_rdp`'s integrand ``f`` with the same operations in the same order at the same precision and
+    """:func:`gaussian_rdp_quadrature`'s integrand ``f`` with the same operations in the same order at the same precision and
     rounding (so the same bits), on mpmath's low-level mpf functions with the point-free factors (``2 s^2``,
     ``1 - alpha``, ``sqrt(2 pi) s``) computed once per working precision: ``f`` itself spent most of the oracle's
     time in mpf object overhead (about 1300 calls per quadrature).  A non-mpf node goes to ``f``."""
@@ -268,7 +311,8 @@ register(
         gaussian_rdp,
         "value",
         ("alpha", "sigma"),
-        "Renyi divergence D_alpha(N(Delta, s^2) || N(0, s^2)) by quadrature",
+        "Renyi divergence D_alpha(N(Delta, s^2) || N(0, s^2)), closed form alpha Delta^2/(2 s^2) (tests check it against "
+        "quadrature of the definition)",
         rtol="1e-15",
         exact=lambda *, alpha, sigma, Delta=1, **_: sp.sympify(alpha) * sp.sympify(Delta) ** 2 / (2 * sp.sympify(sigma) ** 2),
         exact_note="D_alpha(N(Delta, s^2) || N(0, s^2)) = alpha Delta^2/(2 s^2) (complete the square in the integrand)",
