@@ -576,12 +576,8 @@ def _terms_generated() -> bool:
     """The fractional series' terms come from the generated kernels, whose float operations :func:`_kernel_log_err`
     bounds (a kernel lambdified from the library, the fallback of an install without ``generated/``, is another
     expression: the probe is not used with it)."""
-    from ._kernels import KERNEL_SOURCE
-
-    ids = ("accounting.sgm_rdp_frac_term1", "accounting.sgm_rdp_frac_term2")
-    for k in ids:
-        _kernel(k, "numpy")
-    return all(KERNEL_SOURCE.get((k, "numpy")) == "codegen" for k in ids)
+    return all(str(getattr(_kernel(k, "numpy"), "__module__", "")).startswith("symdp.generated.")
+               for k in ("accounting.sgm_rdp_frac_term1", "accounting.sgm_rdp_frac_term2"))
 
 
 def _probe_terms(a: np.ndarray) -> np.ndarray:
