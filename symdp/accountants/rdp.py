@@ -607,7 +607,7 @@ def _frac_series_bounds_skip(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarra
     kk = _probe_terms(alphas) if skip is not None and _terms_generated() else np.zeros(m, dtype=np.int64)
     for k in np.unique(kk).tolist():
         rows_k = np.nonzero(kk == k)[0]
-        step = _SERIES_ROWS * _SERIES_FIRST_TERMS // k if k else _SERIES_ROWS
+        step = 2 * _SERIES_ROWS * _SERIES_FIRST_TERMS // k if k else _SERIES_ROWS
         for r0 in range(0, len(rows_k), step):
             rows = rows_k[r0:r0 + step]
             a, ss, qq = alphas[rows], sigma[rows], q[rows]
@@ -623,8 +623,9 @@ def _frac_series_bounds_skip(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarra
                 keep = ~ex
                 rows, a, ss, qq = rows[keep], a[keep], ss[keep], qq[keep]
                 first = (lmag[keep], sign[keep], err[keep])
-            for c0 in range(0, len(rows), _SERIES_ROWS):
-                c = slice(c0, c0 + _SERIES_ROWS)
+            blk = 2 * _SERIES_ROWS if k else _SERIES_ROWS
+            for c0 in range(0, len(rows), blk):
+                c = slice(c0, c0 + blk)
                 out[rows[c]], low[rows[c]] = _series_levels(
                     ss[c], qq[c], a[c], None if first is None else (first[0][c], first[1][c], first[2][c]))
     return out, low, done
