@@ -300,6 +300,11 @@ def rdp_rates(n: int = 10000) -> dict:
             out[f"{tag}_per_s"] = f"not installed ({exc})"
     out["peer_configs"] = n_peer
     out["load_after"] = os.getloadavg()[0]
+    # "codegen" is the shipped path; "lambdify ..." means symdp.generated did not import (e.g. PYTHONPATH on a
+    # checkout whose editable install points elsewhere): other kernels, about 3x slower, not the numbers to report
+    from symdp.accountants._kernels import KERNEL_SOURCE
+
+    out["kernels"] = sorted({v.split(" ")[0] for k, v in KERNEL_SOURCE.items() if k[1] == "numpy"})
     return out
 
 

@@ -168,12 +168,13 @@ def _sgm_rdp_int(sigma: np.ndarray, q: np.ndarray, orders: np.ndarray) -> np.nda
         if np.any(sub):
             lq, l1q = np.abs(np.log(qq[..., 0])), np.abs(np.log1p(-qq[..., 0]))
             flat = _int_log_excess_flat(term, s.reshape(-1, 1), qq.reshape(-1, 1), orders)
+            ga = sps.gammaln(np.asarray(orders, dtype=float) + 1)  # elementwise: each order's gammaln(a + 1)
             for i, a in enumerate(orders):
                 if i in flat:
                     la = flat[i].reshape(sigma.shape)
                 else:
                     la = _sum_terms(lambda aa, jj: term(alpha=aa, j=jj, q=qq, sigma=s), float(a), sigma.shape, start=2)
-                mag = sps.gammaln(a + 1) + a * (lq + l1q) + a * a / (2 * sigma**2) + 2 * math.log(a + 1) + 1
+                mag = ga[i] + a * (lq + l1q) + a * a / (2 * sigma**2) + 2 * math.log(a + 1) + 1
                 err = 16 * _U * mag  # absolute error bound of log(A - 1)
                 log_a = np.logaddexp(0.0, la + err)
                 out[..., i] = log_a / (a - 1)
@@ -461,12 +462,20 @@ _EULER_D = np.array([math.comb(_EULER_J, k) / 2.0 ** _EULER_J for k in range(_EU
 _SERIES_TIGHT = 16.0 * _U
 
 
+def _euler_weights(J: int) -> tuple[np.ndarray, np.ndarray]:
+    """(c, d) of the Euler transform of ``J`` tail terms (:data:`_EULER_C`, :data:`_EULER_D` for ``J`` = 12)."""
+    if J == _EULER_J:
+        return _EULER_C, _EULER_D
+    return (np.array([sum(math.comb(j, k) / 2.0 ** (j + 1) for j in range(k, J)) for k in range(J)]),
+            np.array([math.comb(J, k) / 2.0 ** J for k in range(J + 1)]))
+
+
 def _series_level(lmag: np.ndarray, sign: np.ndarray, err: np.ndarray, a: np.ndarray,
-                  last: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                  last: bool, J: int = _EULER_J) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(controlled, upper, lower, hopeless) bounds on eps_alpha from the first ``lmag.shape[1]`` terms (see
     :func:`_frac_series_bounds`); ``err``: the terms' relative error bounds (:func:`_series_terms`); ``last``: the last level
     (accepted at the looser ``e^-20``); ``hopeless``: the head's rounding alone is above ``e^-20`` of the sum."""
-    J = _EULER_J
+    euler_c, euler_d = _euler_weights(J)
     n = lmag.shape[1] - J - 1  # the head: terms 0..n-1; the tail from n on by its Euler transform (terms n..n+J)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         m = np.max(lmag, axis=1)
@@ -496,9 +505,9 @@ def _series_level(lmag: np.ndarray, sign: np.ndarray, err: np.ndarray, a: np.nda
         # the head's sum in any order: (n + 1)u of the sum of magnitudes
         rnd = np.sum(werr[:, :n], axis=1) + (n + 1) * _U * np.sum(w[:, :n], axis=1) + 1e-300
         tw, terr = sw[:, n:], werr[:, n:] + w[:, n:] * (4.0 * (J + 2) * _U)
-        e = np.sum(tw[:, :J] * _EULER_C, axis=1)
-        b = np.sum(tw * _EULER_D, axis=1)
-        terr_c = np.sum(terr[:, :J] * _EULER_C, axis=1) + np.sum(terr * _EULER_D, axis=1)
+        e = np.sum(tw[:, :J] * euler_c, axis=1)
+        b = np.sum(tw * euler_d, axis=1)
+        terr_c = np.sum(terr[:, :J] * euler_c, axis=1) + np.sum(terr * euler_d, axis=1)
         terr_c = terr_c + 4.0 * _U * (np.abs(s) + np.abs(e) + np.abs(b) + rnd)  # the additions below
         up = s + e + np.maximum(b, 0.0) + rnd + terr_c
         down = s + e + np.minimum(b, 0.0) - rnd - terr_c
@@ -549,11 +558,83 @@ def _frac_series_bounds(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) ->
     of ``log(lower end) + m`` shaved by ``8u`` times the magnitude of its parts (used by the order search,
     :func:`_refine_bnb`).
     """
+    out, low, _ = _frac_series_bounds_skip(sigma, q, alphas, None)
+    return out, low
+
+
+#: a probe (:func:`_frac_series_bounds_skip`): a head of 3, 7 or 11 terms (the first of these above alpha) and the
+#: Euler bracket of :data:`_PROBE_J` tail terms; orders from 11 on are not probed
+_PROBE_HEADS = (3, 7, 11)
+_PROBE_J = 6
+
+#: ``skip(rows, upper, lower) -> excluded``: given rows of a series call and rigorous (upper, lower) bounds on their
+#: eps_alpha from a probe, which of them the caller does not need evaluated further
+SkipFn = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def _terms_generated() -> bool:
+    """The fractional series' terms come from the generated kernels, whose float operations :func:`_kernel_log_err`
+    bounds (a kernel lambdified from the library, the fallback of an install without ``generated/``, is another
+    expression: the probe is not used with it)."""
+    return all(str(getattr(_kernel(k, "numpy"), "__module__", "")).startswith("symdp.generated.")
+               for k in ("accounting.sgm_rdp_frac_term1", "accounting.sgm_rdp_frac_term2"))
+
+
+def _probe_terms(a: np.ndarray) -> np.ndarray:
+    """Terms of each row's probe (0: none): ``n + J + 1`` (``J`` = :data:`_PROBE_J`) with ``n`` the first of
+    :data:`_PROBE_HEADS` above ``a``."""
+    k = np.zeros(len(a), dtype=np.int64)
+    for n in reversed(_PROBE_HEADS):
+        k[a < n] = n + _PROBE_J + 1
+    return k
+
+
+def _frac_series_bounds_skip(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray,
+                             skip: SkipFn | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""(upper, lower, done): :func:`_frac_series_bounds` for the rows ``done``.
+
+    With ``skip``, each row of order below 11 first sums a probe: its first ``K = n + J + 1`` terms (``n`` = 3, 7 or
+    11, the first above alpha; ``J`` = :data:`_PROBE_J`), the head of ``n`` and the Euler bracket of the tail from
+    its last ``J + 1`` (:func:`_series_level`, valid for any ``J`` past alpha), whatever the bracket's width: a
+    rigorous (upper, lower) pair on eps_alpha (``inf`` / ``0`` where not finite).  The rows ``skip`` excludes keep
+    that pair (``done`` False); the others go on to the levels of :func:`_frac_series_bounds` (:func:`_series_levels`)
+    with the probe's terms as the first ``K`` of their first level (the terms are elementwise: the same numbers as
+    one call for ``0..31``).  Probes in blocks of ``_SERIES_ROWS * 32 / K`` rows, the levels in blocks of
+    :data:`_SERIES_ROWS`; every value is row-wise."""
     sigma, q, alphas = (np.asarray(v, dtype=float).ravel() for v in (sigma, q, alphas))
-    if len(alphas) > _SERIES_ROWS:  # in blocks of rows (the same row-wise numbers; small temporaries are reused)
-        blocks = [_frac_series_bounds(sigma[r:r + _SERIES_ROWS], q[r:r + _SERIES_ROWS], alphas[r:r + _SERIES_ROWS])
-                  for r in range(0, len(alphas), _SERIES_ROWS)]
-        return np.concatenate([u for u, _ in blocks]), np.concatenate([lw for _, lw in blocks])
+    m = len(alphas)
+    out, low, done = np.full(m, np.inf), np.zeros(m), np.ones(m, dtype=bool)
+    kk = _probe_terms(alphas) if skip is not None and _terms_generated() else np.zeros(m, dtype=np.int64)
+    for k in np.unique(kk).tolist():
+        rows_k = np.nonzero(kk == k)[0]
+        step = 2 * _SERIES_ROWS * _SERIES_FIRST_TERMS // k if k else _SERIES_ROWS
+        for r0 in range(0, len(rows_k), step):
+            rows = rows_k[r0:r0 + step]
+            a, ss, qq = alphas[rows], sigma[rows], q[rows]
+            first = None
+            if k:
+                assert skip is not None
+                lmag, sign, err = _series_terms(a, ss, qq, 0, k)
+                _, val, lv, _ = _series_level(lmag, sign, err, a, False, _PROBE_J)
+                up_p = np.where(np.isfinite(val), val, np.inf)
+                lo_p = np.where(np.isfinite(lv), lv, 0.0)
+                ex = np.asarray(skip(rows, up_p, lo_p), dtype=bool)
+                out[rows[ex]], low[rows[ex]], done[rows[ex]] = up_p[ex], lo_p[ex], False
+                keep = ~ex
+                rows, a, ss, qq = rows[keep], a[keep], ss[keep], qq[keep]
+                first = (lmag[keep], sign[keep], err[keep])
+            blk = 2 * _SERIES_ROWS if k else _SERIES_ROWS
+            for c0 in range(0, len(rows), blk):
+                c = slice(c0, c0 + blk)
+                out[rows[c]], low[rows[c]] = _series_levels(
+                    ss[c], qq[c], a[c], None if first is None else (first[0][c], first[1][c], first[2][c]))
+    return out, low, done
+
+
+def _series_levels(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray,
+                   first: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
+    """The levels of :func:`_frac_series_bounds` for one block of rows; ``first``: the terms ``0..K-1`` of every
+    row, already computed (``K <= 32``), or None."""
     out = np.full(len(alphas), np.inf)
     low = np.zeros(len(alphas))
     todo = np.arange(len(alphas))
@@ -561,6 +642,9 @@ def _frac_series_bounds(sigma: np.ndarray, q: np.ndarray, alphas: np.ndarray) ->
     lmag: np.ndarray | None = None
     sign: np.ndarray | None = None
     err: np.ndarray | None = None
+    if first is not None and len(todo) * n <= _SERIES_KEEP:
+        lmag, sign, err = first
+        n0 = lmag.shape[1]
     while len(todo) and n <= _SERIES_MAX_TERMS:
         a, ss, qq = alphas[todo], sigma[todo], q[todo]
         last = 2 * n > _SERIES_MAX_TERMS
@@ -648,6 +732,16 @@ def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any, int_rdp: tuple[np.ndarray, np.n
     for row ``i``, containing ``floor``/``ceil`` of every ``alpha``), already computed; used instead of computing
     them again (the same numbers: that function works order by order and row by row).
     """
+    up, low, _ = _sgm_rdp_rows_skip(sigma, q, alpha, int_rdp, None)
+    return up, low
+
+
+def _sgm_rdp_rows_skip(sigma: Any, q: Any, alpha: Any, int_rdp: tuple[np.ndarray, np.ndarray] | None,
+                       skip: SkipFn | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(upper, lower, done): :func:`sgm_rdp_rows` for the rows ``done`` (to the bit); with ``skip`` (rows, upper,
+    lower -> excluded), the series' probe (:func:`_frac_series_bounds_skip`) is offered to ``skip`` as rigorous
+    per-step bounds (the upper one the smaller of the convexity bound and the probe's, as for the series), and a
+    distinct (sigma, q, alpha) whose every row ``skip`` excludes keeps those bounds (``done`` False)."""
     s, qq, a = (np.asarray(v, dtype=float).ravel() for v in np.broadcast_arrays(sigma, q, alpha))
     if np.any(a == np.floor(a)) or np.any(a <= 1.0):
         raise InvalidParameterError("sgm_rdp_rows takes fractional orders > 1 only")
@@ -673,12 +767,29 @@ def sgm_rdp_rows(sigma: Any, q: Any, alpha: Any, int_rdp: tuple[np.ndarray, np.n
         vals[full] = gv * (1 + _REL_MARGIN) + 1e-300
         low[full] = gv * (1 - 8.0 * _U)
     sub = np.nonzero(~full)[0]
+    done = np.ones(len(a), dtype=bool)
     if len(sub):
         pairs, inv = _unique_rows(np.stack([s[sub], qq[sub], a[sub]], 1))
-        v, lw = _frac_series_bounds(pairs[:, 0], pairs[:, 1], pairs[:, 2])
+        uskip: SkipFn | None = None
+        if skip is not None:
+            sk = skip
+
+            def uskip(idx: np.ndarray, u_p: np.ndarray, l_p: np.ndarray) -> np.ndarray:
+                pos = np.full(len(pairs), -1)
+                pos[idx] = np.arange(len(idx))
+                at = pos[inv]
+                mine = np.nonzero(at >= 0)[0]  # the rows (of sub) of these distinct triples
+                rs, k = sub[mine], at[mine]
+                ex = np.asarray(sk(rs, np.minimum(up[rs], (u_p * (1 + _REL_MARGIN) + 1e-300)[k]), l_p[k]), dtype=bool)
+                n_all = np.bincount(k, minlength=len(idx))
+                n_ex = np.bincount(k[ex], minlength=len(idx))
+                return n_ex == n_all  # a triple is left out only where every row of it is
+
+        v, lw, dn = _frac_series_bounds_skip(pairs[:, 0], pairs[:, 1], pairs[:, 2], uskip)
         vals[sub] = (v * (1 + _REL_MARGIN) + 1e-300)[inv]
         low[sub] = lw[inv]
-    return np.minimum(up, vals), low
+        done[sub] = dn[inv]
+    return np.minimum(up, vals), low, done
 
 
 def wor_rdp(*, noise_multiplier: Any, sample_rate: Any, orders: Any = None) -> np.ndarray:
@@ -1000,6 +1111,15 @@ class _Shifted:
     def rows_at(self, alpha: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.curve.rows_at(alpha, rows + self.c0)
 
+    def rows_at_skip(self, alpha: np.ndarray, rows: np.ndarray,
+                     skip: SkipFn | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The curve's ``rows_at_skip`` where it has one; else ``rows_at`` (every row done)."""
+        f = getattr(self.curve, "rows_at_skip", None)
+        if f is None:
+            up, low = self.curve.rows_at(alpha, rows + self.c0)
+            return up, low, np.ones(len(rows), dtype=bool)
+        return f(alpha, rows + self.c0, skip)
+
     def steps(self, rows: np.ndarray) -> np.ndarray:
         return np.asarray(self.curve.steps(rows + self.c0))
 
@@ -1106,6 +1226,21 @@ def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarra
 
     with np.errstate(invalid="ignore"):
         est = 0.75 * conv(chord) + 0.25 * cb
+
+    def g_low(alpha: np.ndarray, lo: np.ndarray, st: np.ndarray) -> np.ndarray:  # a known point's lower g, shaved
+        return np.maximum((alpha - 1) * lo * (1 - 1e-12) - st * _FRAC_G_SLACK, 0.0)
+
+    def _picks_skip(r: np.ndarray, alpha: np.ndarray) -> SkipFn:
+        def skip(i: np.ndarray, up_p: np.ndarray, lo_p: np.ndarray) -> np.ndarray:
+            # the probe's lower bound, shaved as a known point's: a cell is dropped where it would be dropped as a
+            # candidate (the keep rule below), so that its exact value could not have been better
+            ri_, a_ = r[i], alpha[i]
+            c = values((g_low(a_, lo_p, steps[ri_]) / (a_ - 1))[:, None], a_[:, None], tg[ri_])[:, 0]
+            return ~((c < vl[ri_]) | ((c == vl[ri_]) & refined[ri_] & (a_ < ol[ri_])) | np.isnan(c))
+        return skip
+
+    rows_at = curve.rows_at_skip if hasattr(curve, "rows_at_skip") else (
+        lambda al, rw, _sk: (*curve.rows_at(al, rw), np.ones(len(rw), dtype=bool)))
     while len(ri):
         # per row, the open cell of lowest estimate 3/4 chord + 1/4 lower bound (converted; ties: the smallest order):
         # the cells come row by row, orders increasing, so the first cell equal to its row's minimum
@@ -1115,12 +1250,12 @@ def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarra
         pick = at_min[np.r_[True, ri[at_min[1:]] != ri[at_min[:-1]]]]
         r, j = ri[pick], cj[pick]
         alpha = FRAC_ORDERS[j]
-        up, lo = curve.rows_at(alpha, act[r])
+        up, lo, done = rows_at(alpha, act[r], _picks_skip(r, alpha))
         vv = values(up[:, None], alpha[:, None], tg[r])[:, 0]
-        better = (vv < vl[r]) | ((vv == vl[r]) & refined[r] & (alpha < ol[r]))
+        better = ((vv < vl[r]) | ((vv == vl[r]) & refined[r] & (alpha < ol[r]))) & done
         vl[r[better]], ol[r[better]] = vv[better], alpha[better]
         refined[r] |= better
-        kn.add(r, _BNB_FRAC[j], np.maximum((alpha - 1) * lo * (1 - 1e-12) - steps[r] * _FRAC_G_SLACK, 0.0), (alpha - 1) * up)
+        kn.add(r, _BNB_FRAC[j], g_low(alpha, lo, steps[r]), (alpha - 1) * up)
         # drop the evaluated cells, then those whose best lower bound so far converts at or above the best value
         keep = np.ones(len(ri), dtype=bool)
         keep[pick] = False
