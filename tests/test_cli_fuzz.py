@@ -200,6 +200,9 @@ def test_choice_options_refuse_unknown_values(tmp_path, base, names):
     "args, names",
     [
         (["certify", "--hidden", "0"], ("--hidden",)),
+        (["certify", "--from-hparams", "--sample-rate", "0.01", "--n", "1000", "--steps", "10", "--out", ""], ("--out",)),
+        (["certify", "--from-hparams", "--sample-rate", "0.01", "--n", "1000", "--steps", "10", "--out", " "], ("--out",)),
+        (["audit", "he2021.lemma_kl", "--no-plots", "--out", ""], ("--out",)),
         (["certify", "--hidden", "abc"], ("--hidden",)),
         (["certify", "--hidden", ""], ("--hidden",)),
         (["certify", "--hidden", "1," * 40], ("--hidden",)),
