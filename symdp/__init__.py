@@ -62,6 +62,35 @@ class _Symdp(types.ModuleType):
 sys.modules[__name__].__class__ = _Symdp
 
 
+def _checkout_generated() -> None:
+    """From a source checkout the top-level ``generated/`` is the package ``symdp.generated`` (an install maps it
+    by pyproject's ``package-dir``).  Without an install of this checkout (``PYTHONPATH=.``, ``python -m symdp.cli``
+    in the repository, or an editable install of another checkout) nothing maps it, and the accountants' kernel
+    lookup found no data file and lambdified every formula from SymPy instead of the generated stable kernels
+    (e.g. ``log(1 - erfc(x)/2)`` for ``log_ndtr``: -inf terms, the RDP series rejected, epsilon 50% looser).
+    So the checkout's own ``generated/`` is registered here, before anything imports it."""
+    from ._paths import source_checkout
+
+    name = f"{__name__}.generated"
+    root = source_checkout()
+    if root is None or name in sys.modules:
+        return
+    init = root / "generated" / "__init__.py"
+    if not init.is_file():
+        return
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(init.parent)])
+    if spec is None or spec.loader is None:
+        return
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+
+
+_checkout_generated()
+
+
 __all__ = [
     "ClaimFileError", "ConvergenceError", "Evidence", "Expansion", "InvalidParameterError",
     "InvalidTypeError", "Kind", "Property", "Source", "SymdpError", "Theorem", "UnknownTheoremError",

@@ -208,6 +208,12 @@ def connect(address: str, timeout: float | None = None) -> Any:
     if scheme not in _SCHEMES or not address.split("://", 1)[-1].strip():
         raise InvalidParameterError(f"scheduler={address!r} is not a scheduler address (scheme {scheme!r}); allowed: "
                                     f"[{'|'.join(_SCHEMES)}://]HOST:PORT, e.g. 'tcp://HOST:8786'")
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    if scheme != "inproc" and not (sep and host.strip() and port.isdigit() and 0 < int(port) < 65536):
+        # checked here too: a Client built on an address without a port fails with 'missing port number' and, collected
+        # at exit, printed a TimeoutError traceback 10 s after the one-line error (in-process: an AssertionError)
+        raise InvalidParameterError(f"scheduler={address!r} is not a scheduler address (no HOST:PORT with a port in "
+                                    f"1..65535); allowed: [{'|'.join(_SCHEMES)}://]HOST:PORT, e.g. 'tcp://HOST:8786'")
     try:
         from distributed import Client
     except ImportError as exc:  # pragma: no cover - distributed is a dependency of the [dev] extra

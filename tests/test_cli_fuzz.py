@@ -200,6 +200,13 @@ def test_choice_options_refuse_unknown_values(tmp_path, base, names):
     "args, names",
     [
         (["certify", "--hidden", "0"], ("--hidden",)),
+        (["certify", "--from-hparams", "--sample-rate", "0.01", "--n", "1000", "--steps", "10", "--out", ""], ("--out",)),
+        (["certify", "--from-hparams", "--sample-rate", "0.01", "--n", "1000", "--steps", "10", "--out", " "], ("--out",)),
+        (["audit", "he2021.lemma_kl", "--no-plots", "--out", ""], ("--out",)),
+        (["sweep", "--sigma", "1", "--q", "0.01", "--steps", "10", "--delta", "1e-5", "--out", "o.csv", "--scheduler", "inf"],
+         ("scheduler",)),
+        (["sweep", "--sigma", "1", "--q", "0.01", "--steps", "10", "--delta", "1e-5", "--out", "o.csv", "--scheduler",
+          "tcp://localhost:99999"], ("scheduler",)),
         (["certify", "--hidden", "abc"], ("--hidden",)),
         (["certify", "--hidden", ""], ("--hidden",)),
         (["certify", "--hidden", "1," * 40], ("--hidden",)),
@@ -401,3 +408,21 @@ def test_zz_summary(capsys):
     inputs = sum(v for k, v in TALLY.items() if k.endswith("inputs"))
     clean = sum(v for k, v in TALLY.items() if k.endswith("clean errors"))
     assert inputs == clean
+
+
+def test_scheduler_without_port_is_refused_without_a_traceback_at_exit(tmp_path):
+    """``--scheduler inf`` (no HOST:PORT): the one-line error came, then, when the interpreter exited, the half-built
+    Dask Client's __del__ printed a TimeoutError traceback 10 s later; the address is now refused before a Client is
+    built.  A real process, since the traceback appears only at interpreter exit."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root))
+    args = ["sweep", "--sigma", "1", "--q", "0.01", "--steps", "10", "--delta", "1e-5", "--out", "o.csv", "--scheduler", "inf"]
+    r = subprocess.run([sys.executable, "-m", "symdp.cli", *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=120)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and "Traceback" not in r.stderr and len(lines) == 1, r.stderr[-1500:]
+    assert lines[0].startswith("error: ") and "scheduler" in lines[0]
+    assert os.listdir(tmp_path) == []

@@ -93,3 +93,30 @@ def test_installed_package_is_never_written(wheel: Path, tmp_path: Path) -> None
                          env=env, timeout=600, check=False)
     assert out.returncode == 2 and "inside the installed symdp package" in out.stderr
     assert _tree_hash(pkg) == before
+
+
+def test_checkout_without_install_uses_the_generated_kernels(tmp_path: Path) -> None:
+    """Run from this checkout with no install of it (``PYTHONPATH=.``; an editable install of another checkout's
+    finder hidden): the accountants get the checkout's generated kernels, not SymPy's lambdify of the formulas.
+    Before the fix ``symdp.generated`` was not importable there and every kernel was lambdified: the fractional-order
+    RDP series saw ``log(1 - erfc(x)/2) = -inf`` terms and fell back to the integer bound (0.1405 at alpha 1.7)."""
+    code = (
+        "import sys\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]\n"
+        "for k in [k for k in sys.modules if k == 'symdp' or k.startswith('symdp.')]: del sys.modules[k]\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "import numpy as np\n"
+        "import symdp.accountants as A\n"
+        "from symdp.accountants import rdp\n"
+        "from symdp.accountants._kernels import KERNEL_SOURCE\n"
+        "A.epsilon(noise_multiplier=1.0, sample_rate=0.01, steps=10, delta=1e-5, accountant='rdp')\n"
+        "v = float(rdp.sgm_rdp(noise_multiplier=0.6, sample_rate=0.1, orders=np.array([1.7]))[0])\n"
+        "print(sorted(set(KERNEL_SOURCE.values())), repr(v))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    sources, v = out.stdout.split("] ")
+    assert sources == "['codegen'", out.stdout
+    # the exact value (mpmath quadrature of E_Q[(P/Q)^1.7]) is 0.0887317931882...; the series bound sits just above
+    assert 0.08873179318 <= float(v) <= 0.08873179320, v

@@ -475,3 +475,36 @@ def test_reader_text_is_never_cut_mid_word():
         assert text.startswith(kept) and text[len(kept)] in " ,;:"  # the cut falls between words
     assert clip(text, len(text)) == text
     assert clip("x" * 50, 10) == "xxxxxx..."  # one word longer than the limit: nothing else can be done
+
+
+def test_long_claim_ids_do_not_overflow_plot_titles(tmp_path):
+    """A claim id may be 81 characters without a space; the region map's title line '<verdict>: <id>: where the claim
+    holds' (110 characters) was centred over the axes and cut at both edges of the PNG (seen in headless Chromium).
+    Both plot kinds now wrap every title line, and the title's drawn box lies inside the figure."""
+    from symdp.audit import plots
+
+    cid = "c2_a_long_claim_identifier_to_test_table_wrapping_in_the_html_report_" + "x" * 12
+    f_c = lambda p: p["x"] + p["y"] + 1  # noqa: E731
+    f_t = lambda p: p["x"] * p["y"]  # noqa: E731
+    figs = []
+    orig = plots.save_labelled
+
+    def keep(fig, path, **kw):
+        fig.canvas.draw()
+        r = fig.canvas.get_renderer()
+        figs.append([a.title.get_window_extent(r) for a in fig.get_axes()] + [fig.bbox])
+        orig(fig, path, **kw)
+
+    plots.save_labelled = keep
+    try:
+        plots.plot_region_2d(tmp_path / "r.png", title=f"FAILS: {cid}\nwhere the claim holds", f_claim=f_c, f_true=f_t,
+                             point={"x": 0.5, "y": 0.5}, xvar="x", xrange=(0.1, 1.0), yvar="y", yrange=(0.1, 1.0), n=4)
+        plots.plot_claim(tmp_path / "c.png", title=f"FAILS: {cid}\n{cid}", f_claim=f_c, f_true=f_t,
+                         point={"x": 0.5, "y": 0.5}, var="x", lo=0.1, hi=1.0, fixed={"y": 0.5})
+    finally:
+        plots.save_labelled = orig
+    assert len(figs) == 2
+    for *titles, fb in figs:
+        for t in titles:
+            if t.width > 0:
+                assert fb.x0 <= t.x0 and t.x1 <= fb.x1 and t.y1 <= fb.y1, (t, fb)

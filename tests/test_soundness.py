@@ -238,3 +238,25 @@ def test_gdp_log_space_profile_against_kernel_and_mpmath():
         kv = float(k(epsilon=e, mu=mu))
         if math.isfinite(kv) and kv > 1e-300:
             assert float(pld.gdp_delta(e, mu)) == pytest.approx(kv, rel=1e-8)
+
+
+@pytest.mark.parametrize("cfg", [(1e-300, 1.0, 1), (1e-300, 0.01, 1), (1e-150, 1.0, 10**9), (1e-150, 0.5, 10**9),
+                                 (0.05, 0.5, 1)])
+def test_corners_raise_no_numpy_runtime_warnings(cfg):
+    """The order search and the grids meet inf - inf and overflows at these corners and handle them; numpy's
+    RuntimeWarnings about them reached the user (``symdp account -s 1e-300 ...`` printed 25 'warning: invalid value
+    encountered in subtract' lines).  Each call also answers: never NaN (the RDP delta at sigma 1e-300, q = 1 was NaN:
+    0 * inf in the conversion's rounding margin), a tight epsilon finite or an inf the result explains."""
+    import numpy as np
+
+    s, q, T = cfg
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for acc in ("tight", "rdp"):
+            r = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=np.array([1e-300, 1e-5, 0.5]), accountant=acc)
+            assert not np.isnan(r.epsilon).any()
+            if acc == "tight":  # finite, or an inf the result explains (RDP's inf is its bound: at most loose)
+                assert np.isfinite(r.epsilon).all() or "float range" in (r.fallback or ""), r.fallback
+            d = A.delta(noise_multiplier=s, sample_rate=q, steps=T, epsilon=np.array([0.0, 1.0, 500.0, 1e300]), accountant=acc)
+            assert np.all((d.delta >= 0) & (d.delta <= 1))
+        A.max_steps(target_epsilon=1e300, delta=1e-5, noise_multiplier=s, sample_rate=q)

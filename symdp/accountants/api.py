@@ -129,6 +129,22 @@ def _composition(acc: str, segs: list[Segment], deltas: np.ndarray) -> tuple[np.
 
 
 # ---------------------------------------------------------------- public API
+def _quiet_fp(fn: Any) -> Any:
+    """Run a public entry point under ``np.errstate(all="ignore")``: at the corners (sigma ~1e-300, T ~1e9) the
+    RDP order search and the grids meet ``inf - inf`` and overflows that they handle (an order whose value is not
+    finite is not used, a PLD answer that is not finite falls back, see :func:`.tight._tight_checked`), and numpy's
+    RuntimeWarnings about them only reached the user (``symdp account`` printed 25 ``warning: invalid value
+    encountered in subtract`` lines).  The results are what they were; only the reporting of those events goes."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
 def _rows_array(sqT: tuple[np.ndarray, np.ndarray, np.ndarray], target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The configurations broadcast against the targets, flat (C order, as the per-configuration lists):
     an (n, 3) float array of single-segment configs (sigma, q, steps) and the n targets."""
@@ -163,6 +179,7 @@ def _with_targets(sqT: tuple[np.ndarray, np.ndarray, np.ndarray] | None, shape: 
             [(cfgs[int(i)], np.array([x])) for i, x in zip(idx_b.ravel(), t_b.ravel())])
 
 
+@_quiet_fp
 def epsilon(
     *,
     noise_multiplier: Any = None,
@@ -294,6 +311,7 @@ def epsilon(
     )
 
 
+@_quiet_fp
 def delta(
     *,
     noise_multiplier: Any = None,

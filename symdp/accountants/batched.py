@@ -1089,6 +1089,7 @@ def _cpu_map(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, h: np.n
     return out
 
 
+@_api._quiet_fp
 def epsilon_batch(*, noise_multiplier: Any, sample_rate: Any, steps: Any, delta: Any, device: Any = "cpu",
                   workers: int | None = None) -> BatchResult:
     """Tight epsilon (certified upper bound) for every configuration; arrays broadcast.

@@ -105,6 +105,7 @@ def _log_search(f: Any, target: float, lo: float, hi: float, f_lo: float, f_hi: 
     return lo, hi, f_lo, f_hi, n
 
 
+@_api._quiet_fp
 def calibrate_noise(
     *,
     target_epsilon: float,
@@ -165,6 +166,7 @@ def calibrate_noise(
     return CalibrationResult(hi, f_hi, delta, target, acc, True, n)
 
 
+@_api._quiet_fp
 def max_steps(
     *,
     target_epsilon: float,

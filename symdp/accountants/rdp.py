@@ -847,9 +847,12 @@ def _delta_values(rdp: Any, orders: np.ndarray, epsilon: Any) -> np.ndarray:
     e = np.asarray(epsilon, dtype=float)[..., None]
     with np.errstate(over="ignore", invalid="ignore"):
         d = conv(epsilon_alpha=rdp, alpha=orders, epsilon=e)
-    d = np.where(np.isnan(d), np.inf, d)
-    # exp of a value carrying absolute error ~u*(alpha-1)*(|eps_alpha|+|eps|): relative margin on delta
-    return d * (1 + 8 * _U * (orders - 1) * (np.abs(rdp) + np.abs(e) + 1))
+    # exp of a value carrying absolute error ~u*(alpha-1)*(|eps_alpha|+|eps|): relative margin on delta.  NaN -> inf
+    # after the margin too: an infinite RDP value made it inf, and 0 * inf (a delta that underflowed) NaN, which
+    # argmin picked and the cap at 1 kept (delta NaN at sigma 1e-300, q = 1)
+    with np.errstate(invalid="ignore"):
+        d = d * (1 + 8 * _U * (orders - 1) * (np.abs(rdp) + np.abs(e) + 1))
+    return np.where(np.isnan(d), np.inf, d)
 
 
 def rdp_to_epsilon(*, rdp: Any, orders: Any, delta: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -19,6 +19,7 @@ from . import api as _api
 from . import rdp as _rdp
 
 
+@_api._quiet_fp
 def odometer(
     *,
     noise_multiplier: float | None = None,

@@ -57,6 +57,8 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
         _check_source(source)
     from .._io import atomic_dir, atomic_write_text
 
+    if out_dir is not None and not str(out_dir).strip():  # Path('') is '.': the reports would land in the working dir
+        raise click.BadParameter(f"{out_dir!r} is empty; allowed: a directory path", param_hint="'--out'")
     final = Path(out_dir if out_dir is not None else default_out_dir(claim_files))
     if final.exists() and not final.is_dir():
         raise click.BadParameter(f"{out_dir!r} exists and is not a directory", param_hint="'--out'")

@@ -204,7 +204,7 @@ def _plot(th: Theorem, res: AuditResult, plot_dir: Path, report_dir: Path) -> No
         if res.verdict in ("FAILS", "PARTIAL") and len(names) == 2:  # two free parameters: map where it holds
             yv = next(n for n in names if n != var)
             f2 = th.id.replace("/", "_") + ".region.png"
-            _p2, frac, nval = plot_region_2d(plot_dir / f2, title=f"{res.verdict}: {th.id}: where the claim holds", f_claim=f_c, f_true=f_t,
+            _p2, frac, nval = plot_region_2d(plot_dir / f2, title=f"{res.verdict}: {th.id}\nwhere the claim holds", f_claim=f_c, f_true=f_t,
                            point=point, xvar=var, xrange=ranges[var], yvar=yv, yrange=ranges[yv],
                            xinteger=var in box.integers, yinteger=yv in box.integers, n=20,
                            mark=(float(cx[var]), float(cx[yv])) if var in cx and yv in cx else None,

@@ -405,11 +405,14 @@ def plot_claim(
         ax.set_xscale("log")
         _log_axis(ax.xaxis)
     sub = ", ".join(f"{k} = {_fmt(v)}" for k, v in (fixed or {}).items() if k != var)
-    ax.set_title(title + (f"\n(other parameters: {sub})" if sub else "") + cut, fontsize=9)
+    head = _wrap_title(title + (f"\n(other parameters: {sub})" if sub else "") + cut, 78)
+    ax.set_title(head, fontsize=9)
     ax.legend(fontsize=7, loc="upper left")
     ax2.legend(fontsize=7, loc="lower right")
-    # fixed margins (room for a two-line y label and a three-line title): tight_layout would cost a second draw
-    fig.subplots_adjust(left=0.16, right=0.97, top=0.86, bottom=0.1, hspace=0.08)
+    # fixed margins (room for a two-line y label and a three-line title, lower for more): tight_layout would cost a
+    # second draw
+    fig.subplots_adjust(left=0.16, right=0.97, top=min(0.86, 0.98 - 0.04 * head.count("\n") - 0.04), bottom=0.1,
+                        hspace=0.08)
     save_labelled(fig, path)
     fig.clf()
     return path
@@ -417,6 +420,13 @@ def plot_claim(
 
 #: one figure per (size, dpi), reused by the plots of this process (see :func:`_figure`)
 _FIGURES: dict[tuple[tuple[float, float], int], Any] = {}
+
+
+def _wrap_title(text: str, width: int) -> str:
+    """Each line of a plot title wrapped at ``width`` characters (a claim id of up to 81 characters without spaces is
+    broken too): a centred line longer than the figure is cut at both edges of the PNG."""
+    return "\n".join(part for line in text.split("\n")
+                     for part in (textwrap.wrap(line, width, break_on_hyphens=False) or [""]))
 
 
 def _figure(figsize: tuple[float, float], dpi: int) -> Any:
@@ -534,9 +544,10 @@ def plot_region_2d(
         _log_axis(ax.yaxis)
     ax.set_xlabel(axis_label(xvar))
     ax.set_ylabel(axis_label(yvar))
-    ax.set_title(title + "\n(boundary: purple line)", fontsize=9)
+    head = _wrap_title(title + "\n(boundary: purple line)", 70)
+    ax.set_title(head, fontsize=9)
     ax.legend(handles=handles, fontsize=7, loc="lower left")
-    fig.subplots_adjust(left=0.13, right=0.97, top=0.88, bottom=0.12)
+    fig.subplots_adjust(left=0.13, right=0.97, top=min(0.88, 0.96 - 0.04 * head.count("\n")), bottom=0.12)
     save_labelled(fig, path)
     fig.clf()
     valid = int(np.isfinite(z).sum())

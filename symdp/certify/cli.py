@@ -231,6 +231,8 @@ def certify(from_hparams: bool, ledger_file: str | None, noise_multiplier: float
 
     if ledger_file is not None and from_hparams:
         raise click.UsageError("give at most one of --ledger and --from-hparams")
+    if not str(outdir).strip():  # Path('') is '.': the certificate would land in the working directory
+        raise click.BadParameter(f"{outdir!r} is empty; allowed: a directory path", param_hint="'--out'")
     if Path(outdir).exists() and not Path(outdir).is_dir():
         raise click.BadParameter(f"{outdir[:60]!r} exists and is not a directory", param_hint="'--out'")
     try:
