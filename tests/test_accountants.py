@@ -288,6 +288,25 @@ def test_degenerate_cases():
     assert math.isfinite(small.epsilon) and small.epsilon > 10
 
 
+@pytest.mark.parametrize("acc", ["tight", "rdp"])
+def test_delta_that_underflows_is_not_reported_as_zero(acc):
+    """DP-SGD's privacy loss is unbounded, so delta(eps) > 0 at every eps: at eps = 500 the rigorous bounds
+    underflow, and 0.0 would be below the truth; the smallest positive double is above it. Exact zeros (no
+    sampled step) stay 0, in scalar, array and schedule calls."""
+    tiny = np.nextafter(0.0, 1.0)
+    with mpmath.workdps(60):  # e.g. one Gaussian step (q = 1, mu = 1): delta(500) > 0 but below every double
+        g = mpmath.ncdf(-500 + mpmath.mpf(1) / 2) - mpmath.exp(500) * mpmath.ncdf(-500 - mpmath.mpf(1) / 2)
+        assert 0 < g < mpmath.mpf(float(tiny)) / 2
+    assert A.delta(noise_multiplier=1.0, sample_rate=1.0, steps=1, epsilon=500, accountant=acc).delta == tiny
+    assert A.delta(noise_multiplier=1.0, sample_rate=0.01, steps=1000, epsilon=500, accountant=acc).delta == tiny
+    arr = A.delta(noise_multiplier=[1.0, 2.0], sample_rate=[0.01, 0.5], steps=[1000, 0], epsilon=[500.0, 50.0],
+                  accountant=acc).delta
+    assert arr[0] == tiny and arr[1] == 0.0
+    sch = A.delta(schedule=[(1.0, 0.01, 10), (2.0, 0.02, 10)], epsilon=[1.0, 900.0], accountant=acc).delta
+    assert sch[0] > 1e-9 and sch[1] == tiny
+    assert A.delta(noise_multiplier=1.0, sample_rate=0.1, steps=0, epsilon=0.5, accountant=acc).delta == 0.0
+
+
 # ------------------------------------------------------------------ composition theorems
 def test_composition_theorem_accountants_carry_verdicts():
     for acc in ("advanced", "he2021"):

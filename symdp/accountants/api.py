@@ -145,6 +145,23 @@ def _quiet_fp(fn: Any) -> Any:
     return wrapper
 
 
+def _no_underflow_to_zero(out: np.ndarray, rows: np.ndarray | None,
+                          cfg_t: list[tuple[list[Segment], np.ndarray]]) -> np.ndarray:
+    """``out`` (flat deltas, in the order of ``rows`` or of ``cfg_t``) with every 0.0 of a configuration whose
+    true delta is positive raised to the smallest positive double. DP-SGD with some step of sampling rate q > 0
+    has an unbounded privacy loss, so delta(eps) > 0 at every finite eps; a rigorous bound that underflowed to
+    0.0 (eps of a few hundred) is below 2**-1075 in the reals, and 2**-1074 is above it, where 0.0 is below the
+    truth. A configuration with no sampled step (T = 0 or q = 0) keeps its exact 0."""
+    if not np.any(out == 0.0):
+        return out
+    if rows is not None:
+        positive = (rows[:, 1] > 0) & (rows[:, 2] > 0)
+    else:
+        positive = np.concatenate([np.full(len(x), any(qq > 0 and T > 0 for _s, qq, T in c), dtype=bool)
+                                   for c, x in cfg_t]) if cfg_t else np.zeros(out.shape, dtype=bool)
+    return np.where((out == 0.0) & positive.reshape(out.shape), np.nextafter(0.0, 1.0), out)
+
+
 def _rows_array(sqT: tuple[np.ndarray, np.ndarray, np.ndarray], target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The configurations broadcast against the targets, flat (C order, as the per-configuration lists):
     an (n, 3) float array of single-segment configs (sigma, q, steps) and the n targets."""
@@ -371,7 +388,10 @@ def delta(
     verd = _verdicts(vkey)
     if any(v == "REFUTED" for v in verd.values()):
         upper = False
-    out = np.asarray(out, dtype=float).reshape(shape)
+    out = np.asarray(out, dtype=float)
+    if acc != "clt":
+        out = _no_underflow_to_zero(out, rows_arr if e_rows is not None else None, cfg_e)
+    out = out.reshape(shape)
     err = np.asarray(err, dtype=float).reshape(shape)
     scalar = shape == ()
     return AccountingResult(
