@@ -106,3 +106,25 @@ def test_linreg_grid_computed_once_is_the_same_value(gamma):
     assert linreg_dp_lower(gamma=g) == g * mpmath.mpf(_linreg_grid_reference())
     with pytest.raises(ValueError):
         linreg_dp_lower(gamma=-g)
+
+
+def test_oracle_not_asked_where_the_claim_is_undefined():
+    """Where the claim side is None the point is unevaluable whatever the truth is: counted as an error and listed,
+    exactly as when the oracle was evaluated there too, and the oracle is not called."""
+    asked = []
+
+    def f_claim(p):
+        return None if p["x"] > 2 else p["x"]
+
+    def f_true(p):
+        asked.append(float(p["x"]))
+        if p["x"] > 2:
+            raise ValueError("the oracle raised here before; the point counted as an error either way")
+        return p["x"] / 2
+
+    res = S.find_counterexample(f_claim, f_true, S.Box({"x": (1.0, 3.0)}), n=40, refine=5)
+    undefined = [pt for pt in [{"x": "1.0"}, {"x": "3.0"}] if float(pt["x"]) > 2]
+    assert res.errors >= len(undefined) and res.errors + res.cases >= 40
+    assert res.unevaluable and all(float(p["x"]) > 2 for p in res.unevaluable)
+    assert asked and max(asked) <= 2
+    assert res.counterexample is None and res.rel_margin is not None and res.rel_margin > 0
