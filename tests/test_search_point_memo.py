@@ -3,6 +3,8 @@ oracle computes its gamma-free grid once: both must give exactly what evaluating
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 import numpy as np
 import pytest
@@ -128,3 +130,21 @@ def test_oracle_not_asked_where_the_claim_is_undefined():
     assert res.unevaluable and all(float(p["x"]) > 2 for p in res.unevaluable)
     assert asked and max(asked) <= 2
     assert res.counterexample is None and res.rel_margin is not None and res.rel_margin > 0
+
+
+@pytest.mark.parametrize(("lo", "hi", "thr"), [(0.1, 5.0, 2.5), (1e-4, 10.0, 2 ** 0.5 * 1e-2), (1.0, 3.0, math.pi / 2)])
+def test_threshold_bisection_stops_once_the_printed_threshold_is_settled(lo, hi, thr):
+    """The threshold is printed to 6 significant digits; bisection stops when both ends print the same, which is
+    the text 30 halvings gave (every later midpoint lies between the ends), with fewer evaluations."""
+    calls = []
+
+    def f_true(p):
+        calls.append(1)
+        return p["x"]
+
+    res = S.find_counterexample(lambda p: mpmath.mpf(thr), f_true, S.Box({"x": (lo, hi)}), n=60, refine=0)
+    assert res.counterexample is not None and res.confirmed
+    calls.clear()
+    txt = S.threshold_region(res, S.Box({"x": (lo, hi)}), lambda p: mpmath.mpf(thr), f_true)
+    assert txt is not None and txt.startswith(f"holds for x <= {thr:.6g} and fails above")
+    assert len(calls) < 16 + 30  # the grid, then fewer than the 30 halvings

@@ -455,6 +455,8 @@ def threshold_region(
         a, b = states[changes[0] - 1][0], states[changes[0]][0]
         va = states[changes[0] - 1][1]
         for _ in range(30):
+            if f"{a:.6g}" == f"{b:.6g}":  # every later midpoint lies in [a, b] and prints the same (correct rounding
+                break  # is monotone): the threshold text is settled, further bisection steps cannot change it
             m = math.sqrt(a * b) if box.is_log(nm) else (a + b) / 2
             vm = viol(m)
             if vm is None:
