@@ -135,8 +135,10 @@ def _evaluate(f_claim: Fn, f_true: Fn, pt: Point, relation: str, dps: int, rtol:
     with mpmath.workdps(dps):
         mp = _mp_point(pt)
         c = f_claim(mp)
+        if c is None:  # the claim says nothing here (e.g. a mapper's component that is not the theorem's eps'): the
+            return None  # point is not evaluable whatever the truth is, so the oracle (the costly side) is not asked
         a = f_true(mp)
-        if c is None or a is None:
+        if a is None:
             return None
         c, a = mpmath.mpf(c), mpmath.mpf(a)
         if mpmath.isnan(c) or mpmath.isnan(a):
@@ -145,9 +147,56 @@ def _evaluate(f_claim: Fn, f_true: Fn, pt: Point, relation: str, dps: int, rtol:
         return c, a, s
 
 
-def _is_cx(f_claim: Fn, f_true: Fn, pt: Point, relation: str, dps: int, strict_tol: float, rtol: Any = None) -> bool:
+class _PointMemo:
+    """:func:`_evaluate` of one search, once per (point, precision): the pattern search steps back onto points it
+    has evaluated (a move ``v * (1 + s)`` then ``v / (1 + s)``), the worst point is evaluated again for its
+    margin, and :func:`shrink` tries roundings the search has seen.  The two sides are pure functions of the point
+    at a given precision (the oracles' own memo, :func:`symdp.verify.rungs.oracle.memo_call`, relies on the same),
+    so a hit is what the evaluation would return; an exception is stored and raised again.  Only the number of
+    evaluations changes, never a value, a count (``SearchResult.cases`` counts every evaluation as before) or the
+    order in which new points are evaluated."""
+
+    __slots__ = ("_vals", "f_claim", "f_true", "hits", "misses", "relation", "rtol")
+
+    def __init__(self, f_claim: Fn, f_true: Fn, relation: str, rtol: Any = None) -> None:
+        self.f_claim, self.f_true, self.relation, self.rtol = f_claim, f_true, relation, rtol
+        self._vals: dict[tuple[Any, ...], Any] = {}
+        self.hits = self.misses = 0
+
+    def __call__(self, pt: Point, dps: int):
+        key = (tuple(sorted(pt.items())), dps)
+        got = self._vals.get(key, _MISS)
+        if got is _MISS:
+            self.misses += 1
+            try:
+                got = _evaluate(self.f_claim, self.f_true, pt, self.relation, dps, self.rtol)
+            except Exception as exc:  # stored and raised again: the callers decide what they catch
+                self._vals[key] = _Raised(exc)
+                raise
+            self._vals[key] = got
+            return got
+        self.hits += 1
+        if isinstance(got, _Raised):
+            raise got.exc
+        return got
+
+
+class _Raised:
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: Exception) -> None:
+        self.exc = exc
+
+
+_MISS = object()
+#: evaluations a search's point memo saved and made, since the process started (tests read them)
+MEMO_STATS = {"hits": 0, "misses": 0}
+
+
+def _is_cx(f_claim: Fn, f_true: Fn, pt: Point, relation: str, dps: int, strict_tol: float, rtol: Any = None,
+           memo: _PointMemo | None = None) -> bool:
     try:
-        r = _evaluate(f_claim, f_true, pt, relation, dps, rtol)
+        r = memo(pt, dps) if memo is not None else _evaluate(f_claim, f_true, pt, relation, dps, rtol)
     except (ValueError, ZeroDivisionError, ArithmeticError, TypeError):
         return False
     if r is None:
@@ -187,13 +236,25 @@ def find_counterexample(
         box = Box(dict(box))
     rng = random.Random(seed)
     res = SearchResult(None)
+    ev = _PointMemo(f_claim, f_true, relation, rtol)
+    try:
+        return _search(ev, box, res, rng, relation, n, constraint, dps, confirm_dps, strict_tol, refine, shrink_cx, rtol)
+    finally:
+        MEMO_STATS["hits"] += ev.hits
+        MEMO_STATS["misses"] += ev.misses
+
+
+def _search(ev: _PointMemo, box: Box, res: SearchResult, rng: random.Random, relation: str, n: int,
+            constraint: Callable[[Point], bool] | None, dps: int, confirm_dps: int, strict_tol: float, refine: int,
+            shrink_cx: bool, rtol: Any) -> SearchResult:
+    f_claim, f_true = ev.f_claim, ev.f_true
     scored: list[tuple[float, Point, Any]] = []
     cands = box.corners() + [box.sample(rng) for _ in range(n)]
     for pt in cands:
         if constraint is not None and not constraint(pt):
             continue
         try:
-            r = _evaluate(f_claim, f_true, pt, relation, dps, rtol)
+            r = ev(pt, dps)
         except (ValueError, ZeroDivisionError, ArithmeticError, TypeError, OverflowError):
             res.errors += 1
             if len(res.unevaluable) < 3:
@@ -239,7 +300,7 @@ def find_counterexample(
                         if constraint is not None and not constraint(cand):
                             continue
                         try:
-                            r = _evaluate(f_claim, f_true, cand, relation, dps, rtol)
+                            r = ev(cand, dps)
                         except (ValueError, ZeroDivisionError, ArithmeticError, TypeError, OverflowError):
                             continue
                         if r is None:
@@ -261,17 +322,17 @@ def find_counterexample(
     worst = scored[0][1]
     res.worst_point = worst
     if not res.violations:
-        r = _evaluate(f_claim, f_true, worst, relation, dps, rtol)
+        r = ev(worst, dps)
         if r is not None:
             res.claimed, res.actual, res.margin = (mpmath.nstr(v, 20) for v in r)
             res.rel_margin = _rel(r[2], r[0], r[1]) if relation != "==" else None
         return res
     cx = worst
     if shrink_cx:
-        cx = shrink(cx, lambda p: (constraint is None or constraint(p)) and _is_cx(f_claim, f_true, p, relation, dps, strict_tol, rtol), box)
+        cx = shrink(cx, lambda p: (constraint is None or constraint(p)) and _is_cx(f_claim, f_true, p, relation, dps, strict_tol, rtol, ev), box)
     # re-confirm at high precision
     cdps = max(confirm_dps, 50)
-    r = _evaluate(f_claim, f_true, cx, relation, cdps, rtol)
+    r = ev(cx, cdps)
     res.counterexample = cx
     res.confirm_dps = cdps
     if r is not None:
@@ -394,6 +455,8 @@ def threshold_region(
         a, b = states[changes[0] - 1][0], states[changes[0]][0]
         va = states[changes[0] - 1][1]
         for _ in range(30):
+            if f"{a:.6g}" == f"{b:.6g}":  # every later midpoint lies in [a, b] and prints the same (correct rounding
+                break  # is monotone): the threshold text is settled, further bisection steps cannot change it
             m = math.sqrt(a * b) if box.is_log(nm) else (a + b) / 2
             vm = viol(m)
             if vm is None:
