@@ -159,7 +159,11 @@ def test_referee_does_not_refute_advanced_composition(tmp_path):
     from symdp.calculus import load_theorems
     from symdp.referee import optimal_composition_epsilon, referee_theorem
 
-    load_theorems(str(Path(__file__).resolve().parents[1] / "examples" / "derive" / "my_theorems.toml"))
-    r = referee_theorem("user.advanced_composition_eps")
-    assert r["verdict"] == "CONSISTENT", r
-    assert optimal_composition_epsilon(0.001, 1e-9, 10**5, 1e-4 + 1e-12) == pytest.approx(1.69849, rel=1e-4)
+    loaded = load_theorems(str(Path(__file__).resolve().parents[1] / "examples" / "derive" / "my_theorems.toml"))
+    try:
+        r = referee_theorem("user.advanced_composition_eps")
+        assert r["verdict"] == "CONSISTENT", r
+        assert optimal_composition_epsilon(0.001, 1e-9, 10**5, 1e-4 + 1e-12) == pytest.approx(1.69849, rel=1e-4)
+    finally:  # the library is global: a registered example theorem would leak into later tests (codegen --check)
+        for th in loaded:
+            unregister(th.id)
