@@ -102,10 +102,14 @@ def _linreg_grid_reference() -> float:
     return best
 
 
-@pytest.mark.parametrize("gamma", ["0.001", "0.37", "1", "12.5"])
+@pytest.mark.parametrize("gamma", ["0.001", "0.37", "1", "12.5", "3.75", "1e6", "0.123456789012345678901234567"])
 def test_linreg_grid_computed_once_is_the_same_value(gamma):
-    g = mpmath.mpf(gamma)
-    assert linreg_dp_lower(gamma=g) == g * mpmath.mpf(_linreg_grid_reference())
+    """linreg_dp_lower's gamma-free grid maximum, computed once per process, is the per-point grid's value (32,
+    dyadic: exact in float64), to the bit at 30 digits."""
+    assert _linreg_grid_reference() == 32.0
+    with mpmath.workdps(30):
+        g = mpmath.mpf(gamma)
+        assert linreg_dp_lower(gamma=g)._mpf_ == (g * mpmath.mpf(_linreg_grid_reference()))._mpf_
     with pytest.raises(ValueError):
         linreg_dp_lower(gamma=-g)
 
