@@ -390,7 +390,7 @@ def delta(
         upper = False
     out = np.asarray(out, dtype=float)
     if acc != "clt":
-        out = _no_underflow_to_zero(out, rows_arr if e_rows is not None else None, cfg_e)
+        out = _no_underflow_to_zero(out, rows_arr, cfg_e)
     out = out.reshape(shape)
     err = np.asarray(err, dtype=float).reshape(shape)
     scalar = shape == ()

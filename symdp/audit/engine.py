@@ -552,7 +552,7 @@ def ledger_result(th: Theorem, e: dict[str, Any], report_dir: Path | None = None
         src = (root / cert).resolve()
         if src.is_relative_to(root) and src.is_file():  # a ledger row is data: never follow it out of proofs/
             # the certificate and the reductions' files written beside it (``<id>.<reduction>.smt2``)
-            for f in [src, *sorted(src.parent.glob(f"{th.id}.*"))]:
+            for f in sorted({src, *src.parent.glob(f"{th.id}.*")}):  # the certificate is one of the glob's matches
                 dest = report_dir / "certificates" / f.relative_to(root)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 dest.write_bytes(f.read_bytes())
