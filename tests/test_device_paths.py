@@ -1,0 +1,103 @@
+"""The torch device paths (issue 25) on every device present: ``cpu`` always (CI), ``cuda`` where a GPU is
+(the lent device machine runs this file: ``python -m pytest tests/test_device_paths.py``).
+
+Oracles: the single-configuration tight accountant's rigorous [lower, upper] bracket for the batched path, the
+numpy RDP accountant (itself tested against mpmath and dp_accounting) for the odometer; every device value must
+lie at or above the truth's lower end (never below the truth) and close to the host value."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import symdp.accountants as A  # noqa: E402
+from symdp.accountants import rdp as R  # noqa: E402
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+_LOWER: dict[tuple[float, float, int, float], float] = {}
+
+
+def _lower(s, q, T, d) -> np.ndarray:
+    """The mechanism algebra's rigorous lower end of epsilon (optimistic discretisation) of each DP-SGD run."""
+    from symdp.accountants.algebra import tight
+    from symdp.mechanisms import Gaussian, SelfComposed, Subsampled
+
+    out = []
+    for k in zip(s.tolist(), q.tolist(), T.tolist(), d.tolist()):
+        if k not in _LOWER:
+            _LOWER[k] = tight.epsilon(SelfComposed(Subsampled(Gaussian(1.0, k[0]), k[1]), int(k[2])), k[3]).lower
+        out.append(_LOWER[k])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_batched_tight_is_bracketed_by_the_single_accountant(device):
+    """Random typical and wide configurations plus corners (q = 1: a fallback; T = 1; T = 1e6; tiny delta):
+    every batched value at or above the single accountant's rigorous lower end, at most 1% above its upper end
+    (the batch skips the Richardson refinement), and a CUDA value equal to the CPU torch value to 1e-6."""
+    from symdp.accountants.batched import epsilon_batch
+
+    rng = np.random.default_rng(34)
+    n = 24
+    s = np.concatenate([rng.uniform(0.6, 3.0, n), [1.0, 0.9, 4.0, 1.2, 0.7]])
+    q = np.concatenate([10 ** rng.uniform(-3, -1, n), [1.0, 0.01, 0.001, 0.02, 0.05]])
+    T = np.concatenate([rng.integers(100, 30000, n), [50, 1, 10 ** 6, 3000, 200]])
+    d = np.concatenate([rng.choice([1e-5, 1e-6, 1e-8], n), [1e-5, 1e-5, 1e-5, 1e-12, 1e-5]])
+    r = epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, device=device)
+    assert r.is_upper_bound and r.epsilon.shape == s.shape and np.all(np.isfinite(r.epsilon))
+    assert r.fallbacks >= 1  # q = 1 is recomputed by the single accountant
+    one = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d)
+    lo = _lower(s, q, T, d)
+    assert np.all(lo <= np.asarray(one.epsilon))
+    assert np.all(r.epsilon >= lo), np.nonzero(r.epsilon < lo)
+    assert np.all(r.epsilon <= np.asarray(one.epsilon) * 1.01)
+    if device != "cpu":
+        c = epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, device="cpu")
+        assert np.allclose(r.epsilon, c.epsilon, rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_odometer_on_the_device_is_at_or_above_the_numpy_accountant(device):
+    """The odometer's per-step RDP on ``device`` (generated torch kernels): at or above numpy's at every order,
+    within 1e-11 relative at the integer orders; epsilon after mixed steps (host numbers and device tensors) at or
+    above the numpy accountant's and within 2e-11 of it where every step is a host number."""
+    from symdp.accountants.odometer import RDPOdometer
+
+    ints = R.DEFAULT_ORDERS == np.floor(R.DEFAULT_ORDERS)
+    for s, q in ((1.1, 0.01), (0.6, 0.2), (4.0, 1e-4), (0.8, 1.0)):
+        odo = RDPOdometer(device=device)
+        odo.step(s, q)
+        got = odo.rdp().detach().cpu().numpy()
+        want = R.sgm_rdp(noise_multiplier=s, sample_rate=q)
+        assert odo.rdp().device.type == torch.device(device).type
+        assert np.all(got >= want) and np.all(got[ints] <= want[ints] * (1 + 1e-11)), (s, q)
+    odo = RDPOdometer(device=device)
+    for _ in range(40):
+        odo.step(1.1, 0.01)
+    ref = A.epsilon(noise_multiplier=1.1, sample_rate=0.01, steps=40, delta=1e-5, accountant="rdp").epsilon
+    assert ref <= float(odo.epsilon(1e-5)) <= ref * (1 + 2e-11)
+    # a step given as device tensors is evaluated on the device (integer orders exact, fractional ones by
+    # convexity): at or above, within a few percent
+    odo.step(torch.tensor(1.1, dtype=torch.float64, device=device), torch.tensor(0.01, dtype=torch.float64, device=device))
+    ref41 = A.epsilon(noise_multiplier=1.1, sample_rate=0.01, steps=41, delta=1e-5, accountant="rdp").epsilon
+    assert ref41 <= float(odo.epsilon(1e-5)) <= ref41 * 1.05
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_dpsgd_training_on_the_device_reports_the_accountants_epsilon(device):
+    """A short DP-SGD run on ``device`` with the default odometer: its final epsilon is the numpy RDP accountant's
+    for the run's (sigma, q, steps), from above, within 2e-11; the model's parameters stay on the device."""
+    from symdp.certify.data import mlp
+    from symdp.certify.trainer import train_dpsgd
+
+    torch.manual_seed(0)
+    model = mlp(5, 3, (7,)).double()
+    x = torch.randn(64, 5, dtype=torch.float64)
+    y = torch.randint(0, 3, (64,))
+    r = train_dpsgd(model, x, y, noise_multiplier=1.3, sample_rate=0.1, steps=30, max_grad_norm=1.0, delta=1e-5,
+                    progress=False, seed=3, device=device)
+    ref = A.epsilon(noise_multiplier=1.3, sample_rate=0.1, steps=30, delta=1e-5, accountant="rdp").epsilon
+    assert r.final_epsilon is not None and ref <= r.final_epsilon <= ref * (1 + 2e-11)
+    assert next(model.parameters()).device.type == torch.device(device).type
