@@ -101,3 +101,43 @@ def test_dpsgd_training_on_the_device_reports_the_accountants_epsilon(device):
     ref = A.epsilon(noise_multiplier=1.3, sample_rate=0.1, steps=30, delta=1e-5, accountant="rdp").epsilon
     assert r.final_epsilon is not None and ref <= r.final_epsilon <= ref * (1 + 2e-11)
     assert next(model.parameters()).device.type == torch.device(device).type
+
+
+def test_accelerator_grouping_and_guess_change_values_by_rounding_only(monkeypatch):
+    """An accelerator cuts the batch into few wide groups (``_group_limits``: padding up to 2x, an element budget
+    from the device's free memory) and computes the grid-sizing RDP guess there (``_guess_step_rdp_device``).  Run
+    here on CPU torch with those settings: the guess equals the host's to 1e-9 relative, the values equal the CPU
+    grouping's to 1e-9 relative (both certified upper bounds) and the batch costs at most 2/3 of the torch
+    operations (each one a kernel launch on a GPU; at 600 rows: 6,368 against 11,764)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    import symdp.accountants.batched as B
+    from symdp.accountants import tight as TT
+
+    rng = np.random.default_rng(5)
+    n = 600
+    s, q = rng.uniform(0.8, 2.0, n), 10 ** rng.uniform(-3, -2, n)
+    T, d = rng.integers(1000, 20000, n), np.full(n, 1e-5)
+    pairs = np.unique(np.stack([s, q], 1), axis=0)
+    g_host = TT._guess_step_rdp(pairs[:, 0], pairs[:, 1])
+    g_dev = B._guess_step_rdp_device(pairs[:, 0], pairs[:, 1], "cpu")
+    assert np.allclose(g_dev, g_host, rtol=1e-9, atol=0)
+    pad, rows, elems = B._group_limits(torch.device("meta"))  # not the CPU: the accelerator's settings
+    assert (pad, rows) == (B._GROUP_PAD_DEVICE, 1 << 16) and elems >= B._MAX_ELEMS // 32
+
+    class Count(TorchDispatchMode):
+        n = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            Count.n += 1
+            return func(*args, **(kwargs or {}))
+
+    h = B._guess_h(s, q, T, d)
+    with Count():
+        cpu = B._epsilon_device(s, q, T, d, h, "cpu")
+    ops_cpu, Count.n = Count.n, 0
+    monkeypatch.setattr(B, "_group_limits", lambda dev: (B._GROUP_PAD_DEVICE, 1 << 16, 1 << 22))
+    with Count():
+        wide = B._epsilon_device(s, q, T, d, h, "cpu")
+    assert np.all(np.isfinite(wide)) and np.allclose(wide, cpu, rtol=1e-9, atol=0)
+    assert Count.n * 3 <= ops_cpu * 2, (Count.n, ops_cpu)
