@@ -35,7 +35,8 @@ upper bound.  Skipped compared with the single-configuration accountant: the gri
 the Richardson estimate, so a value can sit a little higher (measured within 0.6% on the benchmark grid).
 A configuration the batch cannot place (q = 1, no answer inside its window) is recomputed by
 ``api.epsilon`` and counted in ``fallbacks``.  Rows are grouped by their number of atoms (padding at most
-25%), and the composed window is read from a reversed inverse transform with plain prefix sums (see
+25% on a CPU; on an accelerator up to 2x, in groups sized by the device's free memory: few groups, so few kernel
+launches, :func:`_group_limits`), and the composed window is read from a reversed inverse transform with plain prefix sums (see
 :func:`_compose_read`).  On a CPU (one torch thread per process; batches of at least
 :data:`_ROWS_PER_WORKER` rows a worker shared by forked workers) it runs at a few times the single-configuration
 accountant's rate (``bench/accountants.py --only-throughput``); it is built for a GPU
