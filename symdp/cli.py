@@ -95,8 +95,9 @@ def _replay_findings_line() -> None:
     from .ledger_json import proofs_dir
 
     cur, total = recorded_current([t.id for t in library_claims()])
-    click.echo(f"{proofs_dir() / 'findings.json'}: {cur}/{total} of the audit's mechanism-level results recorded for "
-               "this code (symdp audit --quick reads these, computes the rest)")
+    click.echo(f"{proofs_dir() / 'findings.json'}: {cur}/{total} of the audit's recorded results (ledger rows with "
+               "their plots, mechanism-level results) current for this code (symdp audit --quick reads these, "
+               "computes the rest)")
 
 
 @click.group(cls=LazyGroup)

@@ -38,13 +38,17 @@ def _quick(ids, root, stats):
 def test_quick_reads_current_rows_and_recomputes_only_the_stale_one(tmp_path, monkeypatch):
     monkeypatch.setenv("SYMDP_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "proofs"
-    assert [t[1] for t in AP.recorded_tasks(IDS)] == READ
+    tasks = AP.recorded_tasks(IDS)
+    led = AP.current_ledger_ids(IDS)
+    assert [t for t in tasks if t[0] == "ledger"] == [("ledger", i, False, 0, True) for i in IDS if i in led]
+    assert [t[1] for t in tasks if t[0] != "ledger"] == READ
+    n = len(tasks)
     got = AP.record(IDS, workers=1, use_cache=False, root=root)
-    assert got["recorded"] == 2 and got["computed"] == 2 and not got["skipped"]
+    assert got["recorded"] == n and got["computed"] == n and not got["skipped"]
     doc = json.loads((root / FILE).read_text())
-    assert [(r["kind"], r["ref"], r["key"]) for r in doc["rows"]] == [("reading", ref, AP.task_key(("reading", ref, False, 0, False)))
-                                                                      for ref in READ]
-    assert AP.recorded_current(IDS, root) == (2, 2)
+    assert [(r["kind"], r["ref"], r["key"]) for r in doc["rows"] if r["kind"] == "reading"] == [
+        ("reading", ref, AP.task_key(("reading", ref, False, 0, False))) for ref in READ]
+    assert AP.recorded_current(IDS, root) == (n, n)
 
     stats: dict = {}
     quick = _quick(IDS, root, stats)
@@ -67,7 +71,7 @@ def test_quick_reads_current_rows_and_recomputes_only_the_stale_one(tmp_path, mo
         return p | {"changed": True} if task[1] == READ[1] else p
 
     monkeypatch.setattr(AP, "_cache_parts", perturbed)
-    assert AP.recorded_current(IDS, root) == (1, 2)
+    assert AP.recorded_current(IDS, root) == (n - 1, n)
     stats = {}
     again = _quick(IDS, root, stats)
     assert stats["reading"]["recorded"] == 1 and stats["reading"]["cached"] == 1
@@ -77,7 +81,7 @@ def test_quick_reads_current_rows_and_recomputes_only_the_stale_one(tmp_path, mo
 
     # any change of the code (the code version in every key) makes every row stale
     monkeypatch.setattr(symdp.cache, "code_version", lambda: "another+version")
-    assert AP.recorded_current(IDS, root) == (0, 2)
+    assert AP.recorded_current(IDS, root) == (0, n)
     stats = {}
     _quick(IDS, root, stats)
     assert stats["reading"].get("recorded", 0) == 0 and stats["reading"]["cached"] == 0
@@ -94,10 +98,40 @@ def test_verify_command_records_the_rows_and_no_write_does_not(tmp_path, monkeyp
     assert not (root / FILE).exists()
     res = CliRunner().invoke(main, ["verify", IDS[0], "--quiet", "--workers", "1"])
     assert res.exit_code == 0, res.output
-    assert (root / "ledger.json").is_file() and "audit findings: 1 rows" in res.output
+    want = [AP.task_key(t) for t in AP.recorded_tasks(IDS[:1])]  # the reading, and the ledger row when current
+    assert (root / "ledger.json").is_file() and f"audit findings: {len(want)} rows" in res.output
     rec = load_recorded(root)
-    assert list(rec) == [AP.task_key(("reading", READ[0], False, 0, False))]
-    assert rec[next(iter(rec))]["results"][0]["id"] == READ[0]
+    assert sorted(rec) == sorted(want) and AP.task_key(("reading", READ[0], False, 0, False)) in rec
+    assert rec[AP.task_key(("reading", READ[0], False, 0, False))]["results"][0]["id"] == READ[0]
+
+
+def test_quick_reads_a_ledger_row_with_its_plot(tmp_path, monkeypatch):
+    """Session 34: ``--quick``'s view of a current ledger row (its result and plot) is recorded too; a quick run with
+    a report reads it (no task computed) and writes the same result and the same plot bytes as computing it."""
+    monkeypatch.setenv("SYMDP_CACHE_DIR", str(tmp_path / "cache"))
+    ids = ["he2021.thm4_eps2"]  # a REFUTED entry of the shipped ledger: its quick view draws a plot
+    assert AP.current_ledger_ids(ids) == set(ids)
+    root = tmp_path / "proofs"
+    got = AP.record(ids, workers=1, use_cache=False, root=root)
+    assert got["recorded"] == 1 and not got["skipped"]
+    row = next(r for r in json.loads((root / FILE).read_text())["rows"] if r["kind"] == "ledger")
+    assert row["ref"] == ids[0] and any(k.endswith(".png") for k in row["files"])
+
+    def quick(recorded, out):
+        stats: dict = {}
+        with executor(1) as ex:
+            res = AP.audit_parallel(ids, ex, plots=True, report_dir=out, algorithms=False, cache=None,
+                                    ledger_ids=AP.current_ledger_ids(ids), recorded=recorded, stats=stats)
+        return res, stats
+
+    read, st = quick(load_recorded(root), tmp_path / "a")
+    assert st["ledger"] == {"tasks": 1, "cached": 1, "recorded": 1, "seconds": 0.0, "cpu": 0.0}
+    fresh, st2 = quick({}, tmp_path / "b")
+    assert st2["ledger"]["cached"] == 0 and _rows(read) == _rows(fresh)
+    pa = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*.png"))
+    pb = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*.png"))
+    assert pa and pa == pb
+    assert all((tmp_path / "a" / p).read_bytes() == (tmp_path / "b" / p).read_bytes() for p in pa)
 
 
 def test_code_version_is_the_same_in_a_checkout_and_an_installed_wheel(tmp_path):

@@ -22,8 +22,9 @@ from ..errors import ClaimFileError, SymdpError
               help="directory for audit.md, audit.html, audit.json and plots/ (default: symdp-report for the library, "
                    "symdp-report-<claim file name> with --claims); an earlier run's report files there are replaced")
 @click.option("--json", "json_path", default=None, type=click.Path(dir_okay=False), help="also write the JSON report here ('-' for stdout)")
-@click.option("--quick", is_flag=True, help="reuse current verdicts from proofs/ledger.json and the mechanism-level results in "
-              "proofs/findings.json (both written by symdp verify); verify only stale or missing ones")
+@click.option("--quick", is_flag=True, help="reuse current verdicts from proofs/ledger.json, and the ledger rows' plots and the "
+              "mechanism-level results in proofs/findings.json (both written by symdp verify); verify only stale or "
+              "missing ones")
 @click.option("--deep", is_flag=True, help="search longer for counterexamples")
 @click.option("--no-plots", is_flag=True, help="skip matplotlib plots")
 @click.option("--seed", default=0, show_default=True, type=SEED)

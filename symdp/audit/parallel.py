@@ -516,8 +516,12 @@ def run_library_audit(ids: Sequence[str], *, workers: int | None = None, schedul
 
 def recorded_tasks(ids: Sequence[str]) -> list[Task]:
     """The tasks of :data:`~symdp.audit.parallel.RECORDED_KINDS` that ``symdp audit`` runs for the library entries
-    ``ids`` (the same tuples, so the same keys)."""
-    return [t for t in _tasks(list(ids), False, 0, False, True) if t[0] in RECORDED_KINDS]
+    ``ids`` (the same tuples, so the same keys): the mechanism-level ones, and the ``ledger`` task with plots of each
+    entry whose ledger row is current (what ``symdp audit --quick`` runs for it with a report, the default)."""
+    ids = list(ids)
+    led = current_ledger_ids(ids)
+    return ([("ledger", i, False, 0, True) for i in ids if i in led]
+            + [t for t in _tasks(ids, False, 0, False, True) if t[0] in RECORDED_KINDS])
 
 
 def recorded_current(ids: Sequence[str], root: Path | None = None) -> tuple[int, int]:
@@ -571,7 +575,7 @@ def record(ids: Sequence[str] | None = None, *, workers: int | None = None, sche
         rows = {(r["kind"], r["ref"]): r for r in _rows(root)}
     skipped = []
     for t, pl in zip(tasks, payloads):
-        if _cacheable(pl):
+        if t[0] == "ledger" or _cacheable(pl):  # a ledger row's UNDECIDED is the ledger's (as the cache rule in fill)
             rows[(t[0], t[1])] = {"kind": t[0], "ref": t[1], "key": task_key(t), "results": pl["results"],
                                   "files": pl.get("files") or {}}
         else:

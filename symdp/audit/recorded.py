@@ -1,5 +1,6 @@
 """The audit's mechanism-level results recorded in ``proofs/findings.json`` (issue 25): written by ``symdp verify``,
-read back by ``symdp audit --quick``.
+read back by ``symdp audit --quick``; also ``--quick``'s view of each current ledger row with its plot (session 34:
+drawing the 56 figures was all of a cold ``--quick``'s task time).
 
 The ledger (``proofs/ledger.json``) holds the verdicts of library entries only; the audit also checks the
 mechanism-level claims (``algo.*``), the second readings and Bu et al.'s experiments, which ``--quick`` would
@@ -25,8 +26,10 @@ from pathlib import Path
 from typing import Any
 
 #: the audit's task kinds whose results ``symdp verify`` records here and ``--quick`` reads back: the mechanism-level
-#: claims, the second readings and the experiments (the ledger holds only library entries)
-RECORDED_KINDS = ("algo", "reading", "experiment", "experiments")
+#: claims, the second readings and the experiments (the ledger holds only library entries), and ``--quick``'s own
+#: view of a ledger row (``ledger``: the result read from the ledger with its plot and certificate files; its key
+#: holds the ledger row, so a row is current only beside the ledger it was drawn from)
+RECORDED_KINDS = ("algo", "reading", "experiment", "experiments", "ledger")
 
 #: the file under ``proofs/``
 FILE = "findings.json"
