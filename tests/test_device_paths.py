@@ -141,3 +141,35 @@ def test_accelerator_grouping_and_guess_change_values_by_rounding_only(monkeypat
         wide = B._epsilon_device(s, q, T, d, h, "cpu")
     assert np.all(np.isfinite(wide)) and np.allclose(wide, cpu, rtol=1e-9, atol=0)
     assert Count.n * 3 <= ops_cpu * 2, (Count.n, ops_cpu)
+
+
+def test_a_batch_larger_than_its_memory_budget_runs_a_slice_at_a_time(monkeypatch):
+    """``_epsilon_device`` reads its budget (half the free device memory, or of the host's, at most
+    ``_HOST_CHUNK_BYTES``) before allocating and, when the rows' lattices need more, runs consecutive slices that
+    fit: here a 64 MiB budget cuts 800 typical rows into several slices, each within it, with the values of one pass
+    to rounding (1e-9 relative)."""
+    import symdp.accountants.batched as B
+
+    rng = np.random.default_rng(8)
+    n = 800
+    s, q = rng.uniform(0.8, 2.0, n), 10 ** rng.uniform(-3, -2, n)
+    T, d = rng.integers(1000, 20000, n), np.full(n, 1e-5)
+    one = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=1).epsilon
+    monkeypatch.setattr(B, "_HOST_CHUNK_BYTES", 1 << 26)
+    sizes: list[int] = []
+    orig = B._epsilon_device
+
+    def spy(s_, q_, T_, d_, h_, dev):
+        sizes.append(len(s_))
+        return orig(s_, q_, T_, d_, h_, dev)
+
+    monkeypatch.setattr(B, "_epsilon_device", spy)
+    sliced = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=1).epsilon
+    assert sizes[0] == n and len(sizes) > 2 and sum(sizes[1:]) == n
+    assert np.allclose(sliced, one, rtol=1e-9, atol=0)
+    L = rng.integers(200, 8000, 300).astype(float)  # lattice sizes: each slice within its budget, every row once
+    budget = 2 * B._BYTES_PER_ATOM * 20000.0
+    cuts = B._memory_slices(L, budget)
+    assert [a for a, _ in cuts] == [0] + [b for _, b in cuts[:-1]] and cuts[-1][1] == len(L)
+    assert all(2 * B._BYTES_PER_ATOM * L[a:b].sum() <= budget for a, b in cuts)
+    assert B._memory_slices(np.array([1e9, 5.0]), budget) == [(0, 1), (1, 2)]  # a row over the budget runs alone

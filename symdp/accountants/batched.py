@@ -368,6 +368,9 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
     st_, qt_, ht_ = t(s), t(q), t(h)
     rg_all = _ranges_torch(st_, qt_, ht_, t(step_tail))
     Lrow = rg_all["L"].cpu().numpy()
+    slices = _memory_slices(Lrow, _memory_budget(dev))
+    if len(slices) > 1:  # bounded memory: a slice at a time (values change by rounding only: groups, FFT lengths)
+        return np.concatenate([_epsilon_device(s[a:b], q[a:b], T[a:b], d[a:b], h[a:b], device) for a, b in slices])
     order = np.argsort(Lrow, kind="stable")
     pad, max_rows, max_elems = _group_limits(dev)
     groups = _groups(Lrow[order].astype(float), max_rows, pad, max_elems)  # a GPU: few, large launches
@@ -1138,6 +1141,46 @@ def _cpu_map(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, h: np.n
         miss = np.nonzero(~np.isfinite(out))[0]
         if len(miss):
             out[miss] = _device_chunk(tuple(a[miss] for a in (s, q, T, d, h)), device)
+    return out
+
+
+#: bytes a row holds at once, per atom of its grid (both directions' PMFs, CDF tables, windows and group temporaries;
+#: measured on an H200: 100,000 typical rows, 2,678 atoms each on average (:func:`_atoms_estimate`, both
+#: directions), peaked at 11.7 GiB: 47 bytes per atom)
+_BYTES_PER_ATOM = 64
+#: a batch's share of the memory it runs in: half of the CUDA device's free memory, or of the host's available memory
+#: (at most 4 GiB, so that forked workers and the caller keep theirs)
+_HOST_CHUNK_BYTES = 4 << 30
+
+
+def _memory_budget(dev: Any) -> float:
+    """Bytes one :func:`_epsilon_device` call may hold: half of a CUDA device's free memory, or of the host's
+    available memory and at most :data:`_HOST_CHUNK_BYTES` (read before the batch allocates)."""
+    if dev.type == "cuda":
+        import torch
+
+        return 0.5 * float(torch.cuda.mem_get_info(dev)[0])
+    import os
+
+    try:
+        avail = float(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        avail = float(_HOST_CHUNK_BYTES)
+    return min(0.5 * avail, float(_HOST_CHUNK_BYTES))
+
+
+def _memory_slices(L: np.ndarray, budget: float) -> list[tuple[int, int]]:
+    """Consecutive slices ``[a, b)`` of rows whose lattices (``L`` points each, both directions' grids lie on it)
+    need at most ``budget`` bytes at :data:`_BYTES_PER_ATOM` per point and direction; a row larger than the budget
+    alone."""
+    need = np.cumsum(np.asarray(L, dtype=float) * (2.0 * _BYTES_PER_ATOM))
+    out: list[tuple[int, int]] = []
+    a, base = 0, 0.0
+    while a < len(need):
+        b = max(int(np.searchsorted(need, base + budget, side="right")), a + 1)
+        out.append((a, b))
+        base = float(need[b - 1])
+        a = b
     return out
 
 
