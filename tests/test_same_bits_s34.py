@@ -196,3 +196,24 @@ def test_gdp_epsilon_same_bits_and_60_digit_root(mu: str, delta: str) -> None:
         else:
             root = mpmath.findroot(lambda t: prof(t) - d, e)
             assert root <= e <= root * (1 + mpmath.mpf(10) ** -25)
+
+
+def test_binom_pmf_table_same_bits() -> None:
+    """_binom_pmf with the shared lgamma table against the per-call list it replaced, for N in any order (the table
+    grows, later calls read a prefix)."""
+    import math
+
+    from symdp.verify import oracles_learners as OL
+
+    def old(N, p):
+        c = np.arange(N + 1, dtype=float)
+        lg = np.array([math.lgamma(x + 1) for x in range(N + 1)])
+        logpmf = lg[N] - lg - lg[::-1] + c * math.log(p) + (N - c) * math.log1p(-p)
+        return np.exp(logpmf)
+
+    OL._LGAMMA1.clear()
+    rng = random.Random(3)
+    for N in (5, 1, 0, 2000, 17, 1999, 2001, 100_000, 3):
+        p = rng.uniform(0.01, 0.99)
+        assert np.array_equal(OL._binom_pmf(N, p), old(N, p))
+    assert len(OL._LGAMMA1) == 100_001
