@@ -217,3 +217,70 @@ def test_binom_pmf_table_same_bits() -> None:
         p = rng.uniform(0.01, 0.99)
         assert np.array_equal(OL._binom_pmf(N, p), old(N, p))
     assert len(OL._LGAMMA1) == 100_001
+
+
+def _eq7_max_old(epsprime, eps, deltas, deltatilde):
+    """composition.eq7_max before the float64 pre-screen (session 34), verbatim."""
+    from itertools import product
+
+    from symdp.verify.oracles import _mpf
+
+    ep = _mpf(epsprime)
+    T = len(eps)
+    em = [_mpf(e) for e in eps]
+    dm = [_mpf(d) for d in deltas]
+    den = [1 + mpmath.exp(e) for e in em]
+    zero = mpmath.mpf(0)
+    f0 = [1 - mpmath.exp(zero) * d / q for d, q in zip(dm, den)]
+    f1 = [1 - mpmath.exp(e) * d / q for e, d, q in zip(em, dm, den)]
+    p2 = mpmath.fprod(1 - d / q for d, q in zip(dm, den))
+    dt = _mpf(deltatilde)
+    vals = []
+    for j in range(T):
+        others = [i for i in range(T) if i != j]
+        for bits in product((0, 1), repeat=len(others)):
+            a = [zero] * T
+            for i, b in zip(others, bits):
+                if b:
+                    a[i] = em[i]
+            rest = ep - mpmath.fsum(a)
+            if rest < 0 or rest > em[j]:
+                continue
+            fj = 1 - mpmath.exp(rest) * dm[j] / den[j]
+            p1 = mpmath.fprod(fj if i == j else (f1[i] if a[i] is em[i] else f0[i]) for i in range(T))
+            vals.append(2 - p1 - p2 + dt)
+    if not vals:
+        return None
+    return max(vals)
+
+
+@pytest.mark.parametrize("dps", [15, 30, 60])
+def test_eq7_max_prescreen_same_bits(dps: int) -> None:
+    """eq7_max with the float64 pre-screen against the previous code, bit for bit, including eps' on the vertex
+    test's boundaries (rest exactly 0 or exactly eps_j: sums of subsets of dyadic eps), eps' outside [0, sum eps],
+    equal eps, tiny and large eps."""
+    from symdp.verify.composition import eq7_max
+
+    rng = random.Random(dps)
+    n = 0
+    with mpmath.workdps(dps):
+        for _ in range(60):
+            T = rng.choice((1, 2, 3, 5, 8))
+            kind = rng.random()
+            if kind < 0.3:  # dyadic eps: subset sums exact, boundaries hit exactly
+                eps = [mpmath.mpf(rng.randint(1, 16)) / 8 for _ in range(T)]
+            elif kind < 0.4:
+                eps = [mpmath.mpf("0.25")] * T
+            elif kind < 0.5:
+                eps = [mpmath.mpf(10) ** rng.uniform(-12, 2) for _ in range(T)]
+            else:
+                eps = [mpmath.mpf(rng.uniform(0.01, 2)) for _ in range(T)]
+            deltas = [mpmath.mpf(rng.uniform(0, 1e-3)) for _ in range(T)]
+            tot = mpmath.fsum(eps)
+            subset = mpmath.fsum(e for e in eps if rng.random() < 0.5)
+            for ep in (subset, subset + eps[0], tot * mpmath.mpf(rng.uniform(0, 1)), tot, mpmath.mpf(0), -tot, 2 * tot + 1,
+                       tot * (1 - mpmath.mpf(10) ** (-dps + 2))):
+                new, old = eq7_max(ep, eps, deltas, mpmath.mpf("1e-6")), _eq7_max_old(ep, eps, deltas, mpmath.mpf("1e-6"))
+                assert (new is None and old is None) or new._mpf_ == old._mpf_, (T, eps, ep)
+                n += 1
+    assert n == 480
