@@ -284,3 +284,49 @@ def test_eq7_max_prescreen_same_bits(dps: int) -> None:
                 assert (new is None and old is None) or new._mpf_ == old._mpf_, (T, eps, ep)
                 n += 1
     assert n == 480
+
+
+def _sgm_hockey_old(q, sigma, epsilon, direction):
+    """sgm_hockey_stick before session 34 (N(0, s^2)'s density computed on each side), verbatim."""
+    from symdp.verify.oracles_pairs import _npdf_same_bits
+    from symdp.verify.oracles_tradeoff import _first_sign_change
+
+    qq, s, e = mpmath.mpf(q), mpmath.mpf(sigma), mpmath.mpf(epsilon)
+    ee = mpmath.exp(e)
+    pdfs = {0: _npdf_same_bits(0, s), 1: _npdf_same_bits(1, s)}
+
+    def npdf(x, m):
+        return pdfs[m](x)
+
+    def mix(x):
+        return (1 - qq) * npdf(x, 0) + qq * npdf(x, 1)
+
+    if direction == "remove":
+        P, Q = mix, (lambda x: npdf(x, 0))
+    else:
+        P, Q = (lambda x: npdf(x, 0)), mix
+
+    def g(x):
+        return P(x) - ee * Q(x)
+
+    a, b = _first_sign_change(lambda k: g(mpmath.mpf(k) / 4 * s + mpmath.mpf(1) / 2), -400, 400)
+    if b is None:
+        if a:
+            return mpmath.quad(g, [-mpmath.inf, mpmath.inf])
+        return mpmath.mpf(0)
+    root = mpmath.findroot(g, (mpmath.mpf(a) / 4 * s + mpmath.mpf(1) / 2, mpmath.mpf(b) / 4 * s + mpmath.mpf(1) / 2),
+                           solver="anderson")
+    if direction == "remove":
+        return mpmath.quad(g, [root, root + 20 * s, mpmath.inf])
+    return mpmath.quad(g, [-mpmath.inf, root - 20 * s, root])
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_sgm_hockey_stick_shared_density_same_bits(direction: str) -> None:
+    from symdp.verify.oracles_tradeoff import sgm_hockey_stick
+
+    with mpmath.workdps(30):
+        for q, sigma, eps in (("0.01", "1.1", "0.5"), ("1", "2", "1"), ("0.3", "0.7", "0.05"), ("1e-4", "5", "0"),
+                              ("0.5", "1", "3")):
+            new = sgm_hockey_stick(q=mpmath.mpf(q), sigma=mpmath.mpf(sigma), epsilon=mpmath.mpf(eps), direction=direction)
+            assert new._mpf_ == _sgm_hockey_old(q, sigma, eps, direction)._mpf_, (q, sigma, eps)
