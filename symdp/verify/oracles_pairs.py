@@ -295,10 +295,11 @@ def _kov_sum_same_bits(e: mpmath.mpf, ep: mpmath.mpf, Ti: int, lmax: int, logp: 
 #: and T, and T repeats across points): ``log C(T, l)`` by the loop's own incremental chain, per (T, precision,
 #: rounding), and the binomial weights ``exp(log C(T, l) + (T - l) log p + l log(1 - p))``, per (eps, T, precision,
 #: rounding), each entry computed by the same operations on the same inputs as the loop (so the same bits) the first
-#: time a sum needs it.  Bounded: each dict starts again empty past KOV_CACHE_MAX keys.
+#: time a sum needs it.  Bounded: each dict starts again empty past KOV_CACHE_MAX keys (at most ~300 weights of
+#: ~200 bytes per key: tens of MB at worst).
 _KOV_LOGC: dict[tuple[int, int, str], list[tuple]] = {}
 _KOV_W: dict[tuple[tuple, tuple, tuple, int, int, str], dict[int, tuple]] = {}
-KOV_CACHE_MAX = 2048
+KOV_CACHE_MAX = 512
 
 
 def _kov_logc_chain(Ti: int, lmax: int, prec: int, rnd: str) -> list[tuple]:
