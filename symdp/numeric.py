@@ -31,6 +31,27 @@ def golden_section_min(f: Callable[[Any], Any], lo: Any, hi: Any, iters: int) ->
     return f1, f2
 
 
+def iterate(step: Callable[[Any], Any], state: Any, n: int, key: Callable[[Any], Any]) -> Any:
+    """``state`` after ``n`` applications of ``step``, the same object the plain loop ``for _ in range(n): state =
+    step(state)`` ends with, for a deterministic ``step`` (a pure function of the state at a fixed working precision).
+
+    ``key(state)`` identifies a state exactly (e.g. the ``_mpf_`` tuples of its mpf numbers).  Once a state comes back
+    (a fixed-precision iteration that has converged settles on a fixed point or a short cycle of roundings) the
+    sequence is periodic from its first visit on, so the state after ``n`` steps is read off the cycle and the
+    remaining steps are skipped: the result is bit for bit the loop's."""
+    seen: dict[Any, int] = {}
+    hist: list[Any] = []
+    for i in range(n):
+        k = key(state)
+        j = seen.get(k)
+        if j is not None:  # state_i == state_j: state_m == state_{j + (m - j) % (i - j)} for every m >= j
+            return hist[j + (n - j) % (i - j)]
+        seen[k] = i
+        hist.append(state)
+        state = step(state)
+    return state
+
+
 #: up to this n, :func:`log_binomial` rounds the exact integer ``math.comb(n, k)`` once
 EXACT_BINOMIAL_MAX = 1024
 
@@ -69,4 +90,4 @@ def log_binomial(n: int, k: int) -> Any:
     return _binomial_at(int(n), int(k), prec, rnd, True)
 
 
-__all__ = ["EXACT_BINOMIAL_MAX", "GOLDEN", "binomial", "golden_section_min", "log_binomial"]
+__all__ = ["EXACT_BINOMIAL_MAX", "GOLDEN", "binomial", "golden_section_min", "iterate", "log_binomial"]

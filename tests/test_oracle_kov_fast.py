@@ -249,3 +249,37 @@ def test_composition2_points_same_bits_as_with_mpmath_ncdf(monkeypatch):
         with monkeypatch.context() as mp_:
             mp_.setattr(fdp, "_ncdf_same_bits", mpmath.ncdf)
             assert fdp.sub_tradeoff_QP(0.2, 1.5, 0.05)._mpf_ == new._mpf_
+
+
+@pytest.mark.parametrize("dps", [30, 60])
+def test_cached_chain_and_weights_give_the_previous_bits(dps):
+    """The log C(T, l) chain and the binomial weights cached across calls (session 34): calls that share eps and T
+    with other eps' and delta, in orders that first fill a short chain and then extend it (eps' from the top loss
+    down to below 0) and the reverse, against the previous code bit for bit; also after the caches were cleared
+    mid-way and at a second precision sharing the same (eps, T)."""
+    OP._KOV_LOGC.clear()
+    OP._KOV_W.clear()
+    rng = random.Random(dps + 34)
+    n = 0
+    with mpmath.workdps(dps):
+        for T in (1, 2, 9, 50, 199, 500):
+            for e in (0.0, 1e-4, 0.1, 1.0, rng.uniform(0, 2)):
+                top = e * T
+                eps_list = [top * f for f in (0.99, 0.7, 0.4, 0.1)] + [0.0, -1.0, rng.uniform(0, top + 1)]
+                for order in (eps_list, eps_list[::-1]):
+                    for ep in order:
+                        if _nterms(e, ep, T) > OP.SAME_BITS_MAX_TERMS:
+                            continue
+                        d = rng.choice([0.0, 1e-12, rng.uniform(0, 0.1)])
+                        new = OP.optimal_composition(epsilon=e, delta=d, T=T, at=ep)
+                        old = _old_optimal_composition(epsilon=e, delta=d, T=T, at=ep)
+                        assert new._mpf_ == old._mpf_, (dps, T, e, ep, d)
+                        n += 1
+                if T == 199:
+                    OP._KOV_LOGC.clear()
+                    OP._KOV_W.clear()
+        with mpmath.workdps(dps + 7):  # the same (eps, T) at another precision: other cache entries
+            for ep in (0.5, 0.05):
+                new = OP.optimal_composition(epsilon=0.1, delta=1e-9, T=50, at=ep)
+                assert new._mpf_ == _old_optimal_composition(epsilon=0.1, delta=1e-9, T=50, at=ep)._mpf_
+    assert n > 300 and OP._KOV_W and OP._KOV_LOGC

@@ -134,11 +134,11 @@ class GDPEpsilon(sp.Function):
             if m <= 0 or not 0 < d < 1:
                 return None
 
-            def prof(e: mpmath.mpf) -> mpmath.mpf:
-                return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+            def tail(e: mpmath.mpf) -> mpmath.mpf:  # e^e Phi(-e/m - m/2): prof's second term and -slope
+                return mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
 
-            def slope(e: mpmath.mpf) -> mpmath.mpf:  # d/de of prof (e^e phi(-e/m - m/2) = phi(-e/m + m/2))
-                return -mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+            def prof(e: mpmath.mpf, t: mpmath.mpf | None = None) -> mpmath.mpf:
+                return mpmath.ncdf(-e / m + m / 2) - (tail(e) if t is None else t)
 
             if prof(mpmath.mpf(0)) <= d:
                 return sp.Float(0, dps=max(prec // 3, 15))
@@ -154,14 +154,15 @@ class GDPEpsilon(sp.Function):
             for it in range(prec + 60):
                 if hi - lo <= tiny * hi:
                     break
-                px = prof(x)
+                tx = tail(x)  # computed once for prof(x) and slope(x) = -tail(x): the same value each computed
+                px = prof(x, tx)
                 if px > d:
                     lo = x
                 else:
                     hi = x
                 nx = None
                 if px > 0:
-                    step = (mpmath.log(px) - ld) * px / slope(x)  # Newton on log prof(e) = log d
+                    step = (mpmath.log(px) - ld) * px / -tx  # Newton on log prof(e) = log d (slope(x) = -tail(x))
                     if abs(step) <= 64 * tiny * abs(x):  # converged: close the bracket around the iterate, checked
                         c = x - step
                         w = 2 * abs(step) + tiny * abs(c)

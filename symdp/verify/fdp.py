@@ -38,6 +38,7 @@ from .oracles import (
     _compose_pmf,
     _hs_from_pmf,
     _mpf,
+    _pmf_losses,
     _subsampled_pld,
     gaussian_profile,
     register,
@@ -487,9 +488,10 @@ def exact_profile_bracket(q: float, sigma: float, T: int, eps: tuple[float, ...]
         up, dn, mass, dropped = _subsampled_pld(q, sigma, h, direction)
         ou, pu = _compose_pmf(up, mass, T)
         od, pd = _compose_pmf(dn, mass, T)
+        lu, ld = _pmf_losses(ou, pu, h), _pmf_losses(od, pd, h)  # once per PMF, shared by every eps
         for j, e in enumerate(eps):
-            ups[k][j] = _hs_from_pmf(ou, pu, h, e) + 1 - (1 - dropped) ** T + 1e-12 * T
-            lows[k][j] = max(0.0, _hs_from_pmf(od, pd, h, e) - 1e-12 * T)
+            ups[k][j] = _hs_from_pmf(ou, pu, h, e, lu) + 1 - (1 - dropped) ** T + 1e-12 * T
+            lows[k][j] = max(0.0, _hs_from_pmf(od, pd, h, e, ld) - 1e-12 * T)
     return tuple((max(lows[0][j], lows[1][j]), max(ups[0][j], ups[1][j])) for j in range(len(eps)))
 
 

@@ -41,6 +41,7 @@ from .oracles_gaussian import _compose_pmf as _compose_pmf
 from .oracles_gaussian import _gauss_mu as _gauss_mu
 from .oracles_gaussian import _gauss_mu_sym as _gauss_mu_sym
 from .oracles_gaussian import _hs_from_pmf as _hs_from_pmf
+from .oracles_gaussian import _pmf_losses as _pmf_losses
 from .oracles_gaussian import _subsampled_pld as _subsampled_pld
 from .oracles_gaussian import gaussian_profile as gaussian_profile
 from .oracles_gaussian import gaussian_profile_exact as gaussian_profile_exact

@@ -27,13 +27,14 @@ mechanism with the same premise could be worse (for RDP at one order, for instan
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import mpmath
 import sympy as sp
 
-from ..numeric import log_binomial
+from ..numeric import iterate, log_binomial
 from .oracles_gaussian import gaussian_profile
 from .oracles_pairs import _mpf, hockey_stick, kov_pair
 from .registry import Oracle, assign, register
@@ -140,24 +141,53 @@ def _mech_evidence(th, checks: list[tuple[bool, Any, str]], what: str) -> Any:
                     None, None, len(checks))
 
 
+def _conjugate_objective(y: mpmath.mpf, mu: mpmath.mpf) -> Callable[[mpmath.mpf], mpmath.mpf]:
+    """``a -> y a - G_mu(a)``, each value computed once per argument (its exact bits; the golden-section steps of
+    :func:`map_duality` probe the same point again once the bracket is a few ulps wide)."""
+    from .oracles_tradeoff import gaussian_tradeoff
+
+    vals: dict[tuple, mpmath.mpf] = {}
+
+    def g(a: mpmath.mpf) -> mpmath.mpf:
+        k = (a._mpf_, mpmath.mp.prec)
+        v = vals.get(k)
+        if v is None:
+            v = vals[k] = y * a - gaussian_tradeoff(mu=mu, alpha=a)
+        return v
+
+    return g
+
+
+_GOLDEN_C = "0.381966011250105151795"
+
+
+def _golden_step(g: Callable[[mpmath.mpf], mpmath.mpf], lo: mpmath.mpf, hi: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """One step of :func:`map_duality`'s golden-section search for the maximum of a concave ``g`` on ``[lo, hi]``."""
+    a1, a2 = lo + (hi - lo) * mpmath.mpf(_GOLDEN_C), hi - (hi - lo) * mpmath.mpf(_GOLDEN_C)
+    if g(a1) < g(a2):
+        return a1, hi
+    return lo, a2
+
+
+def _golden_bracket_step(g: Callable[[mpmath.mpf], mpmath.mpf], b: tuple[mpmath.mpf, mpmath.mpf]) -> tuple[mpmath.mpf, mpmath.mpf]:
+    return _golden_step(g, *b)
+
+
+def _bracket_key(b: tuple[mpmath.mpf, mpmath.mpf]) -> tuple:
+    return (b[0]._mpf_, b[1]._mpf_)
+
+
 def map_duality(th):
     """Bu et al.'s duality delta(eps) = 1 + f*(-e^eps), checked for f = G_mu: the conjugate sup_a (-e^eps a - G_mu(a)) by
     golden-section search at 30 digits (concave in a), against the exact Gaussian profile (Balle and Wang 2018)."""
-    from .oracles_tradeoff import gaussian_tradeoff
-
     checks = []
     with mpmath.workdps(30):
         for mu in ("0.3", "1", "2.5"):
             for e in ("0", "0.5", "2", "4"):
                 m_, y = mpmath.mpf(mu), -mpmath.exp(mpmath.mpf(e))
-                g = lambda a, y=y, m_=m_: y * a - gaussian_tradeoff(mu=m_, alpha=a)  # noqa: E731
-                lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-                for _ in range(160):  # golden section on a concave function
-                    a1, a2 = lo + (hi - lo) * mpmath.mpf("0.381966011250105151795"), hi - (hi - lo) * mpmath.mpf("0.381966011250105151795")
-                    if g(a1) < g(a2):
-                        lo = a1
-                    else:
-                        hi = a2
+                g = _conjugate_objective(y, m_)
+                lo, hi = iterate(functools.partial(_golden_bracket_step, g), (mpmath.mpf(0), mpmath.mpf(1)), 160,
+                                 _bracket_key)  # 160 golden-section steps (concave g)
                 dual = 1 + g((lo + hi) / 2)
                 exact = gaussian_profile(mu=m_, at=mpmath.mpf(e))
                 diff = abs(dual - exact)

@@ -181,10 +181,20 @@ def _compose_pmf(idx: np.ndarray, mass: np.ndarray, T: int) -> tuple[int, np.nda
     return lo * T, np.clip(out, 0.0, None)
 
 
-def _hs_from_pmf(offset: int, pmf: np.ndarray, h: float, eps: float) -> float:
-    losses = (offset + np.arange(len(pmf))) * h
-    sel = losses > eps
-    return float(np.sum(pmf[sel] * -np.expm1(eps - losses[sel])))
+def _pmf_losses(offset: int, pmf: np.ndarray, h: float) -> np.ndarray:
+    """The privacy loss of each atom of a PMF on the grid ``h * (offset + k)`` (nondecreasing in k)."""
+    return (offset + np.arange(len(pmf))) * h
+
+
+def _hs_from_pmf(offset: int, pmf: np.ndarray, h: float, eps: float, losses: np.ndarray | None = None) -> float:
+    """The hockey-stick divergence ``sum over losses > eps of pmf (1 - e^(eps - loss))``.  ``losses``:
+    :func:`_pmf_losses` of the PMF when the caller evaluates several eps (computed here otherwise).  The losses are
+    nondecreasing, so the atoms above eps are a suffix: the sum runs over that slice, the same values in the same
+    order as the boolean selection ``losses > eps`` (the same bits; tests/test_hs_from_pmf.py)."""
+    if losses is None:
+        losses = _pmf_losses(offset, pmf, h)
+    k = int(np.searchsorted(losses, eps, side="right"))  # first loss > eps
+    return float(np.sum(pmf[k:] * -np.expm1(eps - losses[k:])))
 
 
 def subsampled_gaussian_bracket(*, q: Any = None, sigma: Any, T: Any, at: Any, h: float | None = None, **kw: Any):

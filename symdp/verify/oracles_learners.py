@@ -67,9 +67,21 @@ def _instance(rng: random.Random) -> tuple[float, list[tuple[float, float]]]:
     return p, L
 
 
+#: ``math.lgamma(x + 1)`` for x = 0, 1, ... as far as a call of :func:`_binom_pmf` has needed (extended in place; the
+#: same values the per-call list computed, so the same bits)
+_LGAMMA1: list[float] = []
+
+
+def _lgamma1_table(N: int) -> np.ndarray:
+    """``[lgamma(1), ..., lgamma(N + 1)]`` (float64), from :data:`_LGAMMA1`."""
+    if len(_LGAMMA1) <= N:
+        _LGAMMA1.extend(math.lgamma(x + 1) for x in range(len(_LGAMMA1), N + 1))
+    return np.array(_LGAMMA1[: N + 1])
+
+
 def _binom_pmf(N: int, p: float) -> np.ndarray:
     c = np.arange(N + 1, dtype=float)
-    lg = np.array([math.lgamma(x + 1) for x in range(N + 1)])
+    lg = _lgamma1_table(N)
     logpmf = lg[N] - lg - lg[::-1] + c * math.log(p) + (N - c) * math.log1p(-p)
     return np.exp(logpmf)
 

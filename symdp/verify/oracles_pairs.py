@@ -274,19 +274,60 @@ def _kov_sum_same_bits(e: mpmath.mpf, ep: mpmath.mpf, Ti: int, lmax: int, logp: 
     ctx = mpmath.mp
     prec, rnd = ctx._prec_rounding
     ev, epv, lpv, l1v = e._mpf_, ep._mpf_, logp._mpf_, log1mp._mpf_
+    logcs = _kov_logc_chain(Ti, lmax, prec, rnd)
+    weights = _kov_weights(ev, lpv, l1v, Ti, prec, rnd)
     terms = []
-    logc = fzero
     for l in range(0, lmax + 1):
-        if l > 0:
-            logc = mpf_add(logc, mpf_log(mpf_div(from_int(Ti - l + 1), from_int(l), prec, rnd), prec, rnd), prec, rnd)
         loss = mpf_mul_int(ev, Ti - 2 * l, prec, rnd)
         if mpf_le(loss, epv):
             continue
-        lt = mpf_add(mpf_add(logc, mpf_mul_int(lpv, Ti - l, prec, rnd), prec, rnd), mpf_mul_int(l1v, l, prec, rnd),
-                     prec, rnd)
+        w = weights.get(l)
+        if w is None:
+            lt = mpf_add(mpf_add(logcs[l], mpf_mul_int(lpv, Ti - l, prec, rnd), prec, rnd), mpf_mul_int(l1v, l, prec, rnd),
+                         prec, rnd)
+            w = weights[l] = mpf_exp(lt, prec, rnd)
         f = _neg_expm1_same_bits(mpf_sub(epv, loss, prec, rnd), prec, rnd)
-        terms.append(mpf_mul(mpf_exp(lt, prec, rnd), f, prec, rnd))
+        terms.append(mpf_mul(w, f, prec, rnd))
     return ctx.make_mpf(mpf_sum(terms, prec, rnd))
+
+
+#: the parts of :func:`_kov_sum_same_bits` that do not depend on eps' (the search moves eps' and delta at fixed eps
+#: and T, and T repeats across points): ``log C(T, l)`` by the loop's own incremental chain, per (T, precision,
+#: rounding), and the binomial weights ``exp(log C(T, l) + (T - l) log p + l log(1 - p))``, per (eps, T, precision,
+#: rounding), each entry computed by the same operations on the same inputs as the loop (so the same bits) the first
+#: time a sum needs it.  Bounded: each dict starts again empty past KOV_CACHE_MAX keys (at most ~300 weights of
+#: ~200 bytes per key: tens of MB at worst).
+_KOV_LOGC: dict[tuple[int, int, str], list[tuple]] = {}
+_KOV_W: dict[tuple[tuple, tuple, tuple, int, int, str], dict[int, tuple]] = {}
+KOV_CACHE_MAX = 512
+
+
+def _kov_logc_chain(Ti: int, lmax: int, prec: int, rnd: str) -> list[tuple]:
+    """``[log C(T, 0), ..., log C(T, lmax)]`` (at least) as the loop computes them: ``logc_l = logc_{l-1} +
+    log((T - l + 1)/l)``, each step rounded at ``prec``."""
+    key = (Ti, prec, rnd)
+    chain = _KOV_LOGC.get(key)
+    if chain is None:
+        if len(_KOV_LOGC) >= KOV_CACHE_MAX:
+            _KOV_LOGC.clear()
+        chain = _KOV_LOGC[key] = [fzero]
+    logc = chain[-1]
+    for l in range(len(chain), lmax + 1):
+        logc = mpf_add(logc, mpf_log(mpf_div(from_int(Ti - l + 1), from_int(l), prec, rnd), prec, rnd), prec, rnd)
+        chain.append(logc)
+    return chain
+
+
+def _kov_weights(ev: tuple, lpv: tuple, l1v: tuple, Ti: int, prec: int, rnd: str) -> dict[int, tuple]:
+    """The binomial weights of (eps, T) computed so far, ``l -> exp(lt_l)`` (filled by :func:`_kov_sum_same_bits`;
+    keyed by the exact ``log p`` and ``log(1 - p)`` the sum is given as well as eps)."""
+    key = (ev, lpv, l1v, Ti, prec, rnd)
+    got = _KOV_W.get(key)
+    if got is None:
+        if len(_KOV_W) >= KOV_CACHE_MAX:
+            _KOV_W.clear()
+        got = _KOV_W[key] = {}
+    return got
 
 
 def _kov_sum_window(e: mpmath.mpf, ep: mpmath.mpf, Ti: int) -> mpmath.mpf:

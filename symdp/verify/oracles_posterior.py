@@ -24,6 +24,7 @@ import itertools
 
 import mpmath
 
+from ..numeric import iterate
 from .oracles_finite import _TOL, _decide, _kl, _posterior, _rhs, instance, max_information, okl
 from .registry import Oracle, assign, register
 
@@ -137,6 +138,23 @@ def _objective(q: list, Lsum: list, gamma: mpmath.mpf) -> mpmath.mpf:
     return mpmath.fsum(x * mpmath.log(x) for x in q if x > 0) / gamma + mpmath.fsum(x * y for x, y in zip(q, Lsum))
 
 
+#: exponentiated-gradient steps of :func:`map_thm9`
+EG_STEPS = 4000
+
+
+def _eg_step(q: list, Lsum: list, g: mpmath.mpf) -> list:
+    """One exponentiated-gradient step (step size gamma/2) on -(1/gamma) H(q) + E_q L_sum."""
+    eta = g / 2
+    grad = [(mpmath.log(x) + 1) / g + y for x, y in zip(q, Lsum)]
+    w = [x * mpmath.exp(-eta * d) for x, d in zip(q, grad)]
+    s = mpmath.fsum(w)
+    return [x / s for x in w]
+
+
+def _mpf_key(q: list) -> tuple:
+    return tuple(x._mpf_ for x in q)
+
+
 def map_thm9(th):
     """Thm 9: the minimiser over the simplex of -(1/gamma) H(q) + E_q L_sum is exp(-gamma L_sum)/K."""
     claim = _rhs(th)
@@ -147,12 +165,7 @@ def map_thm9(th):
         g = mpmath.mpf(10) ** mpmath.mpf(rng.uniform(-1, 0.5))
         K = mpmath.fsum(mpmath.exp(-g * x) for x in Lsum)
         q = [mpmath.mpf(1) / nh] * nh  # exponentiated-gradient descent from the uniform point
-        eta = g / 2
-        for _ in range(4000):
-            grad = [(mpmath.log(x) + 1) / g + y for x, y in zip(q, Lsum)]
-            w = [x * mpmath.exp(-eta * d) for x, d in zip(q, grad)]
-            s = mpmath.fsum(w)
-            q = [x / s for x in w]
+        q = iterate(lambda q: _eg_step(q, Lsum, g), q, EG_STEPS, _mpf_key)  # 4000 steps (a cycle ends them early)
         got = [claim({"L_sum": y, "gamma": g, "K_part": K}) for y in Lsum]
         diff = max(abs(a - b) for a, b in zip(q, got))
         f_star = _objective(got, Lsum, g)

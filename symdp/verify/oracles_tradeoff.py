@@ -122,23 +122,17 @@ def sgm_hockey_stick(*, q: Any, sigma: Any, epsilon: Any, direction: str = "remo
     qq, s, e = _mpf(q), _mpf(sigma), _mpf(epsilon)
     ee = mpmath.exp(e)
 
-    pdfs = {0: _npdf_same_bits(0, s), 1: _npdf_same_bits(1, s)}  # mpmath.npdf(x, m, s): same bits
-
-    def npdf(x, m):
-        return pdfs[m](x)
-
-    def mix(x):
-        return (1 - qq) * npdf(x, 0) + qq * npdf(x, 1)
-
-    if direction == "remove":
-        P, Q = mix, (lambda x: npdf(x, 0))
-    elif direction == "add":
-        P, Q = (lambda x: npdf(x, 0)), mix
-    else:
+    pdf0, pdf1 = _npdf_same_bits(0, s), _npdf_same_bits(1, s)  # mpmath.npdf(x, m, s): same bits
+    if direction not in ("remove", "add"):
         raise InvalidParameterError(f"direction={direction!r} must be 'add' or 'remove'")
+    remove = direction == "remove"
 
     def g(x):
-        return P(x) - ee * Q(x)
+        # P(x) - e^eps Q(x) with the mixture (1 - q) N(0, s^2) + q N(1, s^2) as P (remove) or Q (add); N(0, s^2)'s
+        # density, a factor of both sides, is computed once (the same value each side computed)
+        p0 = pdf0(x)
+        mix = (1 - qq) * p0 + qq * pdf1(x)
+        return mix - ee * p0 if remove else p0 - ee * mix
 
     # g changes sign once (the loss is monotone in x): bracket the root on a wide grid, x_k = k s/4 + 1/2 for
     # |k| <= 400, by bisection over k (~10 evaluations of g, not 801)
