@@ -1107,6 +1107,7 @@ class _Shifted:
 
     def __init__(self, curve: Any, c0: int) -> None:
         self.curve, self.c0 = curve, c0
+        self.probes = bool(getattr(curve, "probes", False))
 
     def __call__(self, orders: np.ndarray, rows: np.ndarray) -> np.ndarray:
         return np.asarray(self.curve(orders, rows + self.c0))
@@ -1196,6 +1197,21 @@ class _Known:
 
 def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarray, cand: np.ndarray,
                 v: np.ndarray, o: np.ndarray, r_int: np.ndarray, low_conv: np.ndarray | None = None) -> None:
+    """Stage 3 of :func:`_default_grid_pruned` (in place): :func:`_refine_probe_first` where the curve offers the
+    series' probes (``curve.probes``), then :func:`_refine_exact` on the configurations it leaves; else
+    :func:`_refine_exact` on all.  The same answers to the bit either way (those of :func:`_refine_fractional`)."""
+    if not getattr(curve, "probes", False):
+        _refine_exact(values, curve, target, cand, v, o, r_int, low_conv)
+        return
+    left = _refine_probe_first(values, curve, target, cand, v, o, r_int, low_conv)
+    if left.any():
+        sub = cand & left[:, None]
+        lc = None if low_conv is None else np.asarray(low_conv, dtype=float)[left[np.nonzero(cand)[0]]]
+        _refine_exact(values, curve, target, sub, v, o, r_int, lc)
+
+
+def _refine_exact(values: Callable[..., np.ndarray], curve: Any, target: np.ndarray, cand: np.ndarray,
+                  v: np.ndarray, o: np.ndarray, r_int: np.ndarray, low_conv: np.ndarray | None = None) -> None:
     """Stage 3 of :func:`_default_grid_pruned`, best first (in place): each configuration evaluates the candidate
     fractional order of lowest estimate, one vectorised ``curve.rows_at`` call per round for all configurations
     (each at its own order); the exact values (upper and lower) join the integer ones as known points of the
@@ -1274,6 +1290,127 @@ def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarra
         with np.errstate(invalid="ignore"):
             est = 0.75 * conv(chord) + 0.25 * cb
     v[act], o[act] = vl, ol
+
+
+def _refine_probe_first(values: Callable[..., np.ndarray], curve: Any, target: np.ndarray, cand: np.ndarray,
+                        v: np.ndarray, o: np.ndarray, r_int: np.ndarray,
+                        low_conv: np.ndarray | None = None) -> np.ndarray:
+    """Stage 3 of :func:`_default_grid_pruned` on the series' probes first (in place); returns the configurations
+    (a mask of ``cand``'s rows) it leaves to :func:`_refine_exact`, their ``v`` and ``o`` untouched.
+
+    1. The best-first search of :func:`_refine_exact` (the same picks, known points and convexity bounds), but each
+       order visited gets only its probe's rigorous bracket (``curve.rows_at_skip`` with a skip that excludes every
+       row; an order without a probe comes back in full): a configuration's best upper bound ``ub`` is the smallest
+       converted upper value met (its ``v`` at first), and a candidate is left out once its converted lower bound is
+       at or above ``ub``.
+    2. The full series (``curve.rows_at_skip`` without skip: the values of :func:`_refine_exact` to the bit) only at
+       the probed orders whose lower bound is not above ``ub``: usually one per configuration, where the
+       exact search evaluates about two.
+    3. The answer from the orders evaluated in full, by :func:`_refine_fractional`'s rule (the smallest converted
+       value; the ladder's ``v`` on a tie, else the smallest order), kept only where every other candidate's lower
+       bound (kept from the search: the last one met, or its probe's) converts above it, or equal to it and losing
+       the tie.  Then no candidate left out can change the answer (its exact value converts at or above its lower
+       bound), which is therefore that of :func:`_refine_fractional` to the bit; a configuration where a check
+       fails (e.g. a full value above its probe's upper one) goes to :func:`_refine_exact`.
+    """
+    left = np.zeros(cand.shape[0], dtype=bool)
+    act = np.nonzero(cand.any(axis=1))[0]
+    if not len(act):
+        return left
+    steps = np.asarray(curve.steps(act), dtype=float)
+    tg, ub = target[act], v[act].copy()
+    ri, cj = np.nonzero(cand[act])  # the open cells, row by row, orders increasing
+    cb = np.full(len(ri), -np.inf) if low_conv is None else np.array(low_conv, dtype=float)
+    assert len(cb) == len(ri)
+    kn = _Known(r_int[act][:, _INT_GROUPS[0]] * (_DEFAULT_INTS[_INT_GROUPS[0]] - 1))
+    a = FRAC_ORDERS[cj]
+
+    def conv(g: np.ndarray, al: np.ndarray, rr: np.ndarray) -> np.ndarray:
+        return values((g / (al - 1))[:, None], al[:, None], tg[rr])[:, 0]
+
+    _, chord = kn.bounds(ri, _BNB_FRAC[cj], lower=False)
+    with np.errstate(invalid="ignore"):
+        est = 0.75 * conv(chord, a, ri) + 0.25 * cb
+    # cells (row, column of FRAC_ORDERS, value): left out with a lower bound; evaluated in full; probed (lower bound)
+    out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    full: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    probed: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def every(i: np.ndarray, _u: np.ndarray, _lw: np.ndarray) -> np.ndarray:
+        return np.ones(len(i), dtype=bool)
+
+    while len(ri):
+        # per row, the open cell of lowest estimate (ties: the smallest order), as in _refine_exact
+        ek = np.where(np.isfinite(est), est, np.finfo(float).max)
+        starts = np.flatnonzero(np.r_[True, ri[1:] != ri[:-1]])
+        at_min = np.flatnonzero(ek == np.repeat(np.minimum.reduceat(ek, starts), np.diff(np.r_[starts, len(ri)])))
+        pick = at_min[np.r_[True, ri[at_min[1:]] != ri[at_min[:-1]]]]
+        r, j = ri[pick], cj[pick]
+        alpha = FRAC_ORDERS[j]
+        up, lo, done = curve.rows_at_skip(alpha, act[r], every)
+        vv = values(up[:, None], alpha[:, None], tg[r])[:, 0]
+        gl = np.maximum((alpha - 1) * lo * (1 - 1e-12) - steps[r] * _FRAC_G_SLACK, 0.0)  # _refine_exact's g_low
+        ub[r] = np.minimum(ub[r], vv)  # one cell per row
+        full.append((r[done], j[done], vv[done]))
+        nd = ~done
+        probed.append((r[nd], j[nd], np.maximum(cb[pick][nd], conv(gl[nd], alpha[nd], r[nd]))))
+        kn.add(r, _BNB_FRAC[j], gl, (alpha - 1) * up)
+        keep = np.ones(len(ri), dtype=bool)
+        keep[pick] = False
+        for it in range(2):
+            if it:
+                lb, chord = kn.bounds(ri, _BNB_FRAC[cj])
+                assert lb is not None
+                cb = np.maximum(cb, conv(lb, a, ri))
+                keep = np.ones(len(ri), dtype=bool)
+            drop = keep & (cb >= ub[ri])
+            out.append((ri[drop], cj[drop], cb[drop]))
+            keep &= ~drop
+            ri, cj, cb, a = ri[keep], cj[keep], cb[keep], a[keep]
+            if it:
+                chord = chord[keep]
+            if not len(ri):
+                break
+        if not len(ri):
+            break
+        with np.errstate(invalid="ignore"):
+            est = 0.75 * conv(chord, a, ri) + 0.25 * cb
+
+    def cat(x: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return (np.concatenate([t[0] for t in x]).astype(np.intp), np.concatenate([t[1] for t in x]).astype(np.intp),
+                np.concatenate([t[2] for t in x]).astype(float))
+
+    pr_r, pr_j, pr_b = cat(probed)
+    need = ~(pr_b > ub[pr_r])  # could be the answer (NaN: evaluated)
+    out.append((pr_r[~need], pr_j[~need], pr_b[~need]))
+    if need.any():
+        r, j = pr_r[need], pr_j[need]
+        alpha = FRAC_ORDERS[j]
+        up, _, done = curve.rows_at_skip(alpha, act[r], None)
+        vv = values(up[:, None], alpha[:, None], tg[r])[:, 0]
+        full.append((r[done], j[done], vv[done]))
+        left[act[r[~done]]] = True  # not evaluated in full after all (not expected): the exact search
+    vl, ol = v[act].copy(), o[act].copy()
+    refined = np.zeros(len(act), dtype=bool)
+    fr, fj, fv = cat(full)
+    if len(fr):
+        srt = np.lexsort((fj, fr))  # row by row, orders increasing
+        fr, fj, fv = fr[srt], fj[srt], fv[srt]
+        best = np.full(len(act), np.inf)
+        np.minimum.at(best, fr, fv)
+        hit = np.flatnonzero(fv == best[fr])
+        first = hit[np.r_[True, fr[hit[1:]] != fr[hit[:-1]]]] if len(hit) else hit  # each row's smallest order at its minimum
+        rr = fr[first]
+        better = fv[first] < vl[rr]
+        vl[rr[better]], ol[rr[better]] = fv[first][better], FRAC_ORDERS[fj[first][better]]
+        refined[rr[better]] = True
+    xr, xj, xb = cat(out)
+    # a cell left out is settled where its lower bound converts above the answer, or equal to it and losing the tie
+    ok = (xb > vl[xr]) | ((xb == vl[xr]) & ~(refined[xr] & (FRAC_ORDERS[xj] < ol[xr])))
+    left[act[xr[~ok]]] = True
+    mine = ~left[act]
+    v[act[mine]], o[act[mine]] = vl[mine], ol[mine]
+    return left
 
 
 #: absolute slack per step on a fractional order's lower bound ``g = (alpha - 1) eps_alpha`` (the series' lower

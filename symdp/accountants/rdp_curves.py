@@ -111,6 +111,9 @@ def _rdp_curve_fn(cfgs: Configs, sampling: str) -> Any:
             return up, low
 
         curve.rows_at_skip = rows_at_skip  # type: ignore[attr-defined]
+        # the order search may go on the series' probes first (rdp._refine_probe_first): every configuration has
+        # its own (sigma, q), and the probes are those of the generated kernels
+        curve.probes = not memo and _rdp._terms_generated()  # type: ignore[attr-defined]
         curve.rows_at = rows_at  # type: ignore[attr-defined]
         curve.steps = lambda rows: arr[rows, 2]  # type: ignore[attr-defined]
     return curve
