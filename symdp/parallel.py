@@ -168,11 +168,13 @@ class TaskMap:
                 for fut in done:
                     i = pending.pop(fut)
                     out[i] = fut.result()
-                    if progress:
-                        progress(i, out[i])
+                    # the next task is handed out before ``progress`` runs: a callback that writes (the audit's
+                    # verdict cache fsyncs each entry, ~5 ms) must not leave a worker without work meanwhile
                     nxt = next(it, None)
                     if nxt is not None:
                         pending[self._pool.submit(fn, tasks[nxt])] = nxt
+                    if progress:
+                        progress(i, out[i])
         except BaseException:
             for fut in pending:
                 fut.cancel()

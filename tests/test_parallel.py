@@ -71,6 +71,28 @@ def test_executor_keeps_task_order_whatever_the_finish_order():
         assert ex.kind == "serial" and ex.map(math.factorial, xs) == got
 
 
+def test_next_task_is_handed_out_before_the_progress_callback(tmp_path):
+    """A slow ``progress`` (the audit's cache writes fsync each entry) must not leave a worker idle: the task after
+    the first four (two per worker) is submitted before ``progress`` runs for the first finished one, so it starts
+    (here: makes its directory) while that callback still waits for it."""
+    import os
+    import time
+
+    dirs = [str(tmp_path / f"t{i}") for i in range(8)]
+    waited: list[bool] = []
+
+    def progress(i, r):
+        if not waited:
+            t0 = time.monotonic()
+            while not any(os.path.isdir(d) for d in dirs[4:]) and time.monotonic() - t0 < 60:
+                time.sleep(0.01)
+            waited.append(any(os.path.isdir(d) for d in dirs[4:]))
+
+    with executor(2) as ex:
+        ex.map(os.mkdir, dirs, progress=progress)
+    assert waited == [True] and all(os.path.isdir(d) for d in dirs)
+
+
 def test_workers_validated():
     assert default_workers() >= 1 and check_workers(None) == default_workers()
     for bad in (0, -1, 2000, 1.5, True, "2"):

@@ -28,6 +28,7 @@ from ..rendering import clip
 from ..theorem import Kind, Theorem, Verdict
 from .claims import UserClaim, load_claims
 from .report import AuditResult
+from .result import statement_latex
 from .severity import annotate, inherit_refutation
 
 #: kinds the audit treats as claims (definitions are not claims)
@@ -290,9 +291,10 @@ def audit_theorem(th: Theorem, *, deep: bool = False, seed: int = 0, plot_dir: P
                 statement=_statement(th), verdict="FAILS", rung="symbolic", counterexample=pt or None,
                 detail=f"exact evaluation {f'at {pt}' if pt else '(constant difference)'}: lhs - rhs = {diff} (not 0); the numerical search "
                        f"({vr.evidence.detail}) could not resolve the difference",
-                extra={"seconds": round(vr.seconds, 2), "refs": list(th.refs)},
+                extra={"seconds": round(vr.seconds, 2), "refs": list(th.refs)}, latex=statement_latex(th),
             )
     res = AuditResult(
+        latex=statement_latex(th),
         id=th.id,
         kind=kind_label or _kind_label(th),
         title=th.title,
@@ -542,7 +544,7 @@ def ledger_result(th: Theorem, e: dict[str, Any], report_dir: Path | None = None
         verdict=verdict, strength=strength, rung=e.get("rung"), detail=str(e.get("evidence") or ""),
         certificate=e.get("certificate"), counterexample=e.get("counterexample"), claimed=e.get("claimed"),
         actual=e.get("actual"), margin=e.get("margin"), region=e.get("region"), cases=e.get("cases"),
-        extra={"from_ledger": True, "refs": list(th.refs)},
+        extra={"from_ledger": True, "refs": list(th.refs)}, latex=statement_latex(th),
     )
     cert = res.certificate
     if report_dir is not None and cert:

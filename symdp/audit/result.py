@@ -57,7 +57,7 @@ def _eval_at(expr: Any, cx: Mapping[str, Any]) -> float | None:
                 for s in expr.free_symbols if s.name in cx}
         if any(v is None for v in subs.values()) or len(subs) != len(expr.free_symbols):
             return None
-        v = float(sp.N(expr.subs(subs), 20))
+        v = float(sp.N(expr.xreplace(subs), 20))  # xreplace: the same value as subs, without its rewriting (~3x faster)
     except Exception:  # noqa: BLE001 - a value for the prose only
         return None
     return v
@@ -202,6 +202,16 @@ def _lookup_theorem(rid: str) -> Theorem | None:
         return None
 
 
+def statement_latex(th: Theorem) -> str | None:
+    """``th.latex()``, or None where it cannot be printed (the plain statement stays).  The audit's workers fill a
+    library entry's result with it (:func:`symdp.audit.engine.audit_theorem`, ``ledger_result``): it depends on the
+    statement only, and printing ~200 statements was ~1 s of the parent's work after the workers were done."""
+    try:
+        return th.latex()
+    except Exception:  # noqa: BLE001 - the plain statement stays
+        return None
+
+
 def enrich(results: Iterable[AuditResult], theorems: Mapping[str, Theorem] | None = None,
            claim_files: Mapping[str, str] | None = None) -> None:
     """Fill ``latex``, ``quantity``, ``compared``, ``reproduce`` and ``source_key`` (in place) from the
@@ -213,10 +223,7 @@ def enrich(results: Iterable[AuditResult], theorems: Mapping[str, Theorem] | Non
         if r.source_key is None:
             r.source_key = th.source.paper if th is not None else _source_key(r)
         if r.latex is None and th is not None:
-            try:
-                r.latex = th.latex()
-            except Exception:  # noqa: BLE001 - the plain statement stays
-                r.latex = None
+            r.latex = statement_latex(th)
         q, comp = describe(r, th)
         if r.quantity is None:
             r.quantity = q

@@ -206,9 +206,34 @@ def _with_library(th: Theorem, theorems: Iterable[Theorem] | None) -> list[Theor
     return [t for t in theorems if t.id != th.id] + [th]
 
 
+#: the special cases of the last theorem list :func:`_specials_by_general` was given (the library, as a rule): the
+#: list itself (its objects, so their ids stay theirs) and ``{general id: [special ids]}``
+_SPECIALS: list[Any] = [None, {}]
+
+
+def _specials_by_general(ths: list[Theorem]) -> dict[str, list[str]]:
+    """``{general id: [special ids]}`` of :func:`special_cases` over ``ths``, computed once for the same list of
+    theorem objects (the audit keys each of its ~200 tasks on its entry's special cases: one pass over the library
+    each was ~1 s of the parent's start-up)."""
+    last = _SPECIALS[0]
+    if last is None or len(last) != len(ths) or any(a is not b for a, b in zip(last, ths)):
+        out: dict[str, list[str]] = {}
+        for sc in special_cases(ths):
+            out.setdefault(sc.general, []).append(sc.special)
+        _SPECIALS[:] = [list(ths), out]
+    return _SPECIALS[1]
+
+
 def special_case_rows(th: Theorem, theorems: Iterable[Theorem] | None = None) -> dict[str, Mapping[str, Any]]:
     """The ledger rows :func:`consult_ledger` uses for ``th``: those of its special cases (``theorems``: where
     they are looked for, default the library), for their current statements.  A cache of verdicts keys on them."""
+    if theorems is None:
+        from ..library import all_theorems
+
+        lib = all_theorems(with_evidence=False)
+        if any(t is th for t in lib):  # the library's own entry: the library's pairs (the same set of theorems)
+            specials = _specials_by_general(lib).get(th.id, [])
+            return recorded_rows(lib, specials) if specials else {}
     ths = _with_library(th, theorems)
     specials = [sc.special for sc in special_cases(ths) if sc.general == th.id]
     return recorded_rows(ths, specials) if specials else {}
