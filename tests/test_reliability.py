@@ -327,3 +327,27 @@ def test_opacus_make_private_with_epsilon_ends_at_or_below_target():
     assert epsilon(noise_multiplier=sigma, sample_rate=1 / 75, steps=225, delta=1e-5, accountant="rdp").epsilon <= 1.0
     eng.accountant.history = [(sigma, 1 / 75, 225)]
     assert eng.get_epsilon(1e-5) <= 1.0
+
+
+# ---- the RDP accountant's inf is explained, never silent (session 34) -----------------------------------------------
+
+def test_rdp_inf_at_a_tiny_sigma_is_explained():
+    """sigma 1e-300: the RDP curve overflows at every order, so RDP certifies nothing (dp_accounting's RDP
+    accountant raises ZeroDivisionError there).
+    The RDP method's answer stays inf (a finite value from another method would be mislabelled); the result says
+    why and names the tight accountant, which answers (0 at delta 0.5 >= q: the record is sampled with probability q)."""
+    import numpy as np
+
+    from symdp import accountants as A
+
+    r = A.epsilon(noise_multiplier=1e-300, sample_rate=0.01, steps=1, delta=0.5, accountant="rdp")
+    assert r.epsilon == np.inf and r.is_upper_bound
+    assert "no Renyi order gives a finite bound" in r.details["note"] and "accountant='tight'" in r.details["note"]
+    assert r.to_dict()["details"]["note"] == r.details["note"]
+    t = A.epsilon(noise_multiplier=1e-300, sample_rate=0.01, steps=1, delta=0.5, accountant="tight")
+    assert t.epsilon == 0.0  # delta 0.5 >= q = 0.01: one step's total variation
+    fin = A.epsilon(noise_multiplier=1.0, sample_rate=0.01, steps=100, delta=1e-5, accountant="rdp")
+    assert "note" not in fin.details
+    out = CliRunner().invoke(main, ["account", "--noise-multiplier", "1e-300", "--sample-rate", "0.01", "--steps", "1",
+                                    "--delta", "0.5", "--accountant", "rdp"])
+    assert out.exit_code == 0 and "no Renyi order gives a finite bound" in out.output, out.output
