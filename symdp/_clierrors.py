@@ -50,6 +50,15 @@ def _echo_error(message: str) -> None:
     click.echo(f"error: {one_line(message)}", err=True)
 
 
+#: argument names of the library's checks that are, under the same meaning, options of every command passing them
+#: on (``verify``, ``audit``, ``sweep``): a message ``scheduler='x' ...`` is shown as ``--scheduler 'x' ...``
+_AS_OPTION = re.compile(r"^(scheduler|workers)=")
+
+
+def _option_names(message: str) -> str:
+    return _AS_OPTION.sub(lambda m: f"--{m.group(1)} ", message, count=1)
+
+
 class OneLineErrors(click.Group):
     """A click group whose ``main`` turns every error into one line on stderr and an exit code (table above)."""
 
@@ -78,7 +87,7 @@ class OneLineErrors(click.Group):
             _echo_error(exc.format_message())
             sys.exit(exc.exit_code)
         except SymdpError as exc:
-            _echo_error(str(exc))
+            _echo_error(_option_names(str(exc)))
             sys.exit(EXIT_BAD_INPUT)
         except RecursionError:
             _echo_error("input nested too deeply")

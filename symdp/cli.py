@@ -271,8 +271,8 @@ def derive_cmd(id: str | None, chain_ids: str | None, binds: tuple[str, ...], va
     into one closed form with every hypothesis, the provenance of each step and the weakest verdict."""
     try:
         res = _derive(id, chain_ids, binds, var, rate_var, point, order, side, param, timeout, theorem_file, compare_id)
-    except SymdpError as exc:
-        click.echo(f"error: {exc}", err=True)
+    except SymdpError as exc:  # the library names its arguments (var=, at=, order=): the options are named instead
+        click.echo(f"error: {_as_options(str(exc), var)}", err=True)
         sys.exit(2)
     if as_json:
         click.echo(json.dumps(res, indent=1))
@@ -295,10 +295,10 @@ def _int_option(name: str, text: str, lo: int, hi: int) -> int:
 
     t = text.strip()
     if not t.lstrip("-").isdigit() or len(t) > 12:
-        raise InvalidParameterError(f"{name}={text!r} is not an integer; allowed: {lo}..{hi}")
+        raise InvalidParameterError(f"--{name} {text!r} is not an integer; allowed: {lo}..{hi}")
     v = int(t)
     if not lo <= v <= hi:
-        raise InvalidParameterError(f"{name}={v} is out of range; allowed: {lo}..{hi}")
+        raise InvalidParameterError(f"--{name} {v} is out of range; allowed: {lo}..{hi}")
     return v
 
 
@@ -313,12 +313,12 @@ def _parse_binds(binds: tuple[str, ...]) -> dict[str, float]:
         name, sep, val = b.partition("=")
         name, val = name.strip(), val.strip()
         if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise InvalidParameterError(f"bind={b!r} is not NAME=NUMBER; allowed: a symbol name, '=', a decimal number")
+            raise InvalidParameterError(f"--bind {b!r} is not NAME=NUMBER; allowed: a symbol name, '=', a decimal number")
         if not re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", val) or len(val) > 40:
-            raise InvalidParameterError(f"bind {name}={val!r} is not a decimal number; allowed: a finite decimal number")
+            raise InvalidParameterError(f"--bind {name}={val!r} is not a decimal number; allowed: a finite decimal number")
         x = float(val)
         if not math.isfinite(x):
-            raise InvalidParameterError(f"bind {name}={val!r} is not finite; allowed: a finite decimal number")
+            raise InvalidParameterError(f"--bind {name}={val!r} is not finite; allowed: a finite decimal number")
         out[name] = int(x) if re.fullmatch(r"[+-]?\d+", val) else x
     return out
 
@@ -338,7 +338,7 @@ def _compare(a: Theorem, b: Theorem, var: str | None, point: str, side: str, sec
     sa = {s.name: s for s in ea.free_symbols if isinstance(s, sp.Symbol)}
     sb = {s.name: s for s in eb.free_symbols if isinstance(s, sp.Symbol)}
     if var not in sa or var not in sb:
-        raise InvalidParameterError(f"var={var!r} is not a symbol of both bounds; allowed: {', '.join(sorted(set(sa) & set(sb)))}")
+        raise InvalidParameterError(f"--rate {var!r} is not a symbol of both bounds; allowed: {', '.join(sorted(set(sa) & set(sb)))}")
     # one symbol per name (the library's canonical symbols make this the identity)
     eb = eb.xreplace({sb[n]: sa[n] for n in sb if n in sa and sb[n] != sa[n]})
     p0 = asymptotics.parse_point(point)
@@ -384,18 +384,18 @@ def _derive(id: str | None, chain_ids: str | None, binds: tuple[str, ...], var: 
 
     ids = [i.strip() for i in chain_ids.split(",") if i.strip()]
     if not ids or len(ids) > 20:
-        raise InvalidParameterError(f"chain={chain_ids!r} has {len(ids)} ids; allowed: 1..20 comma-separated ids")
+        raise InvalidParameterError(f"--chain {chain_ids!r} has {len(ids)} ids; allowed: 1..20 comma-separated ids")
     d = chain(ids, bind=_parse_binds(binds), seconds=max(float(seconds), 30.0))
     out = d.to_json()
     params = d.conclusion.params()
     if param is not None and param not in params:
-        raise InvalidParameterError(f"param={param!r} is not a parameter of {d.conclusion.kind}; "
+        raise InvalidParameterError(f"--param {param!r} is not a parameter of {d.conclusion.kind}; "
                                     f"allowed: {', '.join(params)}")
     names = [param] if param else list(params)
     syms = {s.name: s for s in d.free_symbols}
-    for v in (var, rate_var):
+    for opt, v in (("--series", var), ("--rate", rate_var)):
         if v is not None and v not in syms:
-            raise InvalidParameterError(f"var={v!r} is not a symbol of the chain; allowed: {', '.join(sorted(syms))}")
+            raise InvalidParameterError(f"{opt} {v!r} is not a symbol of the chain; allowed: {', '.join(sorted(syms))}")
     p0 = asymptotics.parse_point(point)
     if var is not None:
         out["series"] = {}
@@ -406,9 +406,25 @@ def _derive(id: str | None, chain_ids: str | None, binds: tuple[str, ...], var: 
                 out["series"][n] = "unknown"
     if rate_var is not None:
         if p0 not in (sp.oo, sp.S.Zero):
-            raise InvalidParameterError(f"at={point!r} is not supported with --rate; allowed: oo, 0")
+            raise InvalidParameterError(f"--at {point!r} is not supported with --rate; allowed: oo, 0")
         out["rate"] = {n: d.rate(n, rate_var, sp.sstr(p0), seconds=seconds) for n in names}
     return out
+
+
+def _as_options(msg: str, var: str | None) -> str:
+    """A message of :func:`.asymptotics.derive` with its argument names (``var=``, ``at=``, ``order=``) replaced by
+    the options of ``symdp derive`` (``var=`` is ``--series`` when it names that symbol, else ``--rate``; ``bind NAME=``
+    is ``--bind NAME=``)."""
+    import re
+
+    if msg.startswith("bind "):  # calculus.chain's checks of the bound values: the --bind option
+        return "--" + msg
+    m = re.match(r"(var|at|order)=('[^']*'|\S+)(.*)", msg, re.S)
+    if m is None:
+        return msg
+    name, value, rest = m.groups()
+    opt = {"at": "--at", "order": "--order"}.get(name) or ("--series" if value == repr(var) else "--rate")
+    return f"{opt} {value}{rest}"
 
 
 def run() -> None:  # console-script entry with SymdpError -> exit 2

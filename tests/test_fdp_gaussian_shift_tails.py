@@ -26,11 +26,10 @@ def test_tails_against_the_quadratures_and_a_60_digit_reference(Delta, sigma):
                     assert abs(x - r) <= abs(y - r) + mpmath.mpf("1e-29") * r  # no farther than the quadrature
         mu = fdp.gaussian_mechanism_mu(Delta=D, sigma=s)
         old = max(fdp.implied_mu(a, b) for a, b in quad)
-        # implied_mu's Phi_inv(beta) is -inf once 2 beta - 1 rounds to -1 (beta < ~1e-30, D/s >~ 12): both then say +inf
-        assert mpmath.isinf(mu) == mpmath.isinf(old)
-        if not mpmath.isinf(mu):
-            assert abs(mu - D / s) <= mpmath.mpf("1e-20") * (D / s)
-            assert abs(mu - D / s) <= abs(old - D / s) + mpmath.mpf("1e-25") * (D / s)
+        # implied_mu's quantiles carry guard bits (session 34): finite at D/s = 20 too (it was +inf past D/s ~ 12)
+        assert not mpmath.isinf(mu)
+        assert abs(mu - D / s) <= mpmath.mpf("1e-20") * (D / s)
+        assert abs(mu - D / s) <= abs(old - D / s) + mpmath.mpf("1e-25") * (D / s)
 
 
 def test_a_wrong_tail_would_be_caught():
@@ -38,3 +37,31 @@ def test_a_wrong_tail_would_be_caught():
         D, s = mpmath.mpf(1), mpmath.mpf("0.8")
         wrong = max(fdp.implied_mu(a, b * mpmath.mpf("1.001")) for a, b in fdp.gaussian_shift_tails(D, s))
         assert abs(wrong - fdp.gaussian_mechanism_mu(Delta=D, sigma=s)) > mpmath.mpf("1e-5")
+
+
+def _implied_mu_reference(alpha, beta, dps=200):
+    """Phi^-1(1 - alpha) - Phi^-1(beta) by the plain erfinv formula at 200 digits (2u - 1 keeps u's digits there)."""
+    with mpmath.workdps(dps):
+        a, b = mpmath.mpf(alpha), mpmath.mpf(beta)
+        return mpmath.sqrt(2) * (mpmath.erfinv(1 - 2 * a) - mpmath.erfinv(2 * b - 1))
+
+
+@pytest.mark.parametrize("ratio", ["12", "13", "20", "40", "100"])
+def test_implied_mu_finite_and_exact_far_in_the_tail(ratio):
+    """Delta/sigma >~ 12: beta < 1e-30 at the grid's thresholds; implied_mu said +inf there (session 33 note)."""
+    with mpmath.workdps(30):
+        D, s = mpmath.mpf(ratio), mpmath.mpf(1)
+        for a, b in fdp.gaussian_shift_tails(D, s):
+            got = fdp.implied_mu(a, b)
+            ref = _implied_mu_reference(a, b)
+            assert mpmath.isfinite(got) and abs(got - ref) <= mpmath.mpf("1e-26") * abs(ref), (ratio, b, got, ref)
+        mu = fdp.gaussian_mechanism_mu(Delta=D, sigma=s)
+        assert abs(mu - D) <= mpmath.mpf("1e-25") * D  # the Gaussian mechanism is exactly Delta/sigma-GDP
+
+
+def test_implied_mu_tiny_alpha_and_beta():
+    with mpmath.workdps(30):
+        for a, b in (("1e-60", "1e-50"), ("1e-40", "0.3"), ("0.2", "1e-300"), ("1e-7", "1e-7")):
+            got = fdp.implied_mu(mpmath.mpf(a), mpmath.mpf(b))
+            ref = _implied_mu_reference(mpmath.mpf(a), mpmath.mpf(b), dps=700)
+            assert abs(got - ref) <= mpmath.mpf("1e-26") * abs(ref), (a, b, got, ref)

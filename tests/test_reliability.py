@@ -327,3 +327,73 @@ def test_opacus_make_private_with_epsilon_ends_at_or_below_target():
     assert epsilon(noise_multiplier=sigma, sample_rate=1 / 75, steps=225, delta=1e-5, accountant="rdp").epsilon <= 1.0
     eng.accountant.history = [(sigma, 1 / 75, 225)]
     assert eng.get_epsilon(1e-5) <= 1.0
+
+
+# ---- the RDP accountant's inf is explained, never silent (session 34) -----------------------------------------------
+
+def test_rdp_inf_at_a_tiny_sigma_is_explained():
+    """sigma 1e-300: the RDP curve overflows at every order, so RDP certifies nothing (dp_accounting's RDP
+    accountant raises ZeroDivisionError there).
+    The RDP method's answer stays inf (a finite value from another method would be mislabelled); the result says
+    why and names the tight accountant, which answers (0 at delta 0.5 >= q: the record is sampled with probability q)."""
+    import numpy as np
+
+    from symdp import accountants as A
+
+    r = A.epsilon(noise_multiplier=1e-300, sample_rate=0.01, steps=1, delta=0.5, accountant="rdp")
+    assert r.epsilon == np.inf and r.is_upper_bound
+    assert "no Renyi order gives a finite bound" in r.details["note"] and "accountant='tight'" in r.details["note"]
+    assert r.to_dict()["details"]["note"] == r.details["note"]
+    t = A.epsilon(noise_multiplier=1e-300, sample_rate=0.01, steps=1, delta=0.5, accountant="tight")
+    assert t.epsilon == 0.0  # delta 0.5 >= q = 0.01: one step's total variation
+    fin = A.epsilon(noise_multiplier=1.0, sample_rate=0.01, steps=100, delta=1e-5, accountant="rdp")
+    assert "note" not in fin.details
+    out = CliRunner().invoke(main, ["account", "--noise-multiplier", "1e-300", "--sample-rate", "0.01", "--steps", "1",
+                                    "--delta", "0.5", "--accountant", "rdp"])
+    assert out.exit_code == 0 and "no Renyi order gives a finite bound" in out.output, out.output
+
+
+# ---- one-line errors name the CLI option, not the library's argument (session 34) -----------------------------------
+
+@pytest.mark.parametrize("args,start", [
+    (["derive", "bu2020.gaussian_mechanism_gdp", "--series", "zz"], "error: --series 'zz' is not a symbol"),
+    (["derive", "bu2020.gaussian_mechanism_gdp", "--rate", "zz"], "error: --rate 'zz' is not a symbol"),
+    (["derive", "bu2020.gaussian_mechanism_gdp", "--at", "foo"], "error: --at 'foo' is not a point; allowed:"),
+    (["derive", "bu2020.gaussian_mechanism_gdp", "--order", "99"], "error: --order 99 is out of range; allowed: 1..20"),
+    (["derive", "bu2020.gaussian_mechanism_gdp", "--compare", "bu2020.gaussian_mechanism_gdp", "--rate", "zz"],
+     "error: --rate 'zz' is not a symbol of both bounds; allowed:"),
+    (["derive", "--chain", "bu2020.gaussian_mechanism_gdp", "--bind", "x=abc"], "error: --bind x='abc' is not a decimal"),
+    (["audit", "--quick", "--deep", "bu2020.gaussian_mechanism_gdp"], "error: --quick --deep: --quick reuses"),
+])
+def test_cli_errors_name_the_option(args, start, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = subprocess.run([sys.executable, "-m", "symdp.cli", *args], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 2 and r.stderr.startswith(start) and r.stderr.count("\n") == 1, r.stderr
+    assert "allowed" in r.stderr
+    assert os.listdir(tmp_path) == []  # refused before anything is written (audit: no report directory)
+
+
+def test_sweep_scheduler_error_names_the_option(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "symdp.cli", "sweep", "--sigma", "1", "--q", "0.01", "--steps", "10",
+                        "--delta", "1e-5", "--out", str(tmp_path / "s.csv"), "--workers", "1", "--scheduler", "foo://bar"],
+                       capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 2 and r.stderr.startswith("error: --scheduler 'foo://bar' is not a scheduler address"), r.stderr
+
+
+def test_audit_reproduce_line_repeats_the_run_options():
+    from symdp.audit.cli import _reproduce_options
+    from symdp.audit.finding import AuditResult
+    from symdp.audit.result import reproduce_command
+
+    opts = _reproduce_options(Path("/tmp/my rep"), True, deep=True, quick=False, seed=3, claim_seconds=120.0,
+                              run_seconds=1800.0, theorem_file=None, claims=False)
+    assert opts == "--out '/tmp/my rep' --deep --seed 3"
+    r = AuditResult.__new__(AuditResult)
+    r.id = "bu2020.gaussian_mechanism_gdp"
+    assert reproduce_command(r, None, opts) == "symdp audit bu2020.gaussian_mechanism_gdp --out '/tmp/my rep' --deep --seed 3"
+    assert reproduce_command(r, "c.toml", _reproduce_options(Path("symdp-report-c"), False, deep=False, quick=False,
+                                                             seed=0, claim_seconds=30.0, run_seconds=1800.0,
+                                                             theorem_file=None, claims=True)) == \
+        "symdp audit --claims c.toml --claim-seconds 30"
+    assert reproduce_command(r) == "symdp audit bu2020.gaussian_mechanism_gdp --out symdp-report"  # the API default

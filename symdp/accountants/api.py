@@ -73,6 +73,16 @@ from .tight import _tight_chunk as _tight_chunk
 from .tight import _tight_map as _tight_map
 from .tight import _tight_one as _tight_one
 
+#: why the RDP accountant reports epsilon = inf (``details['note']``; never a silent inf).  The RDP method's own
+#: answer is kept: it is what the method certifies (dp_accounting's and Opacus's RDP accountants say inf as well),
+#: and a finite value from another method would be mislabelled as RDP's; ``accountant="tight"`` answers there.
+RDP_INF_NOTE = ("epsilon inf for {k} of {n} values: no Renyi order gives a finite bound.  The sampled Gaussian's RDP at "
+                "order alpha > 1 is at least alpha / (2 sigma^2) + alpha / (alpha - 1) * log(q) (the inclusion event), "
+                "which overflows the float range (about 1.8e308) for a tiny sigma at every order (and near order 1 "
+                "the conversion's log(1/delta) / (alpha - 1) diverges).  This is the RDP method's answer, an upper bound that says nothing; "
+                "accountant='tight' gives a finite rigorous bound where one exists (e.g. epsilon 0 once delta is at "
+                "least the probability that the record is ever sampled, for sigma -> 0)")
+
 
 # ---------------------------------------------------------------- CLT
 def _clt_mu(segs: list[Segment]) -> float:
@@ -255,6 +265,8 @@ def epsilon(
         n = eps_out.size
         err_out = np.full(n, np.nan)
         details["optimal_order"] = o
+        if not np.all(np.isfinite(eps_out)):
+            details["note"] = RDP_INF_NOTE.format(k=int(np.sum(~np.isfinite(eps_out))), n=n)
         kind = "none (RDP conversion; the gap to the optimum is not bounded)"
         vkey = "rdp_wor" if sampling == "without_replacement" else "rdp"
     elif acc == "tight":

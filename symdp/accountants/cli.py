@@ -77,6 +77,8 @@ def account(noise_multiplier: float, sample_rate: float, steps: str, delta: floa
         click.echo(f"note:           {r.approximation}")
     if getattr(r, "fallback", None):
         click.echo(f"fallback:       {r.fallback}")
+    if r.details.get("note"):
+        click.echo(f"note:           {r.details['note']}")
     for k, v in r.verdicts.items():
         click.echo(f"rests on:       {k} [{v}]")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..cli_types import SEED, IntParam, RealParam
-from ..errors import ClaimFileError, SymdpError
+from ..errors import ClaimFileError, InvalidParameterError, SymdpError
 
 
 @click.command("audit")
@@ -47,6 +47,10 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
     from .engine import library_claims
     from .report import enrich, make_console, print_table, write_html, write_json, write_markdown
 
+    if quick and deep:  # --quick's reused verdicts were not searched with --deep: the combination would mislead
+        raise InvalidParameterError("--quick --deep: --quick reuses the verdicts recorded by `symdp verify` (searched "
+                                    "without --deep) and --deep would reach only the stale ones; allowed: one of "
+                                    "--quick or --deep")
     if theorem_file is not None:  # issue 22: a theorem file's theorems, audited like library entries
         from ..referee import apply_referee, audit_setup
 
@@ -103,7 +107,9 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
                 if theorem_file is not None:
                     apply_referee(results)
                     title = f"symdp audit of the theorems of {Path(theorem_file).name}"
-            enrich(results, theorems, claim_of)
+            enrich(results, theorems, claim_of, options=_reproduce_options(
+                final, out_dir is not None, deep=deep, quick=quick, seed=seed, claim_seconds=claim_seconds,
+                run_seconds=run_seconds, theorem_file=theorem_file, claims=bool(claim_files)))
         except ClaimFileError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
@@ -132,6 +138,27 @@ def audit(ids, claim_files, source, out_dir, json_path, quick, deep, no_plots, s
     bad = {"never": (), "refuted": ("FAILS",), "partial": ("FAILS", "PARTIAL")}[fail_on]
     if any(r.verdict in bad for r in results):
         sys.exit(1)
+
+
+def _reproduce_options(final: Path, out_given: bool, *, deep: bool, quick: bool, seed: int, claim_seconds: float,
+                       run_seconds: float, theorem_file: str | None, claims: bool) -> str:
+    """The options of this run that a finding's "reproduce" command must repeat (the report directory as given,
+    the search depth, the seed, the time limits of claim files, the theorem file), shell-quoted."""
+    import shlex
+
+    opts: list[str] = []
+    if theorem_file is not None:
+        opts += ["--theorems", str(theorem_file)]
+    if out_given:
+        opts += ["--out", str(final)]
+    opts += ["--deep"] if deep else (["--quick"] if quick else [])
+    if seed != 0:
+        opts += ["--seed", str(seed)]
+    if claims and claim_seconds != 120.0:
+        opts += ["--claim-seconds", f"{claim_seconds:g}"]
+    if claims and run_seconds != 1800.0:
+        opts += ["--run-seconds", f"{run_seconds:g}"]
+    return " ".join(shlex.quote(o) for o in opts)
 
 
 #: what an audit writes into its directory (an earlier run's copies are removed first)

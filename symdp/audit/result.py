@@ -179,11 +179,14 @@ def plot_labels(th: Theorem) -> tuple[str, str, str]:
     return q, "side claimed larger (rhs)", "side claimed smaller (lhs)"
 
 
-def reproduce_command(r: AuditResult, claim_file: str | None = None) -> str:
-    """The shell command that re-runs this one audit."""
-    if claim_file:
-        return f"symdp audit --claims {claim_file} --out symdp-report"
-    return f"symdp audit {r.id} --out symdp-report"
+def reproduce_command(r: AuditResult, claim_file: str | None = None, options: str | None = None) -> str:
+    """The shell command that re-runs this one audit: ``options`` are the run's own (``symdp audit`` passes them:
+    ``--out``, ``--deep``/``--quick``, ``--seed``, ...); without them, the default report directory is named."""
+    import shlex
+
+    opts = "--out symdp-report" if options is None else options
+    head = f"symdp audit --claims {shlex.quote(claim_file)}" if claim_file else f"symdp audit {shlex.quote(r.id)}"
+    return f"{head} {opts}".rstrip()
 
 
 def _lookup_theorem(rid: str) -> Theorem | None:
@@ -213,7 +216,7 @@ def statement_latex(th: Theorem) -> str | None:
 
 
 def enrich(results: Iterable[AuditResult], theorems: Mapping[str, Theorem] | None = None,
-           claim_files: Mapping[str, str] | None = None) -> None:
+           claim_files: Mapping[str, str] | None = None, options: str | None = None) -> None:
     """Fill ``latex``, ``quantity``, ``compared``, ``reproduce`` and ``source_key`` (in place) from the
     theorems behind the results (``{id: Theorem}``); ``claim_files`` maps user-claim ids to their file."""
     theorems = theorems or {}
@@ -230,7 +233,7 @@ def enrich(results: Iterable[AuditResult], theorems: Mapping[str, Theorem] | Non
         if r.compared is None:
             r.compared = comp
         if r.reproduce is None:
-            r.reproduce = reproduce_command(r, claim_files.get(r.id))
+            r.reproduce = reproduce_command(r, claim_files.get(r.id), options)
         r.detail = clean_text(r.detail)
         if r.region:
             r.region = clean_text(r.region)

@@ -53,8 +53,14 @@ def Phi_inv(u: Any) -> mpmath.mpf:
 
 
 def implied_mu(alpha: Any, beta: Any) -> mpmath.mpf:
-    """The m with G_m(alpha) = beta: :math:`\\Phi^{-1}(1-\\alpha) - \\Phi^{-1}(\\beta)`."""
-    return Phi_inv(1 - _mpf(alpha)) - Phi_inv(beta)
+    """The m with G_m(alpha) = beta: :math:`\\Phi^{-1}(1-\\alpha) - \\Phi^{-1}(\\beta)`.
+
+    Both quantiles through :func:`_quantile` (guard bits for an argument near 0 or 1): ``Phi_inv`` alone read
+    ``2 beta - 1`` as -1 once beta < ~1e-30 at 30 digits (Delta/sigma >~ 12 in :func:`gaussian_mechanism_mu`) and
+    returned +inf.  A tiny alpha is taken as ``-Phi^{-1}(alpha)`` (``1 - alpha`` would round to 1 first)."""
+    a = _mpf(alpha)
+    upper = -_quantile(a) if 0 < a < mpmath.mpf(2) ** -20 else _quantile(1 - a)
+    return upper - _quantile(beta)
 
 
 #: thresholds (in units of the null's standard deviation) at which trade-off points are computed
