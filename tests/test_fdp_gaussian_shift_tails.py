@@ -65,3 +65,24 @@ def test_implied_mu_tiny_alpha_and_beta():
             got = fdp.implied_mu(mpmath.mpf(a), mpmath.mpf(b))
             ref = _implied_mu_reference(mpmath.mpf(a), mpmath.mpf(b), dps=700)
             assert abs(got - ref) <= mpmath.mpf("1e-26") * abs(ref), (a, b, got, ref)
+
+
+def test_far_tail_quantile_by_newton_matches_erfinv_and_solves_the_tail_equation():
+    """Below 2^-256 the lower-tail quantile is Newton's root of log Phi(x) = log u (erfinv's guard bits would grow
+    as -log2 u: at u = 1e-5000 a point took 130 s, and bu2020.gaussian_mechanism_gdp ran past its verify budget at
+    Delta/sigma = 1000).  Against the guarded erfinv at 1e-80 and 1e-300 (to 1e-27), and at u = e^-500000 (no
+    erfinv reference in reach) the root satisfies log Phi(x) = log u to 1e-25 relative at 60 digits; the Gaussian
+    mechanism at Delta/sigma = 1000 is 1000-GDP to 1e-25."""
+    with mpmath.workdps(30):
+        for e in (-80, -300):
+            u = mpmath.mpf(10) ** e
+            got = fdp._quantile(u)
+            with mpmath.workprec(mpmath.mp.prec + 10 - int(mpmath.mag(u))):
+                ref = fdp.Phi_inv(u)
+            assert abs(got - ref) <= mpmath.mpf("1e-27") * abs(ref), (e, got, ref)
+        u = mpmath.exp(-500000)
+        x = fdp._quantile(u)
+        with mpmath.workdps(60):
+            assert abs(mpmath.log(mpmath.ncdf(x)) + 500000) <= mpmath.mpf("1e-25") * 500000
+        mu = fdp.gaussian_mechanism_mu(Delta=mpmath.mpf(10), sigma=mpmath.mpf("0.01"))
+        assert abs(mu - 1000) <= mpmath.mpf("1e-25") * 1000

@@ -137,13 +137,43 @@ def composition2_points(mu1: Any, mu2: Any) -> list[tuple[mpmath.mpf, mpmath.mpf
     return out
 
 
+#: guard bits :func:`_quantile` adds at most; below ``u = 2^-(this - 10)`` the lower-tail quantile is found by
+#: Newton's method on ``log Phi`` instead (the guard bits grow as ``-log2 u``: at ``u ~ e^-500000``, as the
+#: Gaussian mechanism's errors are at Delta/sigma = 1000, erfinv at 720,000 bits took over a minute a point)
+_QUANTILE_MAX_GUARD = 266
+
+
 def _quantile(u: Any) -> mpmath.mpf:
     """:func:`Phi_inv` with guard bits for an argument near 0 or 1 (``2u - 1`` would cancel u's digits: at u =
-    1e-52 and 30 digits it is -1 and the quantile -inf)."""
+    1e-52 and 30 digits it is -1 and the quantile -inf); a lower tail beyond :data:`_QUANTILE_MAX_GUARD` guard bits
+    by :func:`_tail_quantile`."""
     u = _mpf(u)
+    if 0 < u and -int(mpmath.mag(u)) > _QUANTILE_MAX_GUARD - 10:
+        return _tail_quantile(u)
     guard = 10 + max(0, -int(mpmath.mag(u)) if u > 0 else 0, -int(mpmath.mag(1 - u)) if u < 1 else 0)
     with mpmath.workprec(mpmath.mp.prec + guard):
         x = Phi_inv(u)
+    return +x
+
+
+def _tail_quantile(u: Any) -> mpmath.mpf:
+    """``Phi^-1(u)`` for a tiny ``u`` (far lower tail): Newton's method on ``log Phi(x) = log u`` from the asymptotic
+    ``-sqrt(-2 log u)``, at 20 guard bits (mpmath's ``ncdf`` is accurate relative to its value there, its exponent
+    unbounded); ``log Phi`` is concave, so the iterates approach the root monotonically once past it, and the loop
+    stops when a step is below the working precision (at most 200 steps; quadratic: ~10 at ``u = e^-500000``)."""
+    u = _mpf(u)
+    with mpmath.workprec(mpmath.mp.prec + 20):
+        lu = mpmath.log(u)
+        x = -mpmath.sqrt(-2 * lu)
+        tol = mpmath.mpf(2) ** (-(mpmath.mp.prec - 8))
+        for _ in range(200):
+            c = mpmath.ncdf(x)
+            step = (mpmath.log(c) - lu) * c / mpmath.npdf(x)
+            x -= step
+            if abs(step) <= tol * abs(x):
+                break
+        else:
+            raise ArithmeticError(f"normal quantile at u={mpmath.nstr(u, 5)}: Newton did not converge")
     return +x
 
 
