@@ -1073,7 +1073,7 @@ class _cpu_threads:
     2-core machine under load: 126 configurations/s with 1 thread, 23/s with torch's default 2."""
 
     def __init__(self, device: Any) -> None:
-        self.cpu = str(device).split(":")[0] == "cpu"
+        self.cpu = _device_type(device) == "cpu"
         self.prev = 0
 
     def __enter__(self) -> None:
@@ -1116,7 +1116,7 @@ def _cpu_map(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, h: np.n
 
     m = len(s)
     w = min(_tight._n_workers(workers), max(1, m // _ROWS_PER_WORKER))
-    if (str(device).split(":")[0] != "cpu" or w < 2 or _tight._IN_WORKER or not sys.platform.startswith("linux")
+    if (_device_type(device) != "cpu" or w < 2 or _tight._IN_WORKER or not sys.platform.startswith("linux")
             or threading.active_count() > 1):
         return _device_chunk((s, q, T, d, h), device)
     import multiprocessing

@@ -1210,6 +1210,21 @@ def _refine_bnb(values: Callable[..., np.ndarray], curve: Any, target: np.ndarra
         _refine_exact(values, curve, target, sub, v, o, r_int, lc)
 
 
+def _g_low(alpha: np.ndarray, lo: np.ndarray, st: np.ndarray) -> np.ndarray:
+    """A known point's lower ``g = (alpha - 1) RDP``, shaved (relative 1e-12, absolute ``steps`` x
+    :data:`_FRAC_G_SLACK`): the lower bound both order searches keep for an order they visited."""
+    return np.maximum((alpha - 1) * lo * (1 - 1e-12) - st * _FRAC_G_SLACK, 0.0)
+
+
+def _row_picks(ri: np.ndarray, est: np.ndarray) -> np.ndarray:
+    """Per row, the index of the open cell of lowest estimate ``est`` (non-finite last; ties: the first, i.e. the
+    smallest order), for cells listed row by row with orders increasing (``ri``: their rows)."""
+    ek = np.where(np.isfinite(est), est, np.finfo(float).max)
+    starts = np.flatnonzero(np.r_[True, ri[1:] != ri[:-1]])
+    at_min = np.flatnonzero(ek == np.repeat(np.minimum.reduceat(ek, starts), np.diff(np.r_[starts, len(ri)])))
+    return at_min[np.r_[True, ri[at_min[1:]] != ri[at_min[:-1]]]]
+
+
 def _refine_exact(values: Callable[..., np.ndarray], curve: Any, target: np.ndarray, cand: np.ndarray,
                   v: np.ndarray, o: np.ndarray, r_int: np.ndarray, low_conv: np.ndarray | None = None) -> None:
     """Stage 3 of :func:`_default_grid_pruned`, best first (in place): each configuration evaluates the candidate
@@ -1246,15 +1261,12 @@ def _refine_exact(values: Callable[..., np.ndarray], curve: Any, target: np.ndar
     with np.errstate(invalid="ignore"):
         est = 0.75 * conv(chord) + 0.25 * cb
 
-    def g_low(alpha: np.ndarray, lo: np.ndarray, st: np.ndarray) -> np.ndarray:  # a known point's lower g, shaved
-        return np.maximum((alpha - 1) * lo * (1 - 1e-12) - st * _FRAC_G_SLACK, 0.0)
-
     def _picks_skip(r: np.ndarray, alpha: np.ndarray) -> SkipFn:
         def skip(i: np.ndarray, up_p: np.ndarray, lo_p: np.ndarray) -> np.ndarray:
             # the probe's lower bound, shaved as a known point's: a cell is dropped where it would be dropped as a
             # candidate (the keep rule below), so that its exact value could not have been better
             ri_, a_ = r[i], alpha[i]
-            c = values((g_low(a_, lo_p, steps[ri_]) / (a_ - 1))[:, None], a_[:, None], tg[ri_])[:, 0]
+            c = values((_g_low(a_, lo_p, steps[ri_]) / (a_ - 1))[:, None], a_[:, None], tg[ri_])[:, 0]
             return ~((c < vl[ri_]) | ((c == vl[ri_]) & refined[ri_] & (a_ < ol[ri_])) | np.isnan(c))
         return skip
 
@@ -1263,10 +1275,7 @@ def _refine_exact(values: Callable[..., np.ndarray], curve: Any, target: np.ndar
     while len(ri):
         # per row, the open cell of lowest estimate 3/4 chord + 1/4 lower bound (converted; ties: the smallest order):
         # the cells come row by row, orders increasing, so the first cell equal to its row's minimum
-        ek = np.where(np.isfinite(est), est, np.finfo(float).max)
-        starts = np.flatnonzero(np.r_[True, ri[1:] != ri[:-1]])
-        at_min = np.flatnonzero(ek == np.repeat(np.minimum.reduceat(ek, starts), np.diff(np.r_[starts, len(ri)])))
-        pick = at_min[np.r_[True, ri[at_min[1:]] != ri[at_min[:-1]]]]
+        pick = _row_picks(ri, est)
         r, j = ri[pick], cj[pick]
         alpha = FRAC_ORDERS[j]
         up, lo, done = rows_at(alpha, act[r], _picks_skip(r, alpha))
@@ -1274,7 +1283,7 @@ def _refine_exact(values: Callable[..., np.ndarray], curve: Any, target: np.ndar
         better = ((vv < vl[r]) | ((vv == vl[r]) & refined[r] & (alpha < ol[r]))) & done
         vl[r[better]], ol[r[better]] = vv[better], alpha[better]
         refined[r] |= better
-        kn.add(r, _BNB_FRAC[j], g_low(alpha, lo, steps[r]), (alpha - 1) * up)
+        kn.add(r, _BNB_FRAC[j], _g_low(alpha, lo, steps[r]), (alpha - 1) * up)
         # drop the evaluated cells, then those whose best lower bound so far converts at or above the best value
         keep = np.ones(len(ri), dtype=bool)
         keep[pick] = False
@@ -1341,15 +1350,12 @@ def _refine_probe_first(values: Callable[..., np.ndarray], curve: Any, target: n
 
     while len(ri):
         # per row, the open cell of lowest estimate (ties: the smallest order), as in _refine_exact
-        ek = np.where(np.isfinite(est), est, np.finfo(float).max)
-        starts = np.flatnonzero(np.r_[True, ri[1:] != ri[:-1]])
-        at_min = np.flatnonzero(ek == np.repeat(np.minimum.reduceat(ek, starts), np.diff(np.r_[starts, len(ri)])))
-        pick = at_min[np.r_[True, ri[at_min[1:]] != ri[at_min[:-1]]]]
+        pick = _row_picks(ri, est)
         r, j = ri[pick], cj[pick]
         alpha = FRAC_ORDERS[j]
         up, lo, done = curve.rows_at_skip(alpha, act[r], every)
         vv = values(up[:, None], alpha[:, None], tg[r])[:, 0]
-        gl = np.maximum((alpha - 1) * lo * (1 - 1e-12) - steps[r] * _FRAC_G_SLACK, 0.0)  # _refine_exact's g_low
+        gl = _g_low(alpha, lo, steps[r])
         ub[r] = np.minimum(ub[r], vv)  # one cell per row
         full.append((r[done], j[done], vv[done]))
         nd = ~done
