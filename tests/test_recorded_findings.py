@@ -157,3 +157,20 @@ def test_code_version_is_the_same_in_a_checkout_and_an_installed_wheel(tmp_path)
     assert symdp.cache.tree_hash(tmp_path / "whl" / "symdp", tmp_path / "whl" / "symdp" / "generated", "0.1.0") != co
     (tmp_path / "co" / "generated" / "mpmath_gdp.py").write_text("z = 4\n")
     assert symdp.cache.tree_hash(tmp_path / "co" / "symdp", tmp_path / "co" / "generated", "0.1.0") != co
+
+
+def test_a_recorded_result_keeps_the_order_of_its_counterexample(tmp_path, monkeypatch):
+    """A recorded row reads as the computed one, word for word: ``findings.json`` was written with ``sort_keys``, so
+    a counterexample ``{N, tau, T, delta}`` came back as ``{N, T, delta, tau}`` and ``--quick``'s report printed its
+    parameters in another order than the full run's (15 'compared' sentences differed)."""
+    cx = {"N": 1000, "tau": 900, "T": 1, "delta": 1e-10, "D": 1.0}
+    payload = {"results": [{"id": "x", "counterexample": cx, "extra": {"seconds": 0.1, "origin": "paper"}}],
+               "files": {}}
+    monkeypatch.setattr(AP, "recorded_tasks", lambda ids: [("algo", "algo.x", False, 0, True)])
+    monkeypatch.setattr(AP, "fill", lambda tasks, ex, cache=None, progress=None: ([payload], list(tasks), None))
+    monkeypatch.setattr(AP, "_cacheable", lambda pl: True)
+    root = tmp_path / "proofs"
+    AP.record(["algo.x"], workers=1, use_cache=False, root=root)
+    (row,) = load_recorded(root).values()
+    assert list(row["results"][0]["counterexample"]) == ["N", "tau", "T", "delta", "D"]
+    assert list(row["results"][0]["extra"]) == ["seconds", "origin"]

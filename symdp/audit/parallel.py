@@ -585,8 +585,10 @@ def record(ids: Sequence[str] | None = None, *, workers: int | None = None, sche
     doc = {"version": VERSION, "provenance": provenance(),
            "about": "the audit's mechanism-level results, written by `symdp verify`; `symdp audit --quick` reads a "
                     "row when its key is the task's verdict-cache key for the running code",
-           "rows": list(rows.values())}
-    atomic_write_text(root / FILE, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+           "rows": [rows[k] for k in sorted(rows)]}
+    # not sort_keys: a result's dicts keep their order (a counterexample's parameters read 'N = .., tau = ..' in
+    # the report as when computed); the rows are sorted by (kind, ref), so the file is deterministic all the same
+    atomic_write_text(root / FILE, json.dumps(doc, indent=1) + "\n")
     return {"path": root / FILE, "recorded": len(rows), "computed": len(todo), "skipped": skipped}
 
 
