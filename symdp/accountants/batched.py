@@ -704,6 +704,8 @@ def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndar
             for MMf, a0, b0 in zip(um, st, [*st[1:], len(o)]):
                 by_M.setdefault(int(MMf), []).append((pmd[a0:b0], at + o[a0:b0]))
         at += len(sel)
+    # |P| sampled per M (one transform per length); the cell bounds below for every row of a band of lengths at once
+    samples: list[tuple[int, Any, np.ndarray, np.ndarray]] = []  # (M, |P(2 pi t / M)|, rows, wraps)
     for MM in sorted(by_M):
         xs, nbs, ids = [], [], []
         for x, rr in by_M[MM]:
@@ -715,29 +717,39 @@ def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndar
             xs.append(x)
             nbs.append(np.full(len(rr), nb))
             ids.append(rr)
-        idx = np.concatenate(ids)
         xw = xs[0] if len(xs) == 1 and xs[0].shape[1] == MM else torch.cat(
             [torch.nn.functional.pad(x, (0, MM - x.shape[1])) for x in xs])
-        a_ = torch.fft.rfft(xw, n=MM, dim=1).abs()  # |P(2 pi t / M)|, t = 0 .. M/2
-        eM = torch.as_tensor(4.04 * u * (math.log2(MM) + np.concatenate(nbs)) * tot_[idx], dtype=f64, device=dev)
-        slack = torch.as_tensor(math.pi**2 * G[idx] / (2.0 * MM * MM), dtype=f64, device=dev)
+        samples.append((MM, torch.fft.rfft(xw, n=MM, dim=1).abs(), np.concatenate(ids), np.concatenate(nbs)))
+    for band in _cutoff_bands([(s_[0], len(s_[2])) for s_ in samples]):
+        part = samples[band[0]:band[1]]
+        H = part[-1][0] // 2 + 1
+        # the bands' samples side by side, each row padded with -inf past its own M/2 (never above a threshold)
+        a_ = part[0][1] if len(part) == 1 else torch.cat(
+            [torch.nn.functional.pad(a, (0, H - a.shape[1]), value=-math.inf) for _m, a, _i, _n in part])
+        idx = np.concatenate([i for _m, _a, i, _n in part])
+        Mr = np.concatenate([np.full(len(i), m, dtype=np.int64) for m, _a, i, _n in part])
+        Mf = Mr.astype(float)
+        eM = torch.as_tensor(4.04 * u * (np.log2(Mf) + np.concatenate([w for *_r, w in part])) * tot_[idx], dtype=f64,
+                             device=dev)
+        slack = torch.as_tensor(math.pi**2 * G[idx] / (2.0 * Mf * Mf), dtype=f64, device=dev)
         thr = torch.as_tensor(np.exp(-2 * Lc[idx] / Tn[idx]), dtype=f64, device=dev)
+        M_t = torch.as_tensor(Mr, device=dev)
         # a cell's bound ((max(a_t, a_t+1) + eM)^2 + slack)(1 + 8u) exceeds thr only where a sample exceeds athr (its
         # rounding taken the safe way: a cell flagged in excess only raises k_c); t1 = one past the last such cell
         athr = torch.sqrt((thr * (1 - 16 * u) - slack * (1 + 4 * u)).clamp_min(0.0)) * (1 - 4 * u) - eM * (1 + 4 * u)
-        ii = torch.arange(MM // 2 + 1, dtype=torch.int64, device=dev)
+        ii = torch.arange(H, dtype=torch.int64, device=dev)
         i_last = torch.where(a_ > athr[:, None], ii[None, :], torch.full_like(ii, -1)[None, :]).amax(1)
-        t1 = torch.minimum(i_last + 1, torch.full_like(i_last, MM // 2))
+        t1 = torch.minimum(i_last + 1, M_t // 2)
         # inside the last cell over the bound, [a, b] = 2 pi [t1 - 1, t1] / M, the pointwise bound (chord plus
         # G (theta - a)(b - theta) / 2) at each frequency 2 pi k / n of the window: k_c is one past the last over thr
         nr = torch.as_tensor(n_[idx], device=dev)
         t0 = (t1 - 1).clamp_min(0)
-        k_lo = (nr * t0 + MM - 1) // MM
-        k_hi = (nr * t1) // MM
+        k_lo = (nr * t0 + M_t - 1) // M_t
+        k_hi = (nr * t1) // M_t
         kk = k_lo[:, None] + torch.arange(int((k_hi - k_lo).max()) + 1, device=dev)[None, :]
         ga = (a_.gather(1, t0[:, None]) + eM[:, None]).square()
         gb = (a_.gather(1, t1[:, None]) + eM[:, None]).square()
-        lam = kk.to(f64) * MM / nr.to(f64)[:, None] - t0.to(f64)[:, None]  # (theta - a) / Delta in [0, 1]
+        lam = kk.to(f64) * M_t.to(f64)[:, None] / nr.to(f64)[:, None] - t0.to(f64)[:, None]  # (theta - a) / Delta
         pt = ((1 - lam) * ga + lam * gb + 4 * slack[:, None] * lam * (1 - lam)) * (1 + 16 * u)
         bad = (pt > thr[:, None]) & (kk <= k_hi[:, None])
         last = torch.where(bad, kk + 1, k_lo[:, None]).max(1).values
@@ -745,6 +757,29 @@ def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndar
         # every dropped frequency: |f_k|^2 <= thr = e^{-2 Lc / T}, so the dropped part adds at most n e^{-Lc}
         E0[idx] = n_[idx] * np.exp(-Lc[idx]) * (1 + 1e-9)
     return kc, E0
+
+
+#: the cell bounds of :func:`_cutoff` run for several sampling lengths at once, their samples padded to the longest:
+#: a band's padded elements at most this many times its own (and the band at most :data:`_MAX_ELEMS` elements)
+_BAND_PAD = 4.0
+
+
+def _cutoff_bands(sizes: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Consecutive bands ``[a, b)`` of ``(M, rows)`` pairs (``M`` increasing) whose samples (``rows x (M/2 + 1)`` each)
+    padded to the band's longest hold at most :data:`_BAND_PAD` times their own elements (and :data:`_MAX_ELEMS`)."""
+    out: list[tuple[int, int]] = []
+    a = 0
+    while a < len(sizes):
+        b, rows, own = a + 1, sizes[a][1], sizes[a][1] * (sizes[a][0] // 2 + 1)
+        while b < len(sizes):
+            H, r = sizes[b][0] // 2 + 1, rows + sizes[b][1]
+            e = own + sizes[b][1] * H
+            if r * H > max(_BAND_PAD * e, 1 << 16) or r * H > _MAX_ELEMS:
+                break
+            rows, own, b = r, e, b + 1
+        out.append((a, b))
+        a = b
+    return out
 
 
 def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: list[int],
@@ -931,38 +966,51 @@ def _freq_read(terms: list[dict[str, Any]], h_: np.ndarray, s0_: np.ndarray, con
     n2_e = 2 * n_e
     g0_den = -torch.expm1(-hs)
 
+    # the per-frequency and per-row factors as columns, once (each step evaluates P points of every row)
+    ks_c, n2_c, pn_c = ks[:, None], n2_e[:, None], pn_e[:, None]
+    Dr_c, Di_c, Hr_c, Hi_c = Dr[:, None], Di[:, None], Hr[:, None], Hi[:, None]
+    cEs_c, cEd_c = (cE * inv_sk)[:, None], (cE * inv_den)[:, None]
+    n_c, h_c, g0_c, E0_c = n_r[:, None], hs[:, None], g0_den[:, None], E0[:, None]
+    cp_c, cm_c = (c0 + cE0)[:, None], (c0 - cE0)[:, None]
+
     def suffix(m: Any) -> tuple[Any, Any]:
-        """``(A(m) + E_A(m), S(m) - E_S(m))`` for every row (``m``: int64 per row, in [0, n])."""
-        N = n_r - m.to(f64)
-        one_rN = -torch.expm1(-N * hs)  # 1 - r^N per row
-        al = ((m[rows] * ks) % n2_e).to(f64) * pn_e
+        """``(A(m) + E_A(m), S(m) - E_S(m))`` for every row at each of its ``P`` points (``m``: int64 (B, P), in
+        [0, n]); (B, P) each."""
+        N = n_c - m.to(f64)
+        one_rN = -torch.expm1(-N * h_c)  # 1 - r^N per row
+        al = ((m[rows] * ks_c) % n2_c).to(f64) * pn_c
         sa, ca = torch.sin(al), torch.cos(al)
         zr, zi = -2 * sa * sa, 2 * sa * ca  # w^{mk} - 1
-        tA = Dr * zr - Di * zi
+        tA = Dr_c * zr - Di_c * zi
         zr = zr + one_rN[rows]  # w^{mk} - r^N
-        tS = Hr * zr - Hi * zi
+        tS = Hr_c * zr - Hi_c * zi
         # |G_A| / n = |sin a| / (n sin(pi k / n)),  |G_S| / n = |w^{mk} - r^N| / (n |1 - r w^k|)  (1/n is in cE)
-        tt = torch.stack([tA + cE * sa.abs() * inv_sk, tS - cE * torch.hypot(zr, zi) * inv_den], 1)
-        z = torch.zeros((B, 2), dtype=f64, device=dev).index_add_(0, rows, tt)
+        tt = torch.stack([tA + cEs_c * sa.abs(), tS - cEd_c * torch.hypot(zr, zi)], 2)
+        z = torch.zeros((B, m.shape[1], 2), dtype=f64, device=dev).index_add_(0, rows, tt)
         # frequency 0: G_A = N, G_S = (1 - r^N) / (1 - r); and the dropped frequencies' bound E0
-        g0 = one_rN / g0_den
-        return z[:, 0] + (c0 + cE0) * N + E0, z[:, 1] + (c0 - cE0) * g0 - E0
+        return z[:, :, 0] + cp_c * N + E0_c, z[:, :, 1] + cm_c * (one_rN / g0_c) - E0_c
 
     n_i = n_r.to(torch.int64)
     slack = dt - const  # atom m - 1 qualifies when A(m) - e^{-h} S(m) <= slack (allowances included)
     lo = torch.zeros(B, dtype=torch.int64, device=dev)  # invariant: lo does not qualify (or is 0), hi does
     hi = n_i.clone()
-    for _ in range(math.ceil(math.log2(max(int(n_i.max()), 2))) + 1):
-        mid = (lo + hi) // 2
+    # a search of P points a step (P = 1: bisection; an accelerator takes more, in fewer steps: fewer launches)
+    P = _read_probes(dev)
+    jp = torch.arange(1, P + 1, dtype=torch.int64, device=dev)[None, :]
+    em_c, slack_c = em_h[:, None], slack[:, None]
+    for _ in range(_search_steps(int(n_i.max()), P)):
+        mid = lo[:, None] + ((hi - lo)[:, None] * jp) // (P + 1)  # (B, P), increasing, in [lo, hi)
         A_, S_ = suffix(mid)
-        okm = ((A_ - em_h * S_).clamp_min(0.0) <= slack) & (mid >= 1)
-        hi = torch.where(okm, mid, hi)
-        lo = torch.where(okm, lo, mid)
-    # the atom s0 + t: delta(ell_t) <= target (hi == n: the top atom, if it qualifies)
-    A_h, S_h = suffix(hi)
-    okn = (A_h - em_h * S_h).clamp_min(0.0) <= slack
+        okm = ((A_ - em_c * S_).clamp_min(0.0) <= slack_c) & (mid >= 1)
+        # hi: the smallest qualifying point; lo: the largest point below it that does not qualify
+        hi = torch.where(okm, mid, hi[:, None]).amin(1)
+        lo = torch.where(~okm & (mid < hi[:, None]), mid, lo[:, None]).amax(1)
+    # the atom s0 + t: delta(ell_t) <= target (hi == n: the top atom, if it qualifies); mass at atoms >= t (allowances
+    # included); both points in one evaluation
     t = hi - 1
-    A_k, S_k = suffix(t.clamp_min(0))  # mass at atoms >= t (allowances included)
+    A2, S2 = suffix(torch.stack([hi, t.clamp_min(0)], 1))
+    okn = (A2[:, 0] - em_h * S2[:, 0]).clamp_min(0.0) <= slack
+    A_k, S_k = A2[:, 1], S2[:, 1]
     s0f = torch.as_tensor(np.asarray(s0_, dtype=float), dtype=f64, device=dev)
     ell_k = (s0f + t.to(f64)) * hs
     rr = A_k + const - dt
@@ -975,6 +1023,29 @@ def _freq_read(terms: list[dict[str, Any]], h_: np.ndarray, s0_: np.ndarray, con
     e = e + 4 * _U * e.abs() + 1e-15
     e = torch.where(okn & (slack > 0) & torch.isfinite(E0), e.clamp_min(0.0), torch.full_like(e, math.inf))
     return np.asarray(e.cpu().numpy(), dtype=float)
+
+
+#: points a step of :func:`_freq_read`'s search on an accelerator (7: three bits a step, 6 steps instead of 16 at
+#: n = 20,480; each step is about 40 launches whatever P is, and P times the elementwise work)
+_PROBES_DEVICE = 7
+
+
+def _read_probes(dev: Any) -> int:
+    """Points a step of :func:`_freq_read`'s search on torch device ``dev``: 1 (bisection) on the CPU, where the work
+    counts, :data:`_PROBES_DEVICE` on an accelerator, where the launches do."""
+    return 1 if _device_type(dev) == "cpu" else _PROBES_DEVICE
+
+
+def _search_steps(n: int, P: int) -> int:
+    """Steps of a search of ``P`` points a step over ``(0, n]`` down to one atom (bisection, P = 1:
+    ``ceil(log2 n) + 1``, one to spare)."""
+    if P == 1:
+        return math.ceil(math.log2(max(n, 2))) + 1
+    k, s = 1, max(n, 2)
+    while s > 1:
+        s = -(-s // (P + 1))
+        k += 1
+    return k
 
 
 def _compose_read_dense(x: Any, s0_: np.ndarray, h_: np.ndarray, T_: np.ndarray, const_: np.ndarray, dt_: np.ndarray,
