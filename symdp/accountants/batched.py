@@ -468,7 +468,7 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
                     rows = rg[sel[spg]]
                     dq.append((disc["pmf"], sel[spg], disc["j0"].cpu().numpy()[sel[spg]].astype(np.int64), kg[spg],
                                eg[spg], n[rows], s0[rows].astype(np.int64), T[rows], h[rows], const[rows], d[rows],
-                               di * len(s) + rows, np.rint(win[rows, 5]).astype(np.int64), di))  # see _direct_all
+                               di * len(s) + rows, np.rint(win[rows, 5]).astype(np.int64), Kn[rows], di))  # see _direct_all
                     direct[rows] = True
         ok &= ~direct
         for nn in np.unique(n[ok]):
@@ -707,29 +707,35 @@ def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndar
     # |P| sampled per M (one transform per length); the cell bounds below for every row of a band of lengths at once
     samples: list[tuple[int, Any, np.ndarray, np.ndarray]] = []  # (M, |P(2 pi t / M)|, rows, wraps)
     for MM in sorted(by_M):
-        xs, nbs, ids = [], [], []
-        for x, rr in by_M[MM]:
-            K = x.shape[1]
-            nb = -(-K // MM)
+        blk = by_M[MM]  # blocks in increasing width (the groups' order)
+        nbs = [-(-x.shape[1] // MM) for x, _rr in blk]
+        xs = []
+        a = 0
+        while a < len(blk):  # blocks of similar width padded to the same number of cycles and wrapped together
+            b, own, nrow = a + 1, len(blk[a][1]) * nbs[a], len(blk[a][1])
+            # at most twice the cycles the blocks hold themselves
+            while b < len(blk) and (nrow + len(blk[b][1])) * nbs[b] <= 2 * (own + len(blk[b][1]) * nbs[b]):
+                own, nrow, b = own + len(blk[b][1]) * nbs[b], nrow + len(blk[b][1]), b + 1
+            nb = nbs[b - 1]
+            padded = [torch.nn.functional.pad(x, (0, nb * MM - x.shape[1])) if x.shape[1] < nb * MM else x
+                      for x, _rr in blk[a:b]]
+            x = padded[0] if len(padded) == 1 else torch.cat(padded)
             # wrapped onto the cycle of length M (the same samples of P)
-            if nb > 1:
-                x = torch.nn.functional.pad(x, (0, nb * MM - K)).reshape(len(rr), nb, MM).sum(1)
-            xs.append(x)
-            nbs.append(np.full(len(rr), nb))
-            ids.append(rr)
-        xw = xs[0] if len(xs) == 1 and xs[0].shape[1] == MM else torch.cat(
-            [torch.nn.functional.pad(x, (0, MM - x.shape[1])) for x in xs])
-        samples.append((MM, torch.fft.rfft(xw, n=MM, dim=1).abs(), np.concatenate(ids), np.concatenate(nbs)))
+            xs.append(x.view(x.shape[0], nb, MM).sum(1) if nb > 1 else x)
+            a = b
+        xw = xs[0] if len(xs) == 1 else torch.cat(xs)
+        samples.append((MM, torch.fft.rfft(xw, n=MM, dim=1).abs(), np.concatenate([rr for _x, rr in blk]),
+                        np.concatenate([np.full(len(rr), nb) for (_x, rr), nb in zip(blk, nbs)])))
     for band in _cutoff_bands([(s_[0], len(s_[2])) for s_ in samples]):
-        part = samples[band[0]:band[1]]
-        H = part[-1][0] // 2 + 1
+        bp = samples[band[0]:band[1]]
+        H = int(bp[-1][0]) // 2 + 1
         # the bands' samples side by side, each row padded with -inf past its own M/2 (never above a threshold)
-        a_ = part[0][1] if len(part) == 1 else torch.cat(
-            [torch.nn.functional.pad(a, (0, H - a.shape[1]), value=-math.inf) for _m, a, _i, _n in part])
-        idx = np.concatenate([i for _m, _a, i, _n in part])
-        Mr = np.concatenate([np.full(len(i), m, dtype=np.int64) for m, _a, i, _n in part])
+        a_ = bp[0][1] if len(bp) == 1 else torch.cat(
+            [torch.nn.functional.pad(sm, (0, H - sm.shape[1]), value=-math.inf) for _m, sm, _i, _n in bp])
+        idx = np.concatenate([i for _m, _s, i, _n in bp])
+        Mr = np.concatenate([np.full(len(i), m, dtype=np.int64) for m, _s, i, _n in bp])
         Mf = Mr.astype(float)
-        eM = torch.as_tensor(4.04 * u * (np.log2(Mf) + np.concatenate([w for *_r, w in part])) * tot_[idx], dtype=f64,
+        eM = torch.as_tensor(4.04 * u * (np.log2(Mf) + np.concatenate([w for *_r, w in bp])) * tot_[idx], dtype=f64,
                              device=dev)
         slack = torch.as_tensor(math.pi**2 * G[idx] / (2.0 * Mf * Mf), dtype=f64, device=dev)
         thr = torch.as_tensor(np.exp(-2 * Lc[idx] / Tn[idx]), dtype=f64, device=dev)
@@ -785,27 +791,27 @@ def _cutoff_bands(sizes: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: list[int],
                 fr_cols: list[tuple[np.ndarray, ...]], dev: Any) -> None:
     """The low frequencies of every direct row (``dq``: per discretisation group, its padded PMFs, the rows' positions
-    there and their per-row values) by :func:`_direct_sums`, one call per window length ``n`` and chunk of similar PMF
-    widths (rows of both directions and of several groups share it: the twiddles depend on ``n`` only), then one
+    there and their per-row values) by one :func:`_direct_chunks` call (chunks of one window length ``n`` and similar
+    PMF widths: rows of both directions and of several groups share one: the twiddles depend on ``n`` only), then one
     :func:`_freq_terms` for all; appended to ``pend`` for :func:`_freq_read`."""
     import torch
 
     if not dq:
         return
-    out = []  # (spec, keep, n, s0', T, E0) per chunk
     # each group's direct rows gathered once, sorted by window length: the rows of one length are a slice
     by_n: dict[int, list[tuple[int, Any, list[np.ndarray], int]]] = {}
     for pm, loc, *cols, di in dq:
-        o = np.argsort(cols[3], kind="stable")  # cols: j0, kc, E0, n, s0, T, h, const, delta, gid, centre
+        o = np.argsort(cols[3], kind="stable")  # cols: j0, kc, E0, n, s0, T, h, const, delta, gid, centre, K
         cols = [c[o] for c in cols]
         pmd = pm.index_select(0, torch.as_tensor(loc[o], device=dev))
         un, at = np.unique(cols[3], return_index=True)
         ends = list(at[1:]) + [len(o)]
         for nn, a0, b0 in zip(un, at, ends):
             by_n.setdefault(int(nn), []).append((pm.shape[1], pmd[a0:b0], [c[a0:b0] for c in cols], di))
+    chunks: list[tuple[int, list[tuple[Any, ...]]]] = []
+    cols_in: list[list[np.ndarray]] = []
     for nn in sorted(by_n):
         subs = sorted(by_n[nn], key=lambda e: e[0])
-        tabs = _twiddles(nn, dev)
         a = 0
         # chunks whose widths are within 3x (a matrix product is cheap; splitting the directions, whose mean atoms sit
         # at opposite ends, measured no faster)
@@ -816,24 +822,15 @@ def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: 
                    and rows_in + subs[b][1].shape[0] <= 4096):
                 rows_in += subs[b][1].shape[0]
                 b += 1
-            if b == a + 1:
-                x = subs[a][1]
-            else:
-                x = torch.zeros((rows_in, max(e[0] for e in subs[a:b])), dtype=torch.float64, device=dev)
-                r0 = 0
-                for e in subs[a:b]:
-                    x[r0:r0 + e[1].shape[0], :e[0]] = e[1]
-                    r0 += e[1].shape[0]
-            j0, kc, E0, _n, s0, T_, h_, c_, d_, gid, cr = (np.concatenate([e[2][i] for e in subs[a:b]]) for i in range(11))
-            spec, keep, s0p = _direct_sums(x, j0, kc, nn, s0, T_, dev, tabs, cr)
-            out.append((spec, keep, np.full(len(gid), nn), s0p, T_, E0))
-            fr_rows.extend(gid)
-            fr_cols.append((s0, h_, c_, d_))
+            # per sub: its PMFs, j0, kc, s0, T, centre, atoms
+            chunks.append((nn, [(e[1], e[2][0], e[2][1], e[2][4], e[2][5], e[2][10], e[2][11]) for e in subs[a:b]]))
+            cols_in.append([np.concatenate([e[2][i] for e in subs[a:b]]) for i in range(12)])
             a = b
-    kmax = max(int(o[0].shape[1]) for o in out)
-    spec = torch.cat([torch.nn.functional.pad(o[0], (0, kmax - o[0].shape[1])) for o in out])
-    keep = torch.cat([torch.nn.functional.pad(o[1], (0, kmax - o[1].shape[1])) for o in out])
-    n_, s0p, T_, E0 = (np.concatenate([o[i] for o in out]) for i in (2, 3, 4, 5))
+    spec, keep, s0p = _direct_chunks(chunks, dev)
+    for c in cols_in:  # j0, kc, E0, n, s0, T, h, const, delta, gid, centre, K
+        fr_rows.extend(c[9])
+        fr_cols.append((c[4], c[6], c[7], c[8]))
+    n_, T_, E0 = (np.concatenate([c[i] for c in cols_in]) for i in (3, 5, 2))
     sq = torch.view_as_real(spec).square()
     pend.append(_freq_terms(spec, sq[..., 0] + sq[..., 1], keep, s0p,
                             torch.as_tensor(np.asarray(T_, dtype=float), dtype=torch.float64, device=dev), n_,
@@ -843,58 +840,106 @@ def _direct_all(dq: list[tuple[Any, ...]], pend: list[dict[str, Any]], fr_rows: 
 def _twiddles(n: int, dev: Any) -> tuple[Any, Any]:
     """``(2 sin^2(pi m' / n), sin(2 pi m' / n))`` for ``m = 0 .. n - 1``, ``m' = m`` up to ``n/2`` and ``m - n``
     above (the angle reduced to ``[-pi, pi]`` before the sine: small angles for ``m`` near ``n``)."""
+    return _twiddles_many([n], dev)
+
+
+def _twiddles_many(ns: list[int], dev: Any) -> tuple[Any, Any]:
+    """:func:`_twiddles` of every length in ``ns``, one after the other (length ``n`` at offset ``sum`` of those before
+    it), in one pass."""
     import torch
 
-    mi = torch.arange(n, dtype=torch.int64, device=dev)
-    mm = torch.where(2 * mi > n, mi - n, mi).to(torch.float64) * (math.pi / n)
+    nn = np.asarray(ns, dtype=np.int64)
+    start = np.concatenate([[0], np.cumsum(nn)[:-1]])
+    n_of = torch.as_tensor(np.repeat(nn, nn), device=dev)
+    mi = torch.arange(int(nn.sum()), dtype=torch.int64, device=dev) - torch.as_tensor(np.repeat(start, nn), device=dev)
+    mm = torch.where(2 * mi > n_of, mi - n_of, mi).to(torch.float64) * (math.pi / n_of.to(torch.float64))
     return 2 * torch.sin(mm).square(), torch.sin(2 * mm)
 
 
 def _direct_sums(x: Any, j0_: np.ndarray, kc_: np.ndarray, n: int, s0_: np.ndarray, T_: np.ndarray, dev: Any,
-                 tabs: Any = None, centre: np.ndarray | None = None) -> tuple[Any, Any, np.ndarray]:
-    """``(spec, keep, s0')``: the frequencies ``k < k_c`` of rows (padded one-step PMFs ``x`` (B, K) at ``j0``, one
-    window length ``n``) summed directly (matrix products; the others bounded by :func:`_cutoff`'s ``E0``), for
-    :func:`_freq_terms` with ``s0'`` in place of ``s0``.
+                 centre: np.ndarray | None = None) -> tuple[Any, Any, np.ndarray]:
+    """:func:`_direct_chunks` of rows of one window length ``n`` (padded one-step PMFs ``x`` (B, K) at ``j0``), centred on
+    their rounded mean atoms (``centre``, else computed here)."""
+    xn = x.detach().cpu().numpy()
+    if centre is None:
+        jj = np.arange(xn.shape[1])
+        centre = np.rint((xn * jj).sum(1) / np.maximum(xn.sum(1), 1e-300)).astype(np.int64)
+    last = np.array([int(np.nonzero(r > 0)[0].max()) if np.any(r > 0) else 0 for r in xn], dtype=np.int64)
+    return _direct_chunks([(n, [(x, j0_, kc_, s0_, T_, centre, last + 1)])], dev)
 
-    Each row is centred on its mean atom ``c`` (``centre``: the rounded mean where the caller has it; any integer
-    serves, the phase below uses the same ``c``) (rows shifted so that the centres share a column), and the sum is
-    taken as ``P_k = sum p - sum_j p_j 2 sin^2(phi_j / 2) - i sum_j p_j sin(phi_j)``, ``phi_j = 2 pi ((j - c) k mod n)
-    / n`` reduced to ``[-pi, pi]`` (exactly, in integers): for the low frequencies that carry weight the
-    two sums are small, so their rounding is far below that of the total, which is summed once.  The transform's
-    phase ``e^{-2 pi i (j0 + c) k / n}`` is raised to ``T`` exactly, in integers (folded into ``s0``).  The rounding
-    allowance is :func:`_freq_read`'s model with the FFT's ``4 log2 n`` for the forward transform (these sums are
-    checked against an extended-precision reference in ``tests/test_batched_tight.py``: closer than the FFT)."""
+
+def _direct_chunks(chunks: list[tuple[int, list[tuple[Any, ...]]]], dev: Any) -> tuple[Any, Any, np.ndarray]:
+    """``(spec, keep, s0')``: the frequencies ``k < k_c`` of every row of ``chunks`` (each a window length ``n`` and its
+    rows: a list of ``(x, j0, kc, s0, T, centre, K)``, padded one-step PMFs ``x`` (B, K') at ``j0`` and per-row arrays,
+    ``K`` the number of atoms) summed directly (matrix products; the others bounded by :func:`_cutoff`'s ``E0``), for
+    :func:`_freq_terms` with ``s0'`` in place of ``s0``; rows in the order given, ``spec`` and ``keep`` padded to the
+    largest ``k_c``.
+
+    Each row is centred on its mean atom ``c`` (``centre``: the rounded mean; any integer serves, the phase below uses
+    the same ``c``) (rows shifted so that the centres of a chunk share a column), and the sum is taken as
+    ``P_k = sum p - sum_j p_j 2 sin^2(phi_j / 2) - i sum_j p_j sin(phi_j)``, ``phi_j = 2 pi ((j - c) k mod n) / n``
+    reduced to ``[-pi, pi]`` (exactly, in integers): for the low frequencies that carry weight the two sums are small,
+    so their rounding is far below that of the total, which is summed once.  The transform's phase
+    ``e^{-2 pi i (j0 + c) k / n}`` is raised to ``T`` exactly, in integers (folded into ``s0``).  The rounding allowance
+    is :func:`_freq_read`'s model with the FFT's ``4 log2 n`` for the forward transform (these sums are checked against
+    an extended-precision reference in ``tests/test_batched_tight.py``: closer than the FFT).
+
+    Launches: the twiddle tables of every length and the twiddle matrices of every chunk (``(K2, k_c)`` entries each,
+    interleaved sine pairs) are built in one pass, each chunk is then a scatter per sub-block and one matrix product,
+    and the outputs are combined once (on a GPU the per-length calls cost more to launch than to run)."""
     import torch
 
     f64 = torch.float64
-    i64 = torch.int64
-    B, K = x.shape
-    kcm = int(kc_.max())
-    jj = torch.arange(K, dtype=i64, device=dev)
-    tot = x.sum(1)
-    if centre is None:
-        cr = torch.round((x * jj.to(f64)[None, :]).sum(1) / tot.clamp_min(1e-300)).clamp(0, K - 1).to(i64)
-    else:
-        cr = torch.as_tensor(np.clip(centre, 0, K - 1), dtype=i64, device=dev)
-    cmax = int(cr.max())
-    # the shifted rows need the columns up to the last atom with mass of any row only (not the group's padding)
-    nzl = torch.where(x > 0, jj[None, :], torch.zeros_like(jj)[None, :]).amax(1)
-    K2 = cmax + int((nzl - cr).max()) + 1
-    xs = torch.zeros((B, K + cmax - int(cr.min())), dtype=f64, device=dev).scatter_(1, jj[None, :] + (cmax - cr)[:, None], x)
-    xs = xs[:, :K2]
-    kk = torch.arange(kcm, dtype=i64, device=dev)
-    vt, st = tabs if tabs is not None else _twiddles(n, dev)
-    # (j - c) k reduced mod n to [0, n) in integers (exact); the tables hold the angle reduced to [-pi, pi]
-    idx = torch.remainder((torch.arange(K2, dtype=i64, device=dev) - cmax)[:, None] * kk[None, :], n).view(-1)
-    W = torch.cat([vt.index_select(0, idx).view(K2, kcm), st.index_select(0, idx).view(K2, kcm)], 1)
-    prod = xs @ W  # one product for both sums
-    fr = tot[:, None] - prod[:, :kcm]
-    fi = -prod[:, kcm:]
-    keep = kk[None, :] < torch.as_tensor(kc_, device=dev)[:, None]
-    Tn = np.asarray(T_, dtype=np.int64)
-    J = j0_ + (cr.cpu().numpy() if centre is None else np.clip(centre, 0, K - 1))
-    s0p = (s0_ - ((Tn % n) * (J % n)) % n) % n  # the phase e^{-2 pi i J k / n} raised to T, folded into s0
-    return torch.complex(fr, fi), keep, s0p
+    lens = sorted({int(n) for n, _ in chunks})
+    off = dict(zip(lens, np.concatenate([[0], np.cumsum(lens)[:-1]]).tolist()))
+    vt, st = _twiddles_many(lens, dev)
+    # per chunk (host): the centre column C, the width K2 over the rows' atoms, the frequencies kcm
+    plan = []
+    idx_parts = []
+    at = 0
+    for n, subs in chunks:
+        crs = [np.clip(np.asarray(sb[5], dtype=np.int64), 0, np.asarray(sb[6], dtype=np.int64) - 1) for sb in subs]
+        C = max(int(c.max()) for c in crs)
+        K2 = C + max(int((np.asarray(sb[6], dtype=np.int64) - 1 - c).max()) for sb, c in zip(subs, crs)) + 1
+        kcm = max(int(np.max(sb[2])) for sb in subs)
+        # (j - C) k reduced mod n to [0, n) in integers (exact); the tables hold the angle reduced to [-pi, pi]
+        idx_parts.append(((np.arange(K2, dtype=np.int64) - C)[:, None] * np.arange(kcm, dtype=np.int64)[None, :]) % n
+                         + off[n])
+        plan.append((n, subs, crs, C, K2, kcm, at))
+        at += K2 * kcm
+    idx = torch.as_tensor(np.concatenate([p.ravel() for p in idx_parts]), device=dev)
+    W_all = torch.stack([vt.index_select(0, idx), st.index_select(0, idx)], 1).view(-1)  # (j, k, [2 sin^2, sin])
+    kmax = max(p[5] for p in plan)
+    prods, tots = [], []
+    s0p_parts, kc_parts = [], []
+    for n, subs, crs, C, K2, kcm, a0 in plan:
+        R = sum(int(sb[0].shape[0]) for sb in subs)
+        Kx = max(int(sb[0].shape[1]) for sb in subs)
+        shift = np.concatenate([C - c for c in crs])
+        xs = torch.zeros((R, max(Kx + int(shift.max()), K2)), dtype=f64, device=dev)
+        # column of atom j of each row: j + C - c (its centre at column C); one index for the chunk, sliced per block
+        ix = torch.as_tensor(shift, device=dev)[:, None] + torch.arange(Kx, dtype=torch.int64, device=dev)[None, :]
+        r0 = 0
+        for sb, c in zip(subs, crs):
+            x = sb[0]
+            r1 = r0 + x.shape[0]
+            xs[r0:r1].scatter_(1, ix[r0:r1, :x.shape[1]], x)
+            r0 = r1
+            Tn = np.asarray(sb[4], dtype=np.int64)
+            J = np.asarray(sb[1], dtype=np.int64) + c
+            s0p_parts.append((np.asarray(sb[3], dtype=np.int64) - ((Tn % n) * (J % n)) % n) % n)  # e^{-2 pi i J k/n}^T
+            kc_parts.append(np.asarray(sb[2], dtype=np.int64))
+        xs = xs[:, :K2]
+        tots.append(xs.sum(1))
+        prod = xs @ W_all[2 * a0:2 * (a0 + K2 * kcm)].view(K2, 2 * kcm)  # one product for both sums
+        prods.append(torch.nn.functional.pad(prod, (0, 2 * (kmax - kcm))) if kcm < kmax else prod)
+    prod = prods[0] if len(prods) == 1 else torch.cat(prods)
+    tot = tots[0] if len(tots) == 1 else torch.cat(tots)
+    fr = tot[:, None] - prod[:, 0::2]
+    fi = -prod[:, 1::2]
+    kk = torch.arange(kmax, dtype=torch.int64, device=dev)
+    keep = kk[None, :] < torch.as_tensor(np.concatenate(kc_parts), device=dev)[:, None]
+    return torch.complex(fr, fi), keep, np.concatenate(s0p_parts)
 
 
 def _direct_terms(x: Any, j0_: np.ndarray, kc_: np.ndarray, n: int, s0_: np.ndarray, T_: np.ndarray, E0_: np.ndarray,
