@@ -706,6 +706,7 @@ def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndar
         at += len(sel)
     # |P| sampled per M (one transform per length); the cell bounds below for every row of a band of lengths at once
     samples: list[tuple[int, Any, np.ndarray, np.ndarray]] = []  # (M, |P(2 pi t / M)|, rows, wraps)
+    merge = 2.0 if _launch_bound(dev) else 1.0  # padding allowed to merge blocks (and lengths, below)
     for MM in sorted(by_M):
         blk = by_M[MM]  # blocks in increasing width (the groups' order)
         nbs = [-(-x.shape[1] // MM) for x, _rr in blk]
@@ -714,7 +715,8 @@ def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndar
         while a < len(blk):  # blocks of similar width padded to the same number of cycles and wrapped together
             b, own, nrow = a + 1, len(blk[a][1]) * nbs[a], len(blk[a][1])
             # at most twice the cycles the blocks hold themselves
-            while b < len(blk) and (nrow + len(blk[b][1])) * nbs[b] <= 2 * (own + len(blk[b][1]) * nbs[b]):
+            while (merge > 1 and b < len(blk)
+                   and (nrow + len(blk[b][1])) * nbs[b] <= merge * (own + len(blk[b][1]) * nbs[b])):
                 own, nrow, b = own + len(blk[b][1]) * nbs[b], nrow + len(blk[b][1]), b + 1
             nb = nbs[b - 1]
             padded = [torch.nn.functional.pad(x, (0, nb * MM - x.shape[1])) if x.shape[1] < nb * MM else x
@@ -726,7 +728,9 @@ def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndar
         xw = xs[0] if len(xs) == 1 else torch.cat(xs)
         samples.append((MM, torch.fft.rfft(xw, n=MM, dim=1).abs(), np.concatenate([rr for _x, rr in blk]),
                         np.concatenate([np.full(len(rr), nb) for (_x, rr), nb in zip(blk, nbs)])))
-    for band in _cutoff_bands([(s_[0], len(s_[2])) for s_ in samples]):
+    # per length: its rows and the widest frequency range a cell spans for them (n / M + 2)
+    sizes = [(m, len(i), int(n_[i].max()) // m + 2) for m, _s, i, _w in samples]
+    for band in (_cutoff_bands(sizes) if merge > 1 else [(i, i + 1) for i in range(len(samples))]):
         bp = samples[band[0]:band[1]]
         H = int(bp[-1][0]) // 2 + 1
         # the bands' samples side by side, each row padded with -inf past its own M/2 (never above a threshold)
@@ -770,19 +774,20 @@ def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndar
 _BAND_PAD = 4.0
 
 
-def _cutoff_bands(sizes: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Consecutive bands ``[a, b)`` of ``(M, rows)`` pairs (``M`` increasing) whose samples (``rows x (M/2 + 1)`` each)
-    padded to the band's longest hold at most :data:`_BAND_PAD` times their own elements (and :data:`_MAX_ELEMS`)."""
+def _cutoff_bands(sizes: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """Consecutive bands ``[a, b)`` of ``(M, rows, w)`` triples (``M`` increasing; ``w`` the widest range of frequencies a
+    cell spans for those rows) whose elements (``rows x (M/2 + 1 + w)`` each), padded to the band's largest, hold at
+    most :data:`_BAND_PAD` times their own (and :data:`_MAX_ELEMS`)."""
     out: list[tuple[int, int]] = []
     a = 0
     while a < len(sizes):
-        b, rows, own = a + 1, sizes[a][1], sizes[a][1] * (sizes[a][0] // 2 + 1)
+        b, rows, own, W = a + 1, sizes[a][1], sizes[a][1] * (sizes[a][0] // 2 + 1 + sizes[a][2]), sizes[a][2]
         while b < len(sizes):
-            H, r = sizes[b][0] // 2 + 1, rows + sizes[b][1]
-            e = own + sizes[b][1] * H
-            if r * H > max(_BAND_PAD * e, 1 << 16) or r * H > _MAX_ELEMS:
+            H2, W2, r = sizes[b][0] // 2 + 1, max(W, sizes[b][2]), rows + sizes[b][1]
+            e = own + sizes[b][1] * (H2 + sizes[b][2])
+            if r * (H2 + W2) > max(_BAND_PAD * e, 1 << 16) or r * (H2 + W2) > _MAX_ELEMS:
                 break
-            rows, own, b = r, e, b + 1
+            rows, own, W, b = r, e, W2, b + 1
         out.append((a, b))
         a = b
     return out
@@ -895,21 +900,36 @@ def _direct_chunks(chunks: list[tuple[int, list[tuple[Any, ...]]]], dev: Any) ->
     vt, st = _twiddles_many(lens, dev)
     # per chunk (host): the centre column C, the width K2 over the rows' atoms, the frequencies kcm
     plan = []
-    idx_parts = []
     at = 0
     for n, subs in chunks:
         crs = [np.clip(np.asarray(sb[5], dtype=np.int64), 0, np.asarray(sb[6], dtype=np.int64) - 1) for sb in subs]
         C = max(int(c.max()) for c in crs)
         K2 = C + max(int((np.asarray(sb[6], dtype=np.int64) - 1 - c).max()) for sb, c in zip(subs, crs)) + 1
         kcm = max(int(np.max(sb[2])) for sb in subs)
-        # (j - C) k reduced mod n to [0, n) in integers (exact); the tables hold the angle reduced to [-pi, pi]
-        idx_parts.append(((np.arange(K2, dtype=np.int64) - C)[:, None] * np.arange(kcm, dtype=np.int64)[None, :]) % n
-                         + off[n])
         plan.append((n, subs, crs, C, K2, kcm, at))
-        at += K2 * kcm
-    idx = torch.as_tensor(np.concatenate([p.ravel() for p in idx_parts]), device=dev)
-    W_all = torch.stack([vt.index_select(0, idx), st.index_select(0, idx)], 1).view(-1)  # (j, k, [2 sin^2, sin])
+        at += K2
     kmax = max(p[5] for p in plan)
+    tab = torch.stack([vt, st], 1)  # (sum n, 2): the pair of each angle side by side
+
+    def twiddle_rows(sel: list[tuple[Any, ...]]) -> Any:
+        """The twiddle matrices of the chunks ``sel`` stacked, (sum K2, k, 2) with k their largest kcm: row ``j`` of a
+        chunk holds the pair at angle ``(j - C) k`` reduced mod ``n`` to ``[0, n)`` in integers (exact; the tables hold
+        the angle reduced to ``[-pi, pi]``)."""
+        jrel = np.concatenate([np.arange(p[4], dtype=np.int64) - p[3] for p in sel])
+        n_r = np.concatenate([np.full(p[4], p[0], dtype=np.int64) for p in sel])
+        o_r = np.concatenate([np.full(p[4], off[p[0]], dtype=np.int64) for p in sel])
+        km = max(p[5] for p in sel)
+        if len(sel) == 1:  # one chunk: its indices on the host
+            ix = torch.as_tensor((jrel[:, None] * np.arange(km, dtype=np.int64)[None, :]) % n_r[:, None] + o_r[:, None],
+                                 device=dev)
+        else:
+            kk_ = torch.arange(km, dtype=torch.int64, device=dev)
+            ix = (torch.remainder(torch.as_tensor(jrel, device=dev)[:, None] * kk_[None, :],
+                                  torch.as_tensor(n_r, device=dev)[:, None]) + torch.as_tensor(o_r, device=dev)[:, None])
+        return tab.index_select(0, ix.view(-1)).view(len(jrel), km, 2)
+
+    # an accelerator builds every chunk's matrix in one pass; the CPU one chunk at a time (cache-sized temporaries)
+    W_all = twiddle_rows(plan) if _launch_bound(dev) and len(plan) > 1 else None
     prods, tots = [], []
     s0p_parts, kc_parts = [], []
     for n, subs, crs, C, K2, kcm, a0 in plan:
@@ -931,7 +951,8 @@ def _direct_chunks(chunks: list[tuple[int, list[tuple[Any, ...]]]], dev: Any) ->
             kc_parts.append(np.asarray(sb[2], dtype=np.int64))
         xs = xs[:, :K2]
         tots.append(xs.sum(1))
-        prod = xs @ W_all[2 * a0:2 * (a0 + K2 * kcm)].view(K2, 2 * kcm)  # one product for both sums
+        W = W_all[a0:a0 + K2, :kcm] if W_all is not None else twiddle_rows([(n, subs, crs, C, K2, kcm, a0)])
+        prod = xs @ W.reshape(K2, 2 * kcm)  # one product for both sums (a view: the pair is contiguous)
         prods.append(torch.nn.functional.pad(prod, (0, 2 * (kmax - kcm))) if kcm < kmax else prod)
     prod = prods[0] if len(prods) == 1 else torch.cat(prods)
     tot = tots[0] if len(tots) == 1 else torch.cat(tots)
@@ -1077,8 +1098,15 @@ _PROBES_DEVICE = 7
 
 def _read_probes(dev: Any) -> int:
     """Points a step of :func:`_freq_read`'s search on torch device ``dev``: 1 (bisection) on the CPU, where the work
-    counts, :data:`_PROBES_DEVICE` on an accelerator, where the launches do."""
-    return 1 if _device_type(dev) == "cpu" else _PROBES_DEVICE
+    counts, :data:`_PROBES_DEVICE` on an accelerator, where the launches do (:func:`_launch_bound`)."""
+    return _PROBES_DEVICE if _launch_bound(dev) else 1
+
+
+def _launch_bound(dev: Any) -> bool:
+    """Whether a batch on torch device ``dev`` is bound by its launches (an accelerator: few, larger operations with
+    padding; :func:`_cutoff`, :func:`_direct_chunks`, :func:`_read_probes`) rather than by its arithmetic and memory
+    traffic (the CPU: cache-sized operations, no padding)."""
+    return _device_type(dev) != "cpu"
 
 
 def _search_steps(n: int, P: int) -> int:
