@@ -17,13 +17,14 @@ configurations at once, every stage a batched tensor operation on ``device``:
    takes the direct path: :func:`_cutoff` bounds every frequency of the window's transform past a cut ``k_c``
    rigorously (|P|^2 sampled by an FFT of length ``M ~ n / 13`` of the one-step PMF, a second-derivative bound
    between samples), so that the dropped ones add at most ``E0 <= e^-25 delta`` to the composed suffix sums, and
-   :func:`_direct_sums` sums the ``k < k_c`` frequencies directly (matrix products, rows centred on their mean
-   atom); no transform of the window's length.  Other rows: PMFs wrapped onto their FFT windows, stacked per FFT
+   :func:`_direct_chunks` sums the ``k < k_c`` frequencies directly (matrix products, rows centred on their mean
+   atom; every window length in one call); no transform of the window's length.  Other rows: PMFs wrapped onto their FFT windows, stacked per FFT
    length, ``torch.fft``, raised to their step counts where the power does not underflow, conjugated and
    phase-shifted so that the inverse transform comes out reversed and rotated;
 4. epsilon read off every row: where few frequencies survive, the suffix sums of the composed PMF are finite
-   geometric sums over those frequencies, evaluated at the atoms a bisection visits (:func:`_freq_read`: no
-   inverse transform, no pass over the window; all such rows of both directions at once); otherwise prefix
+   geometric sums over those frequencies, evaluated at the atoms a search visits (:func:`_freq_read`: no
+   inverse transform, no pass over the window; all such rows of both directions at once; a bisection on the CPU,
+   7 points a step on an accelerator, :func:`_launch_bound`); otherwise prefix
    sums of the reversed PMF (weights ``exp(i h)`` for windows up to 600 nats; wider ones with a log-space
    suffix sum, ``torch.logcumsumexp``: no overflow for any range).
 
@@ -328,7 +329,7 @@ def _assemble(direction: str, q: Any, h: Any, l1q: Any, j0: Any, K: Any, kk: Any
 def _windows_t(pm: Any, h: Any, j0: Any, T: Any, tail_tol: Any) -> Any:
     """``(lo, up, upper_tail, sum p, sum p (j - m)^2, m)`` rows for padded PMFs on the device: the Chernoff window of
     :func:`symdp.accountants.pld.compose` (its lambda grid, ``lam = grid / sqrt(T var)``), the last three (``m`` the
-    mean atom) for :func:`_cutoff` and :func:`_direct_sums`.
+    mean atom) for :func:`_cutoff` and :func:`_direct_chunks`.
 
     ``log M(+-lam) = log sum_j p_j e^{+-lam ell_j}`` in blocks of ``b`` atoms (:func:`_block_log_mgf`: one batched
     matrix product and a log-sum-exp over the blocks, about ``b`` times fewer exponentials than over the atoms),
