@@ -724,7 +724,7 @@ def _cutoff(blocks: list[tuple[Any, np.ndarray]], tot_: np.ndarray, S2_: np.ndar
                       for x, _rr in blk[a:b]]
             x = padded[0] if len(padded) == 1 else torch.cat(padded)
             # wrapped onto the cycle of length M (the same samples of P)
-            xs.append(x.view(x.shape[0], nb, MM).sum(1) if nb > 1 else x)
+            xs.append(x.reshape(x.shape[0], nb, MM).sum(1) if nb > 1 else x)
             a = b
         xw = xs[0] if len(xs) == 1 else torch.cat(xs)
         samples.append((MM, torch.fft.rfft(xw, n=MM, dim=1).abs(), np.concatenate([rr for _x, rr in blk]),
@@ -929,11 +929,24 @@ def _direct_chunks(chunks: list[tuple[int, list[tuple[Any, ...]]]], dev: Any) ->
                                   torch.as_tensor(n_r, device=dev)[:, None]) + torch.as_tensor(o_r, device=dev)[:, None])
         return tab.index_select(0, ix.view(-1)).view(len(jrel), km, 2)
 
-    # an accelerator builds every chunk's matrix in one pass; the CPU one chunk at a time (cache-sized temporaries)
-    W_all = twiddle_rows(plan) if _launch_bound(dev) and len(plan) > 1 else None
+    # an accelerator builds the chunks' matrices in few passes (each at most _MAX_ELEMS entries); the CPU one chunk at a
+    # time (cache-sized temporaries)
+    W_of: dict[int, tuple[Any, int]] = {}  # chunk -> (its pass's matrices, its first row there)
+    if _launch_bound(dev) and len(plan) > 1:
+        a = 0
+        while a < len(plan):
+            b, rows_, km = a + 1, plan[a][4], plan[a][5]
+            while b < len(plan) and (rows_ + plan[b][4]) * 2 * max(km, plan[b][5]) <= _MAX_ELEMS:
+                rows_, km, b = rows_ + plan[b][4], max(km, plan[b][5]), b + 1
+            Wp = twiddle_rows(plan[a:b])
+            r0 = 0
+            for i in range(a, b):
+                W_of[i] = (Wp, r0)
+                r0 += plan[i][4]
+            a = b
     prods, tots = [], []
     s0p_parts, kc_parts = [], []
-    for n, subs, crs, C, K2, kcm, a0 in plan:
+    for ci, (n, subs, crs, C, K2, kcm, _a0) in enumerate(plan):
         R = sum(int(sb[0].shape[0]) for sb in subs)
         Kx = max(int(sb[0].shape[1]) for sb in subs)
         shift = np.concatenate([C - c for c in crs])
@@ -952,7 +965,11 @@ def _direct_chunks(chunks: list[tuple[int, list[tuple[Any, ...]]]], dev: Any) ->
             kc_parts.append(np.asarray(sb[2], dtype=np.int64))
         xs = xs[:, :K2]
         tots.append(xs.sum(1))
-        W = W_all[a0:a0 + K2, :kcm] if W_all is not None else twiddle_rows([(n, subs, crs, C, K2, kcm, a0)])
+        if ci in W_of:
+            Wp, w0 = W_of[ci]
+            W = Wp[w0:w0 + K2, :kcm]
+        else:
+            W = twiddle_rows([plan[ci]])
         prod = xs @ W.reshape(K2, 2 * kcm)  # one product for both sums (a view: the pair is contiguous)
         prods.append(torch.nn.functional.pad(prod, (0, 2 * (kmax - kcm))) if kcm < kmax else prod)
     prod = prods[0] if len(prods) == 1 else torch.cat(prods)
