@@ -916,17 +916,19 @@ def _direct_chunks(chunks: list[tuple[int, list[tuple[Any, ...]]]], dev: Any) ->
         """The twiddle matrices of the chunks ``sel`` stacked, (sum K2, k, 2) with k their largest kcm: row ``j`` of a
         chunk holds the pair at angle ``(j - C) k`` reduced mod ``n`` to ``[0, n)`` in integers (exact; the tables hold
         the angle reduced to ``[-pi, pi]``)."""
+        km = max(p[5] for p in sel)
+        if len(sel) == 1:  # one chunk (one n): its indices as the old per-length code computed them
+            n1, C1, K21 = sel[0][0], sel[0][3], sel[0][4]
+            kk_ = torch.arange(km, dtype=torch.int64, device=dev)
+            ix = torch.remainder((torch.arange(K21, dtype=torch.int64, device=dev) - C1)[:, None] * kk_[None, :], n1)
+            ix = ix + off[n1] if off[n1] else ix
+            return tab.index_select(0, ix.view(-1)).view(K21, km, 2)
         jrel = np.concatenate([np.arange(p[4], dtype=np.int64) - p[3] for p in sel])
         n_r = np.concatenate([np.full(p[4], p[0], dtype=np.int64) for p in sel])
         o_r = np.concatenate([np.full(p[4], off[p[0]], dtype=np.int64) for p in sel])
-        km = max(p[5] for p in sel)
-        if len(sel) == 1:  # one chunk: its indices on the host
-            ix = torch.as_tensor((jrel[:, None] * np.arange(km, dtype=np.int64)[None, :]) % n_r[:, None] + o_r[:, None],
-                                 device=dev)
-        else:
-            kk_ = torch.arange(km, dtype=torch.int64, device=dev)
-            ix = (torch.remainder(torch.as_tensor(jrel, device=dev)[:, None] * kk_[None, :],
-                                  torch.as_tensor(n_r, device=dev)[:, None]) + torch.as_tensor(o_r, device=dev)[:, None])
+        kk_ = torch.arange(km, dtype=torch.int64, device=dev)
+        ix = (torch.remainder(torch.as_tensor(jrel, device=dev)[:, None] * kk_[None, :],
+                              torch.as_tensor(n_r, device=dev)[:, None]) + torch.as_tensor(o_r, device=dev)[:, None])
         return tab.index_select(0, ix.view(-1)).view(len(jrel), km, 2)
 
     # an accelerator builds the chunks' matrices in few passes (each at most _MAX_ELEMS entries); the CPU one chunk at a
