@@ -108,7 +108,7 @@ def test_accelerator_grouping_and_guess_change_values_by_rounding_only(monkeypat
     from the device's free memory) and computes the grid-sizing RDP guess there (``_guess_step_rdp_device``).  Run
     here on CPU torch with those settings: the guess equals the host's to 1e-9 relative, the values equal the CPU
     grouping's to 1e-9 relative (both certified upper bounds) and the batch costs at most 2/3 of the torch
-    operations (each one a kernel launch on a GPU; at 600 rows: 4,566 against 11,162).  With those settings the
+    operations (each one a kernel launch on a GPU; at 600 rows: 4,566 against 11,308).  With those settings the
     direct low-frequency sums of every window length are one call (``_direct_chunks``), the spectral cut-off's cell
     bounds run for bands of sampling lengths, and the read-out searches 7 points a step (``_launch_bound``): at most
     5,000 operations (6,368 before session 35, when each of those ran per length and the search bisected)."""
