@@ -425,10 +425,19 @@ def _epsilon_device(s: np.ndarray, q: np.ndarray, T: np.ndarray, d: np.ndarray, 
     groups = _groups(Lrow[order].astype(float), max_rows, pad, max_elems)  # a GPU: few, large launches
     Tt, tolt = t(T.astype(float)), t(budget / 4)
     both: list[list[tuple[np.ndarray, dict[str, Any], np.ndarray]]] = [[], []]
+    launch = _launch_bound(dev)
     for a, b in groups:
         r = order[a:b]
         rt = torch.as_tensor(r, device=dev)
         discs = _discretize_pair(st_[rt], qt_[rt], ht_[rt], {k: v[rt] for k, v in rg_all.items()})
+        if launch:  # both directions' windows in one call: their PMFs padded to the wider and stacked
+            K = max(int(dc["pmf"].shape[1]) for dc in discs)
+            pm2 = torch.cat([torch.nn.functional.pad(dc["pmf"], (0, K - dc["pmf"].shape[1])) for dc in discs])
+            w2 = _windows_t(pm2, ht_[rt].repeat(2), torch.cat([dc["j0"] for dc in discs]), Tt[rt].repeat(2),
+                            tolt[rt].repeat(2)).cpu().numpy()
+            for di, disc in enumerate(discs):
+                both[di].append((r, disc, w2[di * len(r):(di + 1) * len(r)]))
+            continue
         for di, disc in enumerate(discs):
             win = _windows_t(disc["pmf"], ht_[rt], disc["j0"], Tt[rt], tolt[rt]).cpu().numpy()
             both[di].append((r, disc, win))
@@ -1124,8 +1133,9 @@ def _read_probes(dev: Any) -> int:
 
 def _launch_bound(dev: Any) -> bool:
     """Whether a batch on torch device ``dev`` is bound by its launches (an accelerator: few, larger operations with
-    padding; :func:`_cutoff`, :func:`_direct_chunks`, :func:`_read_probes`) rather than by its arithmetic and memory
-    traffic (the CPU: cache-sized operations, no padding)."""
+    padding; :func:`_cutoff`, :func:`_direct_chunks`, :func:`_read_probes`, both directions' windows in one
+    :func:`_windows_t` call per group) rather than by its arithmetic and memory traffic (the CPU: cache-sized
+    operations, no padding)."""
     return _device_type(dev) != "cpu"
 
 
