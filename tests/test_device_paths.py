@@ -108,7 +108,11 @@ def test_accelerator_grouping_and_guess_change_values_by_rounding_only(monkeypat
     from the device's free memory) and computes the grid-sizing RDP guess there (``_guess_step_rdp_device``).  Run
     here on CPU torch with those settings: the guess equals the host's to 1e-9 relative, the values equal the CPU
     grouping's to 1e-9 relative (both certified upper bounds) and the batch costs at most 2/3 of the torch
-    operations (each one a kernel launch on a GPU; at 600 rows: 6,368 against 11,764)."""
+    operations (each one a kernel launch on a GPU; at 600 rows: 4,096 against 11,308).  With those settings the
+    direct low-frequency sums of every window length are one call (``_direct_chunks``), the spectral cut-off's cell
+    bounds run for bands of sampling lengths, both directions' Chernoff windows are one call per group and the read-out
+    searches 7 points a step (``_launch_bound``): at most 4,600 operations (6,368 before session 35, when each of those
+    ran per length or direction and the search bisected)."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     import symdp.accountants.batched as B
@@ -137,10 +141,16 @@ def test_accelerator_grouping_and_guess_change_values_by_rounding_only(monkeypat
         cpu = B._epsilon_device(s, q, T, d, h, "cpu")
     ops_cpu, Count.n = Count.n, 0
     monkeypatch.setattr(B, "_group_limits", lambda dev: (B._GROUP_PAD_DEVICE, 1 << 16, 1 << 22))
+    monkeypatch.setattr(B, "_launch_bound", lambda dev: True)  # the accelerator's merging and 7-point search
+    calls: list[int] = []
+    real = B._direct_chunks
+    monkeypatch.setattr(B, "_direct_chunks", lambda chunks, dev: (calls.append(len(chunks)), real(chunks, dev))[1])
     with Count():
         wide = B._epsilon_device(s, q, T, d, h, "cpu")
     assert np.all(np.isfinite(wide)) and np.allclose(wide, cpu, rtol=1e-9, atol=0)
     assert Count.n * 3 <= ops_cpu * 2, (Count.n, ops_cpu)
+    assert len(calls) == 1 and calls[0] > 1  # every window length's chunk in one call
+    assert Count.n <= 4600, Count.n
 
 
 def test_a_batch_larger_than_its_memory_budget_runs_a_slice_at_a_time(monkeypatch):

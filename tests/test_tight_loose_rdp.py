@@ -97,3 +97,82 @@ def test_pld_values_unchanged_where_it_meets_its_target(s, q, T):
     assert r.fallback is None and "served_by" not in r.details
     assert r.error_bound <= 2 * 3e-3 * r.epsilon
     assert r.epsilon < _dpacc_rdp(s, q, T, 1e-5)
+
+
+# ---------------------------------------------------------------- the batched accountant (accountants.batched)
+def _grid(kind: str, n: int, seed: int) -> tuple[np.ndarray, ...]:
+    """bench/gpu_accountants.py's typical and wide grids."""
+    rng = np.random.default_rng(seed)
+    if kind == "wide":
+        return (rng.uniform(0.5, 3.0, n), rng.uniform(1e-3, 0.1, n), rng.integers(100, 50000, n),
+                rng.choice([1e-5, 1e-6, 1e-8], n))
+    return rng.uniform(0.8, 2.0, n), 10 ** rng.uniform(-3, -2, n), rng.integers(1000, 20000, n), np.full(n, 1e-5)
+
+
+@pytest.mark.parametrize("s,q,T", CORNERS)
+def test_batch_serves_the_smaller_bound_where_its_grid_is_coarse(s, q, T):
+    """Where the batch's grid is at its floor (coarser than one step's loss spread), it returns the smaller of its
+    PLD value and the RDP accountant's bound, as the single accountant does: before, 0.456 at the first corner
+    against 0.108.  The value lies above the rigorous lower bound and at most dp_accounting's RDP bound, and equals
+    the single accountant's (the RDP bound served in both, bit for bit) and min(PLD, RDP) of the batch."""
+    pytest.importorskip("torch")
+    from symdp.accountants.batched import epsilon_batch
+
+    d = 1e-5
+    b = epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d)
+    one = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, accountant="tight")
+    rdp = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, accountant="rdp").epsilon
+    e = float(b.epsilon)
+    assert b.is_upper_bound and b.fallbacks == 0
+    assert _sum_test_lower(s, q, T, d) <= e <= _dpacc_rdp(s, q, T, d) * (1 + 1e-6)
+    assert e == one.epsilon == rdp  # the single accountant's rule: its RDP bound served
+    pld = float(b.details["pld_epsilon"])
+    assert b.details["served_by"] == "rdp" and pld > e and e == min(pld, rdp)
+    assert b.details["fallback"].startswith("rdp:")
+    if (s, q, T) == CORNERS[0]:
+        assert 0.0967 < e < 0.109  # 0.1082; the batch's PLD said 0.456
+
+
+@pytest.mark.parametrize("kind,seed", [("typical", 3), ("wide", 4)])
+def test_batch_gate_leaves_the_benchmark_grids_bit_for_bit(monkeypatch, kind, seed):
+    """The gate (:func:`batched._coarse_grid`) fires on no row of the typical and wide grids (20,000 rows each
+    checked: free, it reads the grid step and sigma, q only), so there the values are those of the batch without
+    the RDP step, bit for bit, every row served by the PLD and the RDP accountant never called."""
+    pytest.importorskip("torch")
+    from symdp.accountants import batched as B
+    from symdp.accountants import rdp_curves
+
+    s, q, T, d = _grid(kind, 20000, seed)
+    assert not B._coarse_grid(s, q, B._guess_h(s, q, T, d)).any()
+    s, q, T, d = (a[:150] for a in (s, q, T, d))
+    calls: list[int] = []
+    real = rdp_curves.rdp_epsilons
+    monkeypatch.setattr(rdp_curves, "rdp_epsilons", lambda rows, *a: (calls.append(len(rows)), real(rows, *a))[1])
+    new = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=1)
+    assert not calls and set(new.details["served_by"].tolist()) == {"pld"} and "pld_epsilon" not in new.details
+    monkeypatch.setattr(B, "_coarse_grid", lambda s_, q_, h_: np.zeros(len(s_), dtype=bool))
+    old = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=1)
+    assert np.array_equal(new.epsilon, old.epsilon)
+
+
+def test_batch_gate_keeps_the_pld_where_it_is_smaller():
+    """A mixed batch: a corner row (RDP served), a gated row whose PLD is below the RDP bound (sigma 3, q 1e-3,
+    T 1e7: the grid at its floor, PLD 4.82 against RDP 5.19: the PLD value kept, bit for bit), two typical rows and
+    q = 1 (the single accountant): each row labelled with the method that served it, every value at most RDP."""
+    pytest.importorskip("torch")
+    from symdp.accountants import batched as B
+
+    s = np.array([1e4, 3.0, 1.1, 1.5, 2.0])
+    q = np.array([0.01, 1e-3, 256 / 60000, 0.01, 1.0])
+    T = np.array([10**9, 10**7, 2340, 5000, 100])
+    d = 1e-5
+    r = B.epsilon_batch(noise_multiplier=s, sample_rate=q, steps=T, delta=d, workers=1)
+    h = B._guess_h(s[:4], q[:4], T[:4], np.full(4, d))
+    assert B._coarse_grid(s[:4], q[:4], h).tolist() == [True, True, False, False]
+    assert r.details["served_by"].tolist() == ["rdp", "pld", "pld", "pld", "single"] and r.fallbacks == 1
+    rdp = A.epsilon(noise_multiplier=s, sample_rate=q, steps=T, delta=d, accountant="rdp").epsilon
+    assert r.epsilon[0] == rdp[0] and r.epsilon[1] < rdp[1]
+    assert np.all(r.epsilon <= rdp * (1 + 1e-12))
+    alone = B.epsilon_batch(noise_multiplier=s[1], sample_rate=q[1], steps=T[1], delta=d)
+    assert float(alone.epsilon) == r.epsilon[1] and alone.details["served_by"] == "pld"
+    assert np.isnan(r.details["pld_epsilon"][1:]).all() and r.details["pld_epsilon"][0] > r.epsilon[0]
