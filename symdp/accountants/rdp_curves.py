@@ -83,7 +83,7 @@ def _rdp_curve_fn(cfgs: Configs, sampling: str) -> Any:
             alpha = np.asarray(alpha, dtype=float)
             steps = arr[rows, 2]
             if not memo:
-                sk = None if skip is None else (lambda i, u, lw: skip(i, steps[i] * u, steps[i] * lw))
+                sk = None if skip is None else _rdp._like(lambda i, u, lw: skip(i, steps[i] * u, steps[i] * lw), skip)
                 up, low, done = _rdp._sgm_rdp_rows_skip(arr[rows, 0], arr[rows, 1], alpha,
                                                         (cache["ints"], per_int()[pid[rows]]), sk)
                 return steps * up, steps * low, done
