@@ -83,9 +83,11 @@ def _rdp_curve_fn(cfgs: Configs, sampling: str) -> Any:
             alpha = np.asarray(alpha, dtype=float)
             steps = arr[rows, 2]
             if not memo:
-                sk = None if skip is None else (lambda i, u, lw: skip(i, steps[i] * u, steps[i] * lw))
+                sk = None if skip is None else _rdp._like(lambda i, u, lw: skip(i, steps[i] * u, steps[i] * lw), skip)
+                # every pair distinct here: rows increasing (one order each, as the search asks) are distinct triples
+                distinct = len(rows) < 2 or bool(np.all(rows[1:] > rows[:-1]))
                 up, low, done = _rdp._sgm_rdp_rows_skip(arr[rows, 0], arr[rows, 1], alpha,
-                                                        (cache["ints"], per_int()[pid[rows]]), sk)
+                                                        (cache["ints"], per_int()[pid[rows]]), sk, distinct)
                 return steps * up, steps * low, done
             col = np.minimum(np.searchsorted(_rdp.FRAC_ORDERS, alpha), len(_rdp.FRAC_ORDERS) - 1)
             on_grid = _rdp.FRAC_ORDERS[col] == alpha
