@@ -71,3 +71,20 @@ def test_a_chained_reading_gets_the_same_result_from_the_shared_screen() -> None
     assert po._pair_delta_float.cache_info().hits - hits >= 200  # most of the split reading's points were shared
     assert asdict(chained) == asdict(alone)
     assert alone.verdict == "FAILS"
+
+
+def test_measured_costs_cover_the_audit_and_hand_out_the_dear_claims_first() -> None:
+    """The task-cost file (symdp/audit/task_seconds.json, written by ``bench/audit.py --costs``) names every task of
+    the full audit; a claim is ordered by it, not by its ledger row (bu2020.clt_convergence: 0.007 s in the ledger,
+    over 4 s of CPU in the audit, where it was handed out last and ran alone at the end)."""
+    from symdp.audit.engine import library_claims
+    from symdp.verify import load_ledger
+
+    led = load_ledger()
+    tasks = P._tasks([t.id for t in library_claims(None)], False, 0, True, True)
+    assert {t[1] for t in tasks} <= set(P.TASK_SECONDS)
+    assert float(led["bu2020.clt_convergence"]["seconds"]) < 0.1
+    cost = [P._cost(t, led) for t in tasks]
+    rank = sorted(range(len(tasks)), key=lambda i: -cost[i])
+    assert [tasks[i][1] for i in rank].index("bu2020.clt_convergence") < 10
+    assert P._cost(("claim", "no.such.claim", False, 0, True), led) == 1.5  # the ledger rule (1 s + 0.5) where nothing was measured
