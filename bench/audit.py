@@ -80,6 +80,8 @@ def main() -> None:
     ap.add_argument("--json", default=None)
     ap.add_argument("--keep", default=None, help="write each mode's audit.json as KEEP/MODE.json (for compare_audit.py)")
     ap.add_argument("--top", type=int, default=15, help="print the TOP slowest computed tasks of each mode")
+    ap.add_argument("--costs", default=None, help="write the full-cold run's CPU seconds per task as a task-cost file "
+                    "(symdp/audit/task_seconds.json orders the parallel audit's hand-out)")
     ap.add_argument("--_run", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--_cache", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -125,7 +127,7 @@ def main() -> None:
                       f"{row.get('memo', [0, 0])[0]}, computed {row.get('memo', [0, 0])[1]}; plot points from float64 "
                       f"{row.get('plot_points', {}).get('float64', 0)}, mpmath {row.get('plot_points', {}).get('mpmath', 0)}",
                       flush=True)
-            for kind, ref, secs, st, cpu in row["slowest"][:args.top]:
+            for kind, ref, secs, st, cpu in row["per_task"][:args.top]:
                 st_txt = ", ".join(f"{k} {v:.1f}" for k, v in sorted(st.items(), key=lambda kv: -kv[1]) if v >= 0.05)
                 print(f"    {secs:7.1f} s ({cpu:6.1f} s CPU)  {kind:11s} {ref:45s} {st_txt}", flush=True)
     walls = {r["mode"]: r["wall_s"] for r in rows}
@@ -142,6 +144,17 @@ def main() -> None:
         print(f"summary ({os.cpu_count()} cores, 1-minute load {min(loads):.2f}-{max(loads):.2f}"
               f"{'; LOADED machine: wall times are not quiet-machine figures' if max(loads) > 0.5 * (os.cpu_count() or 1) else ''}): "
               + "; ".join(parts), flush=True)
+    cold = next((r for r in rows if r["mode"] == "full-cold"), None)
+    if args.costs and cold is not None:
+        secs = {r[1]: round(float(r[4]), 2) for r in cold["per_task"] if len(r) > 4}
+        doc = {"about": "CPU seconds of each task of a cold full audit (symdp.audit.parallel.TASK_SECONDS): only the "
+                        "order in which the parallel audit hands tasks out depends on them (longest first)",
+               "measured": f"python bench/audit.py --modes full-cold ({os.cpu_count()} cores, workers "
+                           f"{args.workers or 'all'}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+               "seconds": dict(sorted(secs.items()))}
+        with open(args.costs, "w") as f:
+            f.write(json.dumps(doc, indent=1) + "\n")
+        print(f"task costs of {len(secs)} tasks written to {args.costs}", flush=True)
     out = {"cores": os.cpu_count(), "workers": args.workers, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "runs": rows}
     if args.json:

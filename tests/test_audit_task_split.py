@@ -71,3 +71,36 @@ def test_a_chained_reading_gets_the_same_result_from_the_shared_screen() -> None
     assert po._pair_delta_float.cache_info().hits - hits >= 200  # most of the split reading's points were shared
     assert asdict(chained) == asdict(alone)
     assert alone.verdict == "FAILS"
+
+
+def test_measured_costs_cover_the_audit_and_hand_out_the_dear_claims_first() -> None:
+    """The task-cost file (symdp/audit/task_seconds.json, written by ``bench/audit.py --costs``) names every task of
+    the full audit; a claim is ordered by it, not by its ledger row (bu2020.clt_convergence: 0.007 s in the ledger,
+    over 4 s of CPU in the audit, where it was handed out last and ran alone at the end)."""
+    from symdp.audit.engine import library_claims
+    from symdp.verify import load_ledger
+
+    led = load_ledger()
+    tasks = P._tasks([t.id for t in library_claims(None)], False, 0, True, True)
+    assert {t[1] for t in tasks} <= set(P.TASK_SECONDS)
+    assert float(led["bu2020.clt_convergence"]["seconds"]) < 0.1
+    cost = [P._cost(t, led) for t in tasks]
+    rank = sorted(range(len(tasks)), key=lambda i: -cost[i])
+    assert [tasks[i][1] for i in rank].index("bu2020.clt_convergence") < 10
+    assert P._cost(("claim", "no.such.claim", False, 0, True), led) == 1.5  # the ledger rule (1 s + 0.5) where nothing was measured
+
+
+def test_the_parent_lists_and_keys_the_tasks_without_scipy_stats() -> None:
+    """The audit's parent lists the tasks and computes their cache keys before the first hand-out, on the cores the
+    workers need: scipy.stats (~0.5 s of CPU to import) is imported where the oracles use it, and by the forkserver
+    (symdp.audit._warm) for the workers, not by the parent."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom symdp.audit.engine import library_claims\nfrom symdp.audit import parallel as P\n"
+            "ts = P._tasks([t.id for t in library_claims(None)], False, 0, True, True)\n"
+            "[P.task_key(t) for t in ts[:3] + ts[-3:]]\nprint('scipy.stats' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False"
+    src = (P.Path(P.__file__).with_name("_warm.py")).read_text()
+    assert "import scipy.stats" in src

@@ -10,6 +10,9 @@ from __future__ import annotations
 import contextlib
 import io
 
+import scipy.optimize  # what the pair oracle imports where it is used (not at import: the parent)
+import scipy.stats  # noqa: F401 - as scipy.optimize
+
 from ..library import all_theorems
 from ..verify import (
     special_cases,

@@ -126,6 +126,8 @@ class GDPEpsilon(sp.Function):
     def _eval_evalf(self, prec: int) -> sp.Expr | None:
         import mpmath
 
+        from ..numeric import ncdf_same_bits
+
         mu_e, d_e = (a.evalf(prec + 30) for a in self.args)
         if not (mu_e.is_Number and d_e.is_Number):
             return None
@@ -134,11 +136,12 @@ class GDPEpsilon(sp.Function):
             if m <= 0 or not 0 < d < 1:
                 return None
 
+            # ncdf_same_bits: mpmath.ncdf's bits without its wrapper (the bisection's ~25 evaluations per value)
             def tail(e: mpmath.mpf) -> mpmath.mpf:  # e^e Phi(-e/m - m/2): prof's second term and -slope
-                return mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+                return mpmath.exp(e) * ncdf_same_bits(-e / m - m / 2)
 
             def prof(e: mpmath.mpf, t: mpmath.mpf | None = None) -> mpmath.mpf:
-                return mpmath.ncdf(-e / m + m / 2) - (tail(e) if t is None else t)
+                return ncdf_same_bits(-e / m + m / 2) - (tail(e) if t is None else t)
 
             if prof(mpmath.mpf(0)) <= d:
                 return sp.Float(0, dps=max(prec // 3, 15))

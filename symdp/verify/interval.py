@@ -78,10 +78,11 @@ class Hyp:
     strict: bool
     text: str
 
-    def status(self, env: dict[sp.Symbol, arb]) -> tuple[str, arb | None]:
-        """``("false" | "true" | "unknown", enclosure of d)`` on the cell ``env``."""
+    def status(self, env: dict[sp.Symbol, arb], memo: dict | None = None) -> tuple[str, arb | None]:
+        """``("false" | "true" | "unknown", enclosure of d)`` on the cell ``env`` (``memo``: enclosures on these
+        balls already computed, see :func:`enclose`)."""
         try:
-            v = enclose(self.d, env)
+            v = enclose(self.d, env, memo)
         except (NotEnclosable, ValueError, ZeroDivisionError):
             return "unknown", None
         if not v.is_finite():
@@ -239,19 +240,28 @@ def certify(
 
         dg = derivatives(g, syms) if mean_value else None
 
-        def goal(cell) -> arb | None:
-            return goal_enclosure(g, dg, cell, good)
+        #: decide()'s answer per cell: rec() decides the children that score() decided while choosing the split,
+        #: so each is computed once (a pure function of the cell; counted as an evaluation each time, as before)
+        decided: dict[tuple, tuple] = {}
 
         def decide(cell):
             """('goal', enc) | ('out', i, enc) | ('open', goal enclosure or None)."""
             nonlocal evals
             evals += 1
-            v = goal(cell)
+            key = tuple(cell[s] for s in syms)
+            got = decided.get(key)
+            if got is None:
+                got = decided[key] = _decide(cell)
+            return got
+
+        def _decide(cell):
+            memo: dict = {}  # the enclosures on the cell's balls: shared by the goal and the hypotheses
+            v = goal_enclosure(g, dg, cell, good, memo)
             if good(v):
                 return ("goal", v)
             env = {s: _ball(*cell[s]) for s in syms}
             for i, h in enumerate(hs):
-                st, hv = h.status(env)
+                st, hv = h.status(env, memo)
                 if st == "false":
                     return ("out", i, hv)
             return ("open", v)

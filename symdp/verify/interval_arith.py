@@ -6,6 +6,7 @@ enclosure refined by a mean-value form (:func:`goal_enclosure`).  No search and 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -97,6 +98,11 @@ _NODES: dict[sp.Basic, _Node] = {}
 _NODES_MAX = 200_000
 
 
+#: the memo key of the next compiled node: an int per distinct expression (an int hashes in C; a SymPy key cost a
+#: Python ``__hash__`` per lookup, and a structural ``__eq__`` where equal subexpressions are distinct objects)
+_NODE_IDS = itertools.count()
+
+
 def _compiled(e: sp.Basic) -> _Node:
     f = _NODES.get(e)
     if f is None:
@@ -104,12 +110,12 @@ def _compiled(e: sp.Basic) -> _Node:
             _NODES.clear()
         body = _build(e)
 
-        def f(env: dict, memo: dict, _e: sp.Basic = e, _body: Callable[[dict, dict], arb] = body) -> arb:
-            hit = memo.get(_e)
+        def f(env: dict, memo: dict, _k: int = next(_NODE_IDS), _body: Callable[[dict, dict], arb] = body) -> arb:
+            hit = memo.get(_k)
             if hit is not None:
                 return hit
             v = _body(env, memo)
-            memo[_e] = v
+            memo[_k] = v
             return v
 
         _NODES[e] = f
@@ -290,17 +296,24 @@ def _smooth_checks(e: sp.Expr) -> tuple[tuple[str, sp.Expr], ...]:
     return got
 
 
-def goal_enclosure(g: sp.Expr, dg: dict | None, cell: dict, good: Callable[[arb], bool]) -> arb | None:
+def goal_enclosure(g: sp.Expr, dg: dict | None, cell: dict, good: Callable[[arb], bool],
+                   memo: dict | None = None) -> arb | None:
     """Enclosure of ``g`` on ``cell``: the natural interval extension; where that does not already satisfy
     ``good`` and ``dg`` is given, intersected with the mean-value form
     ``g(c) + sum_i dg_i(cell) * (x_i - c_i)`` (``c`` the cell's midpoint).  The mean-value form is used only
     when :func:`smooth_on` shows ``g`` analytic on the whole cell (log/sqrt/power arguments certainly
     positive), so the mean-value theorem applies on the cell's real hull (integer symbols included: the form
     bounds ``g`` on the real hull of their cell, a superset of its integer points), and every derivative
-    enclosure is finite."""
+    enclosure is finite.
+
+    ``memo``: the enclosures on this cell's balls (``{s: _ball(*cell[s])}``) already computed, filled here: the
+    natural extension's subexpressions are reused by :func:`smooth_on` and the derivatives (the same balls of the
+    same subexpressions on the same cell, so the same bits; a caller may pass it on to the hypotheses)."""
     env = {s: _ball(*cell[s]) for s in cell}
+    if memo is None:
+        memo = {}
     try:
-        v = enclose(g, env)
+        v = enclose(g, env, memo)
     except (ValueError, ZeroDivisionError):
         v = None
     if v is not None and v.is_finite() and good(v):
@@ -310,7 +323,6 @@ def goal_enclosure(g: sp.Expr, dg: dict | None, cell: dict, good: Callable[[arb]
     try:
         mid = {s: (lo + hi) / 2 for s, (lo, hi) in cell.items()}
         acc = enclose(g, {s: _parse_num(m) for s, m in mid.items()})
-        memo: dict = {}
         if not smooth_on(g, env, memo):
             return v
         for s, (lo, hi) in cell.items():

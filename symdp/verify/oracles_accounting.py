@@ -35,7 +35,6 @@ import mpmath
 import numpy as np
 import scipy.special as sps
 import sympy as sp
-from scipy.stats import binom
 
 from .core import BUDGET, REFINE
 from .registry import Oracle, register
@@ -57,6 +56,8 @@ def _k_window(T: int, q: float) -> tuple[np.ndarray, np.ndarray, float, float]:
     # scipy's binomial log-pmf carries a relative error growing like ~2e-15 T (measured: 1.2e-6 at T = 1e9);
     # the window is scaled down by a margin 5x that, so P-side sums stay below the truth
     marg = _pmf_margin(T)
+    from scipy.stats import binom  # here, not at import (~0.5 s): the audit's parent imports the verifier for its keys
+
     lp = binom.logpmf(k, T, q) + math.log1p(-marg)
     inside = float(np.exp(sps.logsumexp(lp))) if len(k) else 0.0
     return k, lp, max(0.0, 1.0 - inside) + 2 * marg, 2 * math.log1p(marg)

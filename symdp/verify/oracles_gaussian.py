@@ -14,6 +14,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import InvalidParameterError, UnsupportedError
+from ..numeric import ncdf_same_bits
 from .oracles_pairs import Phi, _mpf, _pick, _sym_pick
 from .registry import Oracle, register
 
@@ -39,7 +40,8 @@ def gaussian_profile(*, at: Any, **kw: Any) -> mpmath.mpf:
     """
     mu = _gauss_mu(kw)
     e = _mpf(at)
-    return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+    # ncdf_same_bits: mpmath.ncdf's bits without its wrapper (symdp.numeric)
+    return ncdf_same_bits(-e / mu + mu / 2) - mpmath.exp(e) * ncdf_same_bits(-e / mu - mu / 2)
 
 
 def gaussian_profile_float64(*, at: Any, **kw: Any) -> np.ndarray:

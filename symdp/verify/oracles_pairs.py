@@ -22,19 +22,15 @@ from mpmath.libmp import (
     fzero,
     mpf_add,
     mpf_div,
-    mpf_erf,
-    mpf_erfc,
     mpf_exp,
     mpf_gt,
     mpf_le,
     mpf_log,
-    mpf_lt,
     mpf_mul,
     mpf_mul_int,
     mpf_neg,
     mpf_pos,
     mpf_pow_int,
-    mpf_sqrt,
     mpf_sub,
     mpf_sum,
     to_float,
@@ -42,6 +38,7 @@ from mpmath.libmp import (
 )
 
 from ..errors import InvalidParameterError
+from ..numeric import ncdf_same_bits
 from .registry import Oracle, register
 
 mp = mpmath.mp
@@ -599,26 +596,4 @@ def _npdf_same_bits(mu: Any, sigma: Any = 1) -> Callable[[Any], Any]:
     return g
 
 
-_SQRT2: dict[int, tuple] = {}
-
-
-def _ncdf_same_bits(x: Any) -> Any:
-    """``mpmath.ncdf(x)`` (mu = 0, sigma = 1) with the same bits: ncdf's own steps (10 guard bits, ``(x - 0)`` over
-    ``1 * sqrt(2)``, ``erfc(-a)/2`` below 0 else ``(1 + erf(a))/2``, rounded back) on mpmath's low-level functions,
-    sqrt(2) once per precision.  The wrapped ncdf spent about half of its time outside erf itself.  A non-mpf
-    argument goes to ncdf."""
-    ctx = mpmath.mp
-    if type(x) is not ctx.mpf:
-        return mpmath.ncdf(x)
-    prec, rnd = ctx._prec_rounding
-    P = prec + 10
-    den = _SQRT2.get(P)
-    if den is None:
-        den = _SQRT2[P] = mpf_mul_int(mpf_sqrt(from_int(2), P, rnd), 1, P, rnd)
-    a = mpf_div(mpf_sub(x._mpf_, fzero, P, rnd), den, P, rnd)
-    two = from_int(2)
-    if mpf_lt(a, fzero):
-        r = mpf_div(mpf_erfc(mpf_neg(a, P, rnd), P, rnd), two, P, rnd)
-    else:
-        r = mpf_div(mpf_add(mpf_erf(a, P, rnd), fone, P, rnd), two, P, rnd)
-    return ctx.make_mpf(mpf_pos(r, prec, rnd))
+_ncdf_same_bits = ncdf_same_bits  # the name the oracles and the tests use (one copy: symdp.numeric)

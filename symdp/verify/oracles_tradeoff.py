@@ -13,6 +13,7 @@ import mpmath
 import sympy as sp
 
 from ..errors import InvalidParameterError, UnsupportedError
+from ..numeric import ncdf_same_bits
 from .oracles_pairs import Phi, Phi_inv, _mpf, _npdf_same_bits, kov_pair
 from .registry import Oracle, register
 
@@ -66,7 +67,7 @@ def gaussian_tradeoff(*, mu: Any, alpha: Any, **_: Any) -> mpmath.mpf:
     if a >= 1:
         return mpmath.mpf(0)
     z = -mpmath.sqrt(2) * mpmath.erfinv(2 * a - 1)  # Phi^{-1}(1 - a)
-    return mpmath.ncdf(z - _mpf(mu))
+    return ncdf_same_bits(z - _mpf(mu))  # mpmath.ncdf's bits without its wrapper (symdp.numeric)
 
 
 register(
