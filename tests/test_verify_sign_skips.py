@@ -94,3 +94,34 @@ def test_strict_equality_first_gives_the_same_result(monkeypatch):
     assert "symbolic: sign not decided" in slow.attempts
     assert _fields(fast) == _fields(slow)
     assert fast.evidence.verdict.value == "REFUTED"
+
+
+def test_complex_balls_follow_sympys_principal_branches():
+    """The complex ball of an expression at a point agrees with SymPy's own complex value there (30 digits): the
+    branches of sqrt, log, x**(p/q) and b**x are SymPy's, so a ball off the real line means SymPy's value is too."""
+    from flint import arb, ctx
+
+    pts = {x: sp.Rational(7, 3), m: sp.Rational(-5, 4), n: sp.Integer(3)}
+    exprs = [
+        sp.sqrt(sp.log(1 / x)),
+        m ** sp.Rational(1, 3),
+        m ** sp.Rational(-5, 2) + x ** sp.Rational(3, 2),
+        (1 - x) ** (x / 3),
+        sp.log(m * x) - sp.log(x),
+        sp.exp(sp.sqrt(m)) * sp.erfc(sp.sqrt(m - x)),
+        sp.tanh(sp.sqrt(m)) + sp.Abs(sp.sqrt(m) + 1),
+        (m + sp.sqrt(m)) ** n / (x - sp.log(m)),
+        sp.Min(x, n) * sp.sqrt(m),
+    ]
+    old = ctx.prec
+    try:
+        ctx.prec = 200
+        env = {s: arb(str(v.p)) / arb(str(v.q)) for s, v in pts.items()}
+        for e in exprs:
+            ball = S._complex_ball(e, env, {})
+            ref = complex(sp.N(e.subs(pts), 40))
+            got = complex(float(ball.real.mid()), float(ball.imag.mid()))
+            assert abs(got - ref) <= 1e-12 * max(1.0, abs(ref)), (e, got, ref)
+            assert (ref.imag != 0) == (ball.imag > 0 or ball.imag < 0), e
+    finally:
+        ctx.prec = old

@@ -127,6 +127,8 @@ def _complex_ball(e: sp.Basic, env: dict, memo: dict) -> Any:
         if e not in env:
             raise NotEnclosable(f"no value for {e}")
         v = acb(env[e])
+    elif e is sp.I:
+        v = acb(0, 1)
     elif e.is_Number or e is sp.pi or e is sp.E:
         v = acb(_arb_const(e))
     elif isinstance(e, (sp.Add, sp.Mul)):
