@@ -9,9 +9,17 @@ from ..compile import compile_expr, describe_box, hyp_checker, sampling_box
 from ..core import BUDGET, REFINE, VerificationResult
 from ..search import find_counterexample
 from .interval import interval_rung
-from .numerical import exact_sign_check, fill_from_search, is_verdict, strict_equality, unevaluable_note
+from .numerical import (
+    StrictEquality,
+    exact_sign_check,
+    fill_from_search,
+    find_strict_equality,
+    is_verdict,
+    strict_equality,
+    unevaluable_note,
+)
 from .smt import z3_rung
-from .symbolic import symbolic_identity, symbolic_sign
+from .symbolic import satisfies_assumptions, symbolic_identity, symbolic_sign
 
 
 def verify_direct(th: Theorem, res: VerificationResult, deep: bool, seed: int) -> None:
@@ -34,12 +42,26 @@ def verify_direct(th: Theorem, res: VerificationResult, deep: bool, seed: int) -
         sr = find_counterexample(fc, ft, box, relation=rel, n=n, seed=seed, constraint=hc, refine=REFINE["default"][1 if deep else 0])
     except Exception as exc:  # noqa: BLE001 - raised again below, after the symbolic rung had its chance (as before)
         failed = exc
+    eq: StrictEquality | None = None
     if rel != "==":
+        confirmed = failed is None and sr.counterexample is not None and sr.confirmed
+        if rel in ("<", ">") and failed is None and not confirmed:
+            # the exact boundary test of a strict claim (below, after the search's verdict) run now and kept: where
+            # lhs == rhs exactly at a point that satisfies the symbols' assumptions no strict sign proof exists
+            # (he2021.cmp_delta_vs_dwork_roth: equal at T = 1, 3 s of simplify that could only fail)
+            try:
+                eq = find_strict_equality(th, lhs, rhs, box, fc, ft)
+            except Exception:  # noqa: BLE001 - as before: the boundary test runs (and may fail) after the search's verdict
+                eq = None
         # the sign proof only where the search found no confirmed counterexample (a counterexample re-confirmed at
         # >= 50 digits means the claim has no proof: SymPy's assumptions, simplify and factor spent seconds failing
         # on each refuted comparison claim).  The search leaves ``res`` untouched until fill_from_search below.
-        if failed is None and sr.counterexample is not None and sr.confirmed:
+        if confirmed:
             res.attempts.append("symbolic: sign not tried (the numerical search re-confirmed a counterexample first)")
+        elif (eq is not None and eq.exact is not None
+              and satisfies_assumptions(eq.exact, (lhs - rhs).free_symbols)):
+            res.attempts.append(f"symbolic: sign not tried (lhs - rhs == 0 exactly at {eq.point}, a point that satisfies "
+                                "the symbols' assumptions: no strict sign proof exists)")
         elif symbolic_sign(lhs, rel, rhs):
             detail = f"SymPy: the sign of the difference follows from the symbols' assumptions ({rel})"
             cert = None
@@ -55,7 +77,7 @@ def verify_direct(th: Theorem, res: VerificationResult, deep: bool, seed: int) -
     fill_from_search(res, sr, box, "lhs", None, own, region_fns=(fc, ft, rel, hc), searched=describe_box(th, box))
     if res.evidence.verdict is not Verdict.SUPPORTED or rel == "==":
         return
-    if rel in ("<", ">") and strict_equality(th, lhs, rhs, box, fc, ft, res):
+    if rel in ("<", ">") and strict_equality(th, lhs, rhs, box, fc, ft, res, found=eq):
         return
     if exact_sign_check(th, lhs, rhs, sr, res):
         return

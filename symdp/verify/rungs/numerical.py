@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 import mpmath
 import sympy as sp
@@ -144,11 +145,21 @@ def _boundary_candidates(box: Box, limit: int = 81) -> list[dict[str, str]]:
     return pts
 
 
-def strict_equality(th: Theorem, lhs: sp.Expr, rhs: sp.Expr, box: Box, fc, ft, res: VerificationResult,
-                     seconds: float = 10.0) -> bool:
-    """A strict claim (``<``/``>``) fails where both sides are exactly equal, which a floating search with a
-    tolerance cannot see.  Try the boundary candidates: screen at 60 digits (relative difference < 1e-30), then decide ``lhs - rhs == 0`` by
-    SymPy in exact arithmetic at the rational point (hypotheses checked exactly too).  REFUTED on success."""
+@dataclass(frozen=True)
+class StrictEquality:
+    """What :func:`find_strict_equality` found: ``point`` (None when no boundary point is exactly equal), the two
+    sides there at 60 digits (``actual`` = lhs, ``claimed`` = rhs) and how many candidates reached the exact test."""
+
+    point: dict[str, str] | None
+    actual: mpmath.mpf | None
+    claimed: mpmath.mpf | None
+    tried: int
+    exact: dict[sp.Symbol, sp.Rational] | None = None
+
+
+def find_strict_equality(th: Theorem, lhs: sp.Expr, rhs: sp.Expr, box: Box, fc, ft, seconds: float = 10.0) -> StrictEquality:
+    """The search of :func:`strict_equality` without writing a verdict: the first boundary candidate where
+    ``lhs - rhs == 0`` in exact arithmetic (hypotheses checked exactly too), or none."""
     t0 = time.monotonic()
     syms = {s.name: s for s in (lhs.free_symbols | rhs.free_symbols | {x for h in th.hypotheses for x in sp.sympify(h).free_symbols})}
     diff = lhs - rhs
@@ -181,22 +192,35 @@ def strict_equality(th: Theorem, lhs: sp.Expr, rhs: sp.Expr, box: Box, fc, ft, r
             continue
         if not zero:
             continue
-        res.counterexample = dict(pt)
-        with mpmath.workdps(30):
-            res.claimed, res.actual, res.margin = mpmath.nstr(b, 25), mpmath.nstr(a, 25), "0"
-        res.region = None
-        res.attempts.append(f"strict claim: lhs - rhs == 0 exactly at {pt}")
-        res.evidence = Evidence(
-            Verdict.REFUTED, "numerical",
-            f"counterexample {pt}: lhs = rhs = {mpmath.nstr(a, 20)} exactly (SymPy reduces lhs - rhs to 0 in exact "
-            f"arithmetic at this rational point, which satisfies every hypothesis): equality, so the strict "
-            f"inequality {th.relation} fails (margin 0); the floating search ({res.evidence.cases} points) sees no "
-            f"violation beyond its tolerance",
-            None, cx_dict(pt), res.evidence.cases,
-        )
-        return True
-    if tried:
-        res.attempts.append(f"strict claim: {tried} boundary points with lhs ~ rhs to 30 digits, none exactly equal")
-    return False
+        return StrictEquality(dict(pt), a, b, tried, exact)
+    return StrictEquality(None, None, None, tried)
 
-__all__ = ["fill_from_search", "strict_equality", "unevaluable_note", "exact_sign_check", "TINY_SLACK", "is_verdict"]
+
+def strict_equality(th: Theorem, lhs: sp.Expr, rhs: sp.Expr, box: Box, fc, ft, res: VerificationResult,
+                    seconds: float = 10.0, found: StrictEquality | None = None) -> bool:
+    """A strict claim (``<``/``>``) fails where both sides are exactly equal, which a floating search with a
+    tolerance cannot see.  Try the boundary candidates: screen at 60 digits (relative difference < 1e-30), then decide ``lhs - rhs == 0`` by
+    SymPy in exact arithmetic at the rational point (hypotheses checked exactly too).  REFUTED on success.
+    ``found``: the result of :func:`find_strict_equality` on the same arguments, computed earlier (not repeated)."""
+    eq = found if found is not None else find_strict_equality(th, lhs, rhs, box, fc, ft, seconds)
+    if eq.point is None:
+        if eq.tried:
+            res.attempts.append(f"strict claim: {eq.tried} boundary points with lhs ~ rhs to 30 digits, none exactly equal")
+        return False
+    pt, a, b = eq.point, eq.actual, eq.claimed
+    res.counterexample = dict(pt)
+    with mpmath.workdps(30):
+        res.claimed, res.actual, res.margin = mpmath.nstr(b, 25), mpmath.nstr(a, 25), "0"
+    res.region = None
+    res.attempts.append(f"strict claim: lhs - rhs == 0 exactly at {pt}")
+    res.evidence = Evidence(
+        Verdict.REFUTED, "numerical",
+        f"counterexample {pt}: lhs = rhs = {mpmath.nstr(a, 20)} exactly (SymPy reduces lhs - rhs to 0 in exact "
+        f"arithmetic at this rational point, which satisfies every hypothesis): equality, so the strict "
+        f"inequality {th.relation} fails (margin 0); the floating search ({res.evidence.cases} points) sees no "
+        f"violation beyond its tolerance",
+        None, cx_dict(pt), res.evidence.cases,
+    )
+    return True
+
+__all__ = ["fill_from_search", "strict_equality", "find_strict_equality", "StrictEquality", "unevaluable_note", "exact_sign_check", "TINY_SLACK", "is_verdict"]
