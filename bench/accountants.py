@@ -269,9 +269,9 @@ def bracket_markdown(rows: list[dict]) -> list[str]:
     return L
 
 
-def rdp_rates(n: int = 10000) -> dict:
+def rdp_rates(n: int = 10000, repeats: int = 5) -> dict:
     """Batched RDP configurations/s: every (sigma, q) distinct, and the sweep shape (100 (sigma, q) x 100 (T, delta)),
-    wall and process CPU time, with the load average (the machine is shared)."""
+    wall and process CPU time (medians of ``repeats`` calls), with the load average (the machine is shared)."""
     import symdp.accountants as A
 
     rng = np.random.default_rng(0)
@@ -281,10 +281,17 @@ def rdp_rates(n: int = 10000) -> dict:
     A.epsilon(noise_multiplier=sig[:10], sample_rate=qq[:10], steps=TT[:10], delta=dd[:10], accountant="rdp")
     out: dict = {"n": n, "load_before": os.getloadavg()[0]}
     for tag, s, q in (("distinct", sig, qq), ("sweep", s2, q2)):
-        t, c = time.perf_counter(), time.process_time()
-        A.epsilon(noise_multiplier=s, sample_rate=q, steps=TT, delta=dd, accountant="rdp")
-        out[f"{tag}_per_s"] = n / (time.perf_counter() - t)
-        out[f"{tag}_per_cpu_s"] = n / (time.process_time() - c)
+        # one timed call swings by +-20% on this shared machine (17k-25k/s back to back): the median of `repeats`
+        # calls is the figure, every run is printed beside it
+        walls, cpus = [], []
+        for _ in range(repeats):
+            t, c = time.perf_counter(), time.process_time()
+            A.epsilon(noise_multiplier=s, sample_rate=q, steps=TT, delta=dd, accountant="rdp")
+            walls.append(n / (time.perf_counter() - t))
+            cpus.append(n / (time.process_time() - c))
+        out[f"{tag}_per_s"] = float(np.median(walls))
+        out[f"{tag}_per_cpu_s"] = float(np.median(cpus))
+        out[f"{tag}_per_s_runs"] = [round(w) for w in walls]
     # the peers in the same run: one call per configuration (they have no batch API), on the distinct shape's first
     # configurations; their own default orders (dp_accounting's grid is the base of symdp's)
     n_peer = min(n, 300)
