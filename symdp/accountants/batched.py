@@ -120,7 +120,7 @@ def _guess_step_rdp_device(sigma: np.ndarray, q: np.ndarray, device: Any) -> np.
 
 
 #: the smallest grid step of the tight accountant (``tight._initial_h``'s floor and its refinement's)
-_H_FLOOR = 2e-5
+_H_FLOOR = _tight._H_FLOOR
 
 
 def _step_spread(s: np.ndarray, q: np.ndarray) -> np.ndarray:

@@ -1493,29 +1493,22 @@ def _refine_probe_first(values: Callable[..., np.ndarray], curve: Any, target: n
     _carry(every, store)
 
     while len(ri):
-        if len(ri) <= _PROBE_ALL_CELLS:
-            # few cells left: every one probed at once (one round instead of several of a few rows each, whose fixed
-            # costs dominate), then on to the full series where a probe's lower bound is not above ub
-            r, j = ri, cj
-            up, lo, done = curve.rows_at_skip(a, act[r], every)
-            vv = values(up[:, None], a[:, None], tg[r])[:, 0]
-            gl = _g_low(a, lo, steps[r])
-            np.minimum.at(ub, r, vv)
-            full.append((r[done], j[done], vv[done]))
-            nd = ~done
-            probed.append((r[nd], j[nd], np.maximum(cb[nd], conv(gl[nd], a[nd], r[nd]))))
-            break
-        # per row, the open cell of lowest estimate (ties: the smallest order), as in _refine_exact
-        pick = _row_picks(ri, est)
+        # per row, the open cell of lowest estimate (ties: the smallest order), as in _refine_exact; when few cells are
+        # left, every one at once (one round instead of several of a few rows each, whose fixed costs dominate), then on
+        # to the full series where a probe's lower bound is not above ub
+        every_cell = len(ri) <= _PROBE_ALL_CELLS
+        pick = np.arange(len(ri)) if every_cell else _row_picks(ri, est)
         r, j = ri[pick], cj[pick]
-        alpha = FRAC_ORDERS[j]
+        alpha = a[pick]
         up, lo, done = curve.rows_at_skip(alpha, act[r], every)
         vv = values(up[:, None], alpha[:, None], tg[r])[:, 0]
         gl = _g_low(alpha, lo, steps[r])
-        ub[r] = np.minimum(ub[r], vv)  # one cell per row
+        np.minimum.at(ub, r, vv)  # one cell per row, or every cell of a row
         full.append((r[done], j[done], vv[done]))
         nd = ~done
         probed.append((r[nd], j[nd], np.maximum(cb[pick][nd], conv(gl[nd], alpha[nd], r[nd]))))
+        if every_cell:
+            break
         kn.add(r, _BNB_FRAC[j], gl, (alpha - 1) * up)
         keep = np.ones(len(ri), dtype=bool)
         keep[pick] = False

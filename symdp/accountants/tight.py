@@ -33,6 +33,10 @@ _TARGET_REL = 3e-3  # refine the grid until the estimated discretisation error i
 _STEP_POINTS = _pld.MAX_POINTS // 8
 
 
+#: the smallest grid step (nats) of the tight accountant's PLD: the initial guess's floor and its refinement's
+_H_FLOOR = 2e-5
+
+
 def _initial_h(segs: list[Segment], eps_guess: float) -> float:
     active = [(s, qq, T) for s, qq, T in segs if T > 0]
     T = sum(t for _, _, t in active)
@@ -41,7 +45,7 @@ def _initial_h(segs: list[Segment], eps_guess: float) -> float:
     h = math.sqrt(_TARGET_REL * max(eps_guess, 0.05) * max(s1, 1e-12) / (0.005 * T))
     # empirical correction of the O(T h^2) model for short runs (checked by the Richardson estimate)
     h *= 0.35 if T < 1000 else (0.6 if T < 8000 else 0.9)
-    return float(min(max(h, 2e-5), 2e-2))
+    return float(min(max(h, _H_FLOOR), 2e-2))
 
 
 _DIRS = ("remove", "add")
@@ -205,7 +209,7 @@ def _tight_one(segs: list[Segment], deltas: np.ndarray | None, epsilons: np.ndar
         if max(c.n_fft for c in comps) > (1 << 22):  # a finer grid would cost seconds per FFT: keep this upper bound
             break
         worst = float(np.nanmax(rel))
-        h_new = max(h_cur * math.sqrt(_TARGET_REL / worst) * 0.8, h_cur / 8, 2e-5)
+        h_new = max(h_cur * math.sqrt(_TARGET_REL / worst) * 0.8, h_cur / 8, _H_FLOOR)
         try:
             v2, est, c2 = evaluate(h_new)
         except ConvergenceError:
@@ -316,7 +320,7 @@ def _rdp_where_loose(segs: list[Segment], deltas: np.ndarray, vals: np.ndarray, 
         return vals, est, det, None
     det = dict(det, fallback="rdp", served_by=["rdp" if u else ("pld" if k else "fallback") for u, k in zip(use.tolist(), ok.tolist())],
                pld_epsilon=vals.copy(), pld_error_estimate=np.asarray(est, dtype=float).copy())
-    vals = np.where(use, np.inf, vals)
+    vals = vals.copy()
     vals[use] = r_eps[use[loose]]
     est = np.where(use, np.nan, est)  # the RDP conversion's gap to the optimum is not bounded
     which = ("every asked delta" if use.all() else f"{int(use.sum())} of the {use.size} asked deltas")
