@@ -75,8 +75,6 @@ EXACT_BINOMIAL_MAX = 1024
 
 @lru_cache(maxsize=1 << 16)
 def _binomial_at(n: int, k: int, prec: int, rounding: str, log: bool) -> Any:
-    import mpmath
-
     with mpmath.workprec(prec):
         if log and 0 <= k <= n <= EXACT_BINOMIAL_MAX:
             # the exact integer rounded once (correctly rounded; mpmath.binomial's gamma-product route is within an

@@ -17,6 +17,7 @@ import mpmath
 import pytest
 from flint import arb, ctx
 
+from symdp.numeric import ncdf_same_bits
 from symdp.verify import oracles_pairs as OP
 
 
@@ -230,8 +231,8 @@ def test_ncdf_same_bits_against_mpmath():
         with mpmath.workdps(dps):
             for x in xs:
                 x = mpmath.mpf(x)
-                assert OP._ncdf_same_bits(x)._mpf_ == mpmath.ncdf(x)._mpf_, (dps, x)
-    assert OP._ncdf_same_bits(0.5) == mpmath.ncdf(0.5)  # a non-mpf argument goes to ncdf
+                assert ncdf_same_bits(x)._mpf_ == mpmath.ncdf(x)._mpf_, (dps, x)
+    assert ncdf_same_bits(0.5) == mpmath.ncdf(0.5)  # a non-mpf argument goes to ncdf
 
 
 def test_composition2_points_same_bits_as_with_mpmath_ncdf(monkeypatch):

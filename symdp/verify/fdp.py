@@ -32,6 +32,7 @@ import numpy as np
 import sympy as sp
 
 from ..numeric import binomial, golden_section_min
+from ..numeric import ncdf_same_bits as _ncdf_same_bits
 from ..theorem import Evidence, Verdict
 from .oracles import (
     Oracle,
@@ -44,7 +45,7 @@ from .oracles import (
     register,
     subsampled_gaussian_bracket,
 )
-from .oracles_pairs import _ncdf_same_bits, _npdf_same_bits
+from .oracles_pairs import _npdf_same_bits
 
 
 def Phi_inv(u: Any) -> mpmath.mpf:

@@ -38,7 +38,6 @@ from mpmath.libmp import (
 )
 
 from ..errors import InvalidParameterError
-from ..numeric import ncdf_same_bits
 from .registry import Oracle, register
 
 mp = mpmath.mp
@@ -595,5 +594,3 @@ def _npdf_same_bits(mu: Any, sigma: Any = 1) -> Callable[[Any], Any]:
 
     return g
 
-
-_ncdf_same_bits = ncdf_same_bits  # the name the oracles and the tests use (one copy: symdp.numeric)

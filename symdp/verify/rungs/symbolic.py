@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import pairwise
 from typing import Any
 
@@ -58,6 +58,24 @@ def satisfies_assumptions(point: dict[sp.Symbol, sp.Rational], symbols: Iterable
     return True
 
 
+class _NoProbe(Exception):
+    """A symbol has an assumption the probe does not model: no probe point."""
+
+
+def _probe_points(syms: list[sp.Symbol], n: int, seed: int) -> Iterator[dict[sp.Symbol, Any]]:
+    """Up to ``n`` probe points of ``syms`` (exact rationals that satisfy the symbols' assumptions, as arb balls), drawn
+    from ``random.Random(seed)`` one point after another; raises :class:`_NoProbe` where a symbol has no probe value.
+    The points of :func:`probe_signs` and :func:`probe_not_real`."""
+    from ..interval_arith import _parse_num
+
+    rng = random.Random(seed)
+    for _ in range(n):
+        vals = [_probe_value(s, rng) for s in syms]
+        if any(v is None for v in vals):
+            raise _NoProbe
+        yield dict(zip(syms, (_parse_num(v) for v in vals)))
+
+
 def probe_signs(d: sp.Expr, n: int = PROBE_POINTS, seed: int = 0) -> list[int]:
     """Certain signs (+1 / -1) of ``d`` at up to ``n`` points that satisfy the symbols' assumptions (not the
     entry's domain or hypotheses: SymPy's simplify and sign proofs use only the assumptions).  Each value is a
@@ -70,22 +88,17 @@ def probe_signs(d: sp.Expr, n: int = PROBE_POINTS, seed: int = 0) -> list[int]:
     0), a -1 means ``d >= 0`` does not follow from the assumptions.  It never proves anything."""
     from flint import ctx
 
-    from ..interval_arith import NotEnclosable, _parse_num, enclose
+    from ..interval_arith import NotEnclosable, enclose
 
     try:
         e = elementary(d)
         syms = sorted(e.free_symbols, key=lambda s: (s.name, sp.srepr(s)))
     except Exception:  # noqa: BLE001 - no probe: the full SymPy path decides
         return []
-    rng = random.Random(seed)
     out = []
     old = ctx.prec
     try:
-        for _ in range(n):
-            vals = [_probe_value(s, rng) for s in syms]
-            if any(v is None for v in vals):
-                return []
-            env = dict(zip(syms, (_parse_num(v) for v in vals)))
+        for env in _probe_points(syms, n, seed):
             for prec in PROBE_PREC:
                 ctx.prec = prec
                 try:
@@ -99,6 +112,8 @@ def probe_signs(d: sp.Expr, n: int = PROBE_POINTS, seed: int = 0) -> list[int]:
                 if y > 0 or y < 0:
                     out.append(1 if y > 0 else -1)
                     break
+    except _NoProbe:
+        return []
     finally:
         ctx.prec = old
     return out
@@ -174,7 +189,7 @@ def probe_not_real(d: sp.Expr, n: int = PROBE_POINTS, seed: int = 0) -> bool:
     (he2021uai.cmp_cor2_vs_thm4, whose simplify and factor took 2.2 s CPU to fail).  False proves nothing."""
     from flint import ctx
 
-    from ..interval_arith import NotEnclosable, _parse_num
+    from ..interval_arith import NotEnclosable
 
     try:
         e = elementary(d)
@@ -183,14 +198,9 @@ def probe_not_real(d: sp.Expr, n: int = PROBE_POINTS, seed: int = 0) -> bool:
         syms = sorted(e.free_symbols, key=lambda s: (s.name, sp.srepr(s)))
     except Exception:  # noqa: BLE001 - no probe
         return False
-    rng = random.Random(seed)
     old = ctx.prec
     try:
-        for _ in range(n):
-            vals = [_probe_value(s, rng) for s in syms]
-            if any(v is None for v in vals):
-                return False
-            env = dict(zip(syms, (_parse_num(v) for v in vals)))
+        for env in _probe_points(syms, n, seed):
             for prec in PROBE_PREC:
                 ctx.prec = prec
                 try:
@@ -203,6 +213,8 @@ def probe_not_real(d: sp.Expr, n: int = PROBE_POINTS, seed: int = 0) -> bool:
                     return True
                 if y.imag == 0:  # certainly real here
                     break
+    except _NoProbe:
+        return False
     finally:
         ctx.prec = old
     return False
